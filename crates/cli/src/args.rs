@@ -1,0 +1,324 @@
+//! Command-line arguments (clap derive). One struct per subcommand.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Replay, verify and analyse Pi coding-agent sessions offline.
+#[derive(Debug, Parser)]
+#[command(name = "forge-replay", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the messages Pi puts in front of the model at a leaf.
+    Context(ContextArgs),
+    /// Show a session's tree: branches, leaves, compactions, labels, models.
+    Tree(TreeArgs),
+    /// Structural and recovery diagnostics for sessions (exit 0 clean, 1 findings, 2 unreadable).
+    Check(CheckArgs),
+    /// Assemble the provider request pi-ai would send for a case file.
+    Assemble(AssembleArgs),
+    /// List the model catalog with its compat flags.
+    Models(ModelsArgs),
+    /// Show pi-forge capability state at a leaf.
+    Capabilities(CapabilitiesArgs),
+    /// pi-forge capability resources.
+    #[command(subcommand)]
+    Capability(CapabilityCommand),
+    /// Rebuild every request of a session as the agent sent it.
+    Replay(ReplayArgs),
+    /// Compare scenario replays with golden payloads.
+    Verify(VerifyArgs),
+    /// Structural diff of two payload files.
+    Diff(DiffArgs),
+    /// Compile a scenario into a Pi session JSONL.
+    Scenario(ScenarioArgs),
+    /// Prompt-cache usage for one session or a corpus.
+    Usage(UsageArgs),
+    /// Prompt-cache diagnosis.
+    #[command(subcommand)]
+    Cache(CacheCommand),
+    /// Write a corpus of realistic generated Pi sessions.
+    GenCorpus(GenCorpusArgs),
+    /// Generated reports.
+    #[command(subcommand)]
+    Report(ReportCommand),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Presentation {
+    /// Native system sections (models flagged `supportsMidConvoSystemMessages`).
+    Native,
+    /// Attributed `[pi-forge capability update]` user messages.
+    Fallback,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// Session JSONL file.
+    pub session: PathBuf,
+    /// Entry id to project at (default: the last entry of the file, as Pi does on load).
+    #[arg(long)]
+    pub leaf: Option<String>,
+    /// Apply `convertToLlm` (the messages as the provider layer receives them).
+    #[arg(long)]
+    pub llm: bool,
+    /// Apply pi-forge's capability projection.
+    #[arg(long, value_enum)]
+    pub capabilities: Option<Presentation>,
+    /// Directory holding the capability library (`.pi/forge/capabilities`); default: the session's cwd.
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    pub session: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Session files or directories of sessions.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+    /// Only structural checks (skip capability and request recovery checks).
+    #[arg(long)]
+    pub structural: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// Case file `{model, context, options?, entry?}`.
+    pub case: PathBuf,
+    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableOrJson {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[arg(long)]
+    pub api: Option<String>,
+    /// Only models with `compat.supportsMidConvoSystemMessages`.
+    #[arg(long)]
+    pub flagged: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: TableOrJson,
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CapabilitiesArgs {
+    pub session: PathBuf,
+    #[arg(long)]
+    pub leaf: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// Model used to decide native vs user-update presentation (`provider/id`).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CapabilityCommand {
+    /// Validate capability resource files with pi-forge's exact diagnostics.
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    pub session: PathBuf,
+    #[arg(long)]
+    pub leaf: Option<String>,
+    /// Re-target every request to this model (`provider/id`).
+    #[arg(long, conflicts_with_all = ["api", "all_apis"])]
+    pub model: Option<String>,
+    /// Re-target to the representative model of this API.
+    #[arg(long, conflicts_with = "all_apis")]
+    pub api: Option<String>,
+    /// Replay against the representative model of every API.
+    #[arg(long)]
+    pub all_apis: bool,
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+    /// Write one file per request plus `index.json` here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: TextOrJson,
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Scenario files or directories (default: `scenarios/`).
+    pub paths: Vec<PathBuf>,
+    /// `all` or a comma-separated list of APIs.
+    #[arg(long)]
+    pub apis: Option<String>,
+    /// Comma-separated `provider/id` list.
+    #[arg(long)]
+    pub models: Option<String>,
+    /// Write the current output as the new goldens.
+    #[arg(long)]
+    pub bless: bool,
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+    /// Golden directory (default: `fixtures/golden`).
+    #[arg(long)]
+    pub golden_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    pub a: PathBuf,
+    pub b: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// Scenario file.
+    pub scenario: PathBuf,
+    /// Output directory for `session.jsonl` and the capability library.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UsageFormat {
+    Table,
+    Json,
+    Csv,
+    Md,
+}
+
+#[derive(Debug, Args)]
+pub struct UsageArgs {
+    /// Session file (omit with --corpus).
+    pub session: Option<PathBuf>,
+    #[arg(long)]
+    pub leaf: Option<String>,
+    /// One row per request.
+    #[arg(long)]
+    pub requests: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: UsageFormat,
+    /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory).
+    #[arg(long, num_args = 0..)]
+    pub corpus: Option<Vec<PathBuf>>,
+    #[arg(long)]
+    pub by: Option<String>,
+    #[arg(long)]
+    pub since: Option<String>,
+    #[arg(long)]
+    pub until: Option<String>,
+    #[arg(long = "model")]
+    pub model_filter: Option<String>,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    #[arg(long)]
+    pub parquet: Option<PathBuf>,
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    #[arg(long)]
+    pub min_hit_rate: Option<f64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Explain each prompt-cache break of a session.
+    Explain(CacheExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheExplainArgs {
+    pub session: PathBuf,
+    #[arg(long)]
+    pub leaf: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TextOrJson,
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenCorpusArgs {
+    /// Output directory (Pi's sessions layout).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 100)]
+    pub sessions: usize,
+    #[arg(long, default_value_t = 200)]
+    pub entries: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Fraction of sessions that are forks of another.
+    #[arg(long, default_value_t = 0.0)]
+    pub forks: f64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// The provider-support report.
+    Providers(ReportProvidersArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Md,
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportProvidersArgs {
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+    #[arg(long, num_args = 1..)]
+    pub sessions: Vec<PathBuf>,
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: ReportFormat,
+}

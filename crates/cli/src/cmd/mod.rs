@@ -1,0 +1,41 @@
+//! One module per subcommand. Each exposes `run(args) -> anyhow::Result<Exit>`.
+
+use crate::args::{CacheCommand, CapabilityCommand, Cli, Command, ReportCommand};
+use crate::Exit;
+
+pub mod assemble;
+pub mod cache;
+pub mod capabilities;
+pub mod check;
+pub mod context;
+pub mod diff;
+pub mod gen_corpus;
+pub mod models;
+pub mod replay;
+pub mod report;
+pub mod scenario;
+pub mod tree;
+pub mod usage;
+pub mod validate;
+pub mod verify;
+
+/// Runs the parsed command.
+pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Context(a) => context::run(a),
+        Command::Tree(a) => tree::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Assemble(a) => assemble::run(a),
+        Command::Models(a) => models::run(a),
+        Command::Capabilities(a) => capabilities::run(a),
+        Command::Capability(CapabilityCommand::Validate(a)) => validate::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Diff(a) => diff::run(a),
+        Command::Scenario(a) => scenario::run(a),
+        Command::Usage(a) => usage::run(a),
+        Command::Cache(CacheCommand::Explain(a)) => cache::run(a),
+        Command::GenCorpus(a) => gen_corpus::run(a),
+        Command::Report(ReportCommand::Providers(a)) => report::run(a),
+    }
+}

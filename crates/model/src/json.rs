@@ -1,0 +1,383 @@
+//! JSON with JavaScript's semantics.
+//!
+//! Pi and pi-ai read JSON with `JSON.parse` and write it with `JSON.stringify`. To produce the same
+//! bytes we need three things serde_json does not do on its own:
+//!
+//! * **Lone UTF-16 surrogates.** A JavaScript string may hold an unpaired surrogate, and
+//!   `JSON.stringify` writes it as `\udXXX`. Rust strings cannot hold one, so [`parse`] maps each lone
+//!   surrogate `0xD800 + k` to the private-use code point `U+F0000 + k` ([`LONE_SURROGATE_BASE`]),
+//!   and [`stringify`] maps it back to the escape. [`is_lone_surrogate_stand_in`] tells the two apart
+//!   for code that must drop them (pi-ai's `sanitizeSurrogates`). A genuine `U+F0000..U+F07FF` in the
+//!   input is indistinguishable from a stand-in; that range is private use and never seen in practice.
+//! * **Numbers are doubles.** Every number is written as ECMAScript `Number::toString` writes the
+//!   double it parses to (`1.0` → `1`, `1e21` → `1e+21`, `-0` → `0`, large integers rounded).
+//! * **Key order.** Objects keep insertion order, except that array-index keys (`"0"`, `"17"`) come
+//!   first in ascending numeric order, as in every JavaScript engine.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
+
+/// First code point of the stand-ins for lone surrogates (see the module docs).
+pub const LONE_SURROGATE_BASE: u32 = 0xF0000;
+
+/// Errors from [`parse`].
+#[derive(Debug, thiserror::Error)]
+#[error("{message} at column {column}")]
+pub struct ParseError {
+    /// serde_json's description, lowercase.
+    pub message: String,
+    /// 1-based column (in bytes) where parsing stopped.
+    pub column: usize,
+    /// True when the text ended early (a truncated line).
+    pub eof: bool,
+}
+
+/// Parses JSON text as `JSON.parse` does, keeping lone surrogates as stand-ins.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
+    let owned;
+    let text = if has_surrogate_escape(text.as_bytes()) {
+        owned = replace_lone_surrogates(text);
+        owned.as_str()
+    } else {
+        text
+    };
+    serde_json::from_str(text).map_err(|e| ParseError {
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        column: e.column(),
+        eof: e.is_eof(),
+    })
+}
+
+/// Parses JSON text into a typed value, with the same surrogate handling as [`parse`].
+pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseError> {
+    let owned;
+    let text = if has_surrogate_escape(text.as_bytes()) {
+        owned = replace_lone_surrogates(text);
+        owned.as_str()
+    } else {
+        text
+    };
+    serde_json::from_str(text).map_err(|e| ParseError {
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        column: e.column(),
+        eof: e.is_eof(),
+    })
+}
+
+fn has_surrogate_escape(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\\u").any(|i| matches!(bytes.get(i + 2), Some(b'd' | b'D')))
+}
+
+fn hex4(bytes: &[u8]) -> Option<u32> {
+    if bytes.len() < 4 {
+        return None;
+    }
+    let s = std::str::from_utf8(&bytes[..4]).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// Rewrites `\uDXXX` escapes that are not part of a surrogate pair into stand-in characters.
+fn replace_lone_surrogates(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // An escape: `\` plus one character, or `\uXXXX`.
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(cu) = hex4(&b[i + 2..]) else {
+            i += 2;
+            continue;
+        };
+        if (0xD800..0xDC00).contains(&cu) {
+            let low = if b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') {
+                hex4(&b[i + 8..]).filter(|lo| (0xDC00..0xE000).contains(lo))
+            } else {
+                None
+            };
+            if low.is_some() {
+                i += 12;
+                continue;
+            }
+        } else if !(0xDC00..0xE000).contains(&cu) {
+            i += 6;
+            continue;
+        }
+        // A lone surrogate.
+        out.push_str(&text[last..i]);
+        let stand_in = char::from_u32(LONE_SURROGATE_BASE + (cu - 0xD800)).unwrap_or('\u{FFFD}');
+        out.push(stand_in);
+        i += 6;
+        last = i;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// True for the private-use characters that stand in for lone surrogates.
+pub fn is_lone_surrogate_stand_in(c: char) -> bool {
+    (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&(c as u32))
+}
+
+/// Length of a string in UTF-16 code units (`String.prototype.length`).
+pub fn utf16_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| {
+            if is_lone_surrogate_stand_in(c) {
+                1
+            } else {
+                c.len_utf16()
+            }
+        })
+        .sum()
+}
+
+/// `JSON.stringify(value)`.
+pub fn stringify(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, None, 0);
+    out
+}
+
+/// `JSON.stringify(value, null, 2)`.
+pub fn stringify_pretty(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, Some(2), 0);
+    out
+}
+
+/// Appends `JSON.stringify(value)` to `out`.
+pub fn write_compact(out: &mut String, value: &Value) {
+    write_value(out, value, None, 0);
+}
+
+/// ECMAScript `Number::toString` of a JSON number (which is a double in JavaScript).
+pub fn format_number(n: &Number) -> String {
+    format_f64(number_to_f64(n))
+}
+
+/// The double JavaScript would hold for this JSON number.
+pub fn number_to_f64(n: &Number) -> f64 {
+    if let Some(u) = n.as_u64() {
+        u as f64
+    } else if let Some(i) = n.as_i64() {
+        i as f64
+    } else {
+        n.as_f64().unwrap_or(f64::NAN)
+    }
+}
+
+/// ECMAScript `Number::toString` of a double; `NaN` and infinities become `null` as in JSON.
+pub fn format_f64(f: f64) -> String {
+    if !f.is_finite() {
+        return "null".to_string();
+    }
+    if f == 0.0 {
+        return "0".to_string();
+    }
+    let mut buf = ryu_js::Buffer::new();
+    buf.format_finite(f).to_string()
+}
+
+/// A JSON number holding `f`, as JavaScript would keep it (integers stay integers).
+pub fn f64_to_value(f: f64) -> Value {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+        if f == 0.0 {
+            return Value::Number(Number::from(0u64));
+        }
+        return Value::Number(Number::from(f as i64));
+    }
+    Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+/// Writes a JSON string literal as `JSON.stringify` does.
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            _ => None,
+        };
+        if let Some(e) = esc {
+            out.push_str(&s[start..i]);
+            out.push_str(e);
+            start = i + c.len_utf8();
+        } else if (c as u32) < 0x20 || is_lone_surrogate_stand_in(c) {
+            out.push_str(&s[start..i]);
+            let code = if (c as u32) < 0x20 {
+                c as u32
+            } else {
+                0xD800 + (c as u32 - LONE_SURROGATE_BASE)
+            };
+            let _ = write!(out, "\\u{code:04x}");
+            start = i + c.len_utf8();
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Whether a key is an array index (a canonical decimal below 2^32 - 1), which JavaScript
+/// orders before all other keys.
+fn is_array_index(key: &str) -> bool {
+    if key.is_empty() || key.len() > 10 || !key.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    if key.len() > 1 && key.starts_with('0') {
+        return false;
+    }
+    key.parse::<u64>().is_ok_and(|n| n < u32::MAX as u64)
+}
+
+/// The keys of an object in JavaScript's property order.
+pub fn js_key_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    if !map.keys().any(|k| is_array_index(k)) {
+        return map.iter().collect();
+    }
+    let mut idx: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| is_array_index(k)).collect();
+    idx.sort_by_key(|(k, _)| k.parse::<u64>().unwrap_or(0));
+    idx.extend(map.iter().filter(|(k, _)| !is_array_index(k)));
+    idx
+}
+
+fn newline(out: &mut String, indent: Option<usize>, depth: usize) {
+    if let Some(n) = indent {
+        out.push('\n');
+        for _ in 0..n * depth {
+            out.push(' ');
+        }
+    }
+}
+
+fn write_value(out: &mut String, value: &Value, indent: Option<usize>, depth: usize) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&format_number(n)),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, indent, depth + 1);
+                write_value(out, item, indent, depth + 1);
+            }
+            newline(out, indent, depth);
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, v)) in js_key_order(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, indent, depth + 1);
+                write_string(out, k);
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+                write_value(out, v, indent, depth + 1);
+            }
+            newline(out, indent, depth);
+            out.push('}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(s: &str) -> String {
+        stringify(&parse(s).unwrap())
+    }
+
+    #[test]
+    fn numbers_follow_ecmascript() {
+        assert_eq!(
+            roundtrip("[1.0,1e21,1e-7,-0,0.1,123456789012345678901,1.5e300,100]"),
+            "[1,1e+21,1e-7,0,0.1,123456789012345680000,1.5e+300,100]"
+        );
+        assert_eq!(roundtrip("18446744073709551615"), "18446744073709552000");
+        assert_eq!(roundtrip("-9007199254740993"), "-9007199254740992");
+    }
+
+    #[test]
+    fn strings_escape_like_json_stringify() {
+        assert_eq!(
+            roundtrip(r#""a\/b\u00e9\u2028\u0001\u007f\t""#),
+            "\"a/bé\u{2028}\\u0001\u{7f}\\t\""
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_survive() {
+        assert_eq!(
+            roundtrip(r#"["\ud800x","\uDC00","\ud83d\ude00","\\ud800"]"#),
+            r#"["\ud800x","\udc00","😀","\\ud800"]"#
+        );
+        let v = parse(r#""\ud800""#).unwrap();
+        assert_eq!(utf16_len(v.as_str().unwrap()), 1);
+    }
+
+    #[test]
+    fn array_index_keys_come_first() {
+        assert_eq!(
+            roundtrip(r#"{"b":1,"10":2,"a":3,"2":4,"01":5}"#),
+            r#"{"2":4,"10":2,"b":1,"a":3,"01":5}"#
+        );
+    }
+
+    #[test]
+    fn pretty_matches_two_space_indent() {
+        assert_eq!(
+            stringify_pretty(&parse(r#"{"a":[1,{}],"b":[]}"#).unwrap()),
+            "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}"
+        );
+    }
+
+    #[test]
+    fn truncated_text_is_eof() {
+        let e = parse(r#"{"a":"#).unwrap_err();
+        assert!(e.eof);
+        assert!(!parse("{x}").unwrap_err().eof);
+    }
+}

@@ -1,0 +1,9 @@
+//! Shared data types for forge-replay, with no I/O.
+//!
+//! * [`json`]: JSON with JavaScript's semantics (`JSON.parse` / `JSON.stringify` bytes, lone
+//!   surrogates, ECMAScript number formatting). Every crate that writes JSON a Pi package would
+//!   also write goes through it.
+//! * [`text`]: JavaScript string helpers (`trim()`'s whitespace set, UTF-16 lengths).
+
+pub mod json;
+pub mod text;
