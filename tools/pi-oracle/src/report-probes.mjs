@@ -51,7 +51,10 @@ function modeOf(model) {
 
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Representative per (api, flag set): the provider with most models in the group, then the greatest id. */
+/**
+ * Representative per (api, flag set): the first `preferredModels` entry in the group, else the
+ * provider with the most models in the group (ties: name), then its greatest id.
+ */
 function variants() {
 	const groups = new Map();
 	for (const provider of all.getBuiltinProviders()) {
@@ -68,7 +71,8 @@ function variants() {
 		if (mode !== "") apisWithFlags.add(api);
 		const counts = new Map();
 		for (const m of models) counts.set(m.provider, (counts.get(m.provider) ?? 0) + 1);
-		const best = [...models].sort(
+		const preferred = probesDoc.preferredModels.find((ref) => models.some((m) => `${m.provider}/${m.id}` === ref));
+		const best = preferred ? models.find((m) => `${m.provider}/${m.id}` === preferred) : [...models].sort(
 			(a, b) => (counts.get(b.provider) - counts.get(a.provider)) || cmp(a.provider, b.provider) || cmp(b.id, a.id),
 		)[0];
 		result.push({ api, mode, model: { provider: best.provider, id: best.id } });

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// gen-wire-cases: forge-replay's wire goldens from the REAL @earendil-works/pi-ai 0.87.1.
+//
+// Usage (from tools/pi-oracle, Node 22 first on PATH):
+//   node src/gen-wire-cases.mjs --out ../../fixtures/wire [--check] [--only SUBSTR] [--jobs N]
+//
+// For every case in src/wire-cases.mjs it writes
+//   <out>/<name>.case.json      {model, context, options, entry?, env?}
+//   <out>/<name>.expected.json  {generator, api, provider, modelId, payload, wire, bodyText}
+// where `payload` is the object pi-ai hands to onPayload (JSON round trip), `wire` the request
+// that reached fetch ({url, method, headers (credential-free, non-volatile), body (parsed)}) or
+// null for non-fetch transports, and `bodyText` the exact body string given to fetch.
+// Each case runs in its own child process with a scrubbed environment plus the case's `env`.
+// --check regenerates into memory and exits 1 if any committed file differs, is missing or is
+// stale (a committed *.case.json / *.expected.json no case produces).
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SELF = fileURLToPath(import.meta.url);
+
+function stableText(value) {
+	return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function writeAtomic(path, text) {
+	const tmp = `${path}.tmp-${process.pid}`;
+	writeFileSync(tmp, text);
+	renameSync(tmp, path);
+}
+
+// ------------------------------------------------------------------------------------------
+// Child mode: --run-case FILE -> prints the expected JSON on stdout.
+async function runChild(caseFile) {
+	const { captureCase, packageVersions } = await import("./wire-capture.mjs");
+	const hard = setTimeout(() => {
+		console.error("gen-wire-cases: hard timeout");
+		process.exit(3);
+	}, 20000);
+	hard.unref();
+	const caseJson = JSON.parse(readFileSync(caseFile, "utf8"));
+	const r = await captureCase(caseJson);
+	if (r.error || r.payload === null) {
+		console.error(`gen-wire-cases: ${caseFile}: ${r.error ?? "no payload"}`);
+		process.exit(1);
+	}
+	const expected = {
+		generator: { tool: "forge-replay tools/pi-oracle gen-wire-cases", ...(await packageVersions()), entry: r.entry },
+		api: r.model.api,
+		provider: r.model.provider,
+		modelId: r.model.id,
+		payload: r.payload,
+		wire: r.wire ? { url: r.wire.url, method: r.wire.method, headers: r.wire.headers, body: r.wire.body } : null,
+		bodyText: r.wire ? r.wire.bodyText : null,
+	};
+	process.stdout.write(stableText(expected));
+	process.exit(0);
+}
+
+// ------------------------------------------------------------------------------------------
+// Parent mode
+
+/** Environment for a case: no ambient provider settings, only what the case declares. */
+function childEnv(caseEnv) {
+	const env = { PATH: process.env.PATH ?? "", HOME: tmpdir(), TZ: "UTC", LANG: "C.UTF-8", NO_PROXY: "*" };
+	return { ...env, ...(caseEnv ?? {}) };
+}
+
+function runCase(caseFile, caseEnv) {
+	return new Promise((resolvePromise, reject) => {
+		const child = spawn(process.execPath, [SELF, "--run-case", caseFile], { env: childEnv(caseEnv), stdio: ["ignore", "pipe", "pipe"] });
+		let out = "";
+		let err = "";
+		child.stdout.on("data", (d) => {
+			out += d;
+		});
+		child.stderr.on("data", (d) => {
+			err += d;
+		});
+		child.on("close", (code) => {
+			if (code === 0) resolvePromise(out);
+			else reject(new Error(`${caseFile}: exit ${code}: ${err.trim()}`));
+		});
+	});
+}
+
+async function mapLimit(items, limit, fn) {
+	const results = new Array(items.length);
+	let next = 0;
+	const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+		while (next < items.length) {
+			const i = next++;
+			results[i] = await fn(items[i], i);
+		}
+	});
+	await Promise.all(workers);
+	return results;
+}
+
+async function main() {
+	const args = process.argv.slice(2);
+	if (args[0] === "--run-case") return runChild(args[1]);
+	let outDir;
+	let check = false;
+	let only;
+	let jobs = 2;
+	for (let i = 0; i < args.length; i++) {
+		const a = args[i];
+		if (a === "--out") outDir = args[++i];
+		else if (a === "--check") check = true;
+		else if (a === "--only") only = args[++i];
+		else if (a === "--jobs") jobs = Number(args[++i]);
+		else {
+			console.error(`unexpected argument ${a}`);
+			process.exit(2);
+		}
+	}
+	if (!outDir) {
+		console.error("usage: gen-wire-cases --out DIR [--check] [--only SUBSTR] [--jobs N]");
+		process.exit(2);
+	}
+	outDir = resolve(outDir);
+	const { buildCases } = await import("./wire-cases.mjs");
+	let cases = await buildCases();
+	const names = new Set();
+	for (const c of cases) {
+		if (names.has(c.name)) throw new Error(`duplicate case name ${c.name}`);
+		names.add(c.name);
+	}
+	if (only) cases = cases.filter((c) => c.name.includes(only));
+
+	const scratch = mkdtempSync(join(tmpdir(), "wire-cases-"));
+	let failures = 0;
+	const produced = new Map();
+	try {
+		await mapLimit(cases, jobs, async (c) => {
+			const caseText = stableText(c.case);
+			const caseFile = join(scratch, `${c.name}.case.json`);
+			writeFileSync(caseFile, caseText);
+			try {
+				const expectedText = await runCase(caseFile, c.case.env);
+				produced.set(`${c.name}.case.json`, caseText);
+				produced.set(`${c.name}.expected.json`, expectedText);
+			} catch (e) {
+				failures++;
+				console.error(`FAIL ${c.name}: ${e.message}`);
+			}
+		});
+	} finally {
+		rmSync(scratch, { recursive: true, force: true });
+	}
+	if (failures) {
+		console.error(`gen-wire-cases: ${failures} case(s) failed`);
+		process.exit(1);
+	}
+
+	if (check) {
+		let drift = 0;
+		for (const [file, text] of [...produced.entries()].sort()) {
+			const path = join(outDir, file);
+			const committed = existsSync(path) ? readFileSync(path, "utf8") : null;
+			if (committed !== text) {
+				drift++;
+				console.error(`${committed === null ? "missing" : "differs"}: ${file}`);
+			}
+		}
+		if (!only && existsSync(outDir)) {
+			for (const f of readdirSync(outDir)) {
+				if ((f.endsWith(".case.json") || f.endsWith(".expected.json")) && !produced.has(f)) {
+					drift++;
+					console.error(`stale: ${f}`);
+				}
+			}
+		}
+		console.log(`gen-wire-cases --check: ${cases.length} cases, ${drift} drifted file(s)`);
+		process.exit(drift ? 1 : 0);
+	}
+
+	mkdirSync(outDir, { recursive: true });
+	for (const [file, text] of [...produced.entries()].sort()) writeAtomic(join(outDir, file), text);
+	console.log(`gen-wire-cases: wrote ${cases.length} cases to ${outDir}`);
+}
+
+await main();

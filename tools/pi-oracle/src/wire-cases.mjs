@@ -1,0 +1,616 @@
+// wire-cases: the programmatic inputs of forge-replay's wire goldens (fixtures/wire/).
+//
+// Each case is `{name, model, context, options?, entry?, env?}`:
+//   model   {provider, id, overrides?} (pi-ai catalog lookup; overrides.compat merged) or a full Model
+//   context a pi-ai Context: {systemPrompt?, messages, tools?}; messages may include system messages
+//   options SimpleStreamOptions (entry "streamSimple", the default) or the API's StreamOptions ("stream")
+//   env     process.env entries set for that case only (PI_CACHE_RETENTION, AZURE_OPENAI_*, …)
+// Everything is deterministic: fixed timestamps, ids and data; no clocks, no randomness.
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+const SESSION = "019a0000-0000-7000-8000-000000000001";
+const T0 = 1733234400000;
+
+/** A tiny deterministic 1x1 PNG and a 2x1 JPEG-ish payload (content is opaque base64 to pi-ai). */
+const PNG =
+	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const JPEG = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHR8eHR0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q==";
+
+const TOOLS = {
+	read: {
+		name: "read",
+		description: "Read a file",
+		parameters: {
+			type: "object",
+			properties: { path: { type: "string", description: "File path" }, offset: { type: "number" } },
+			required: ["path"],
+		},
+	},
+	bash: {
+		name: "bash",
+		description: "Run a shell command",
+		parameters: {
+			type: "object",
+			properties: { command: { type: "string" }, timeout: { type: "integer", minimum: 1 } },
+			required: ["command"],
+		},
+	},
+	grep: {
+		name: "grep",
+		description: "Search file contents",
+		parameters: {
+			type: "object",
+			properties: { pattern: { type: "string" }, path: { type: "string" } },
+			required: ["pattern"],
+		},
+	},
+	edit: {
+		name: "edit",
+		description: "Replace text in a file",
+		parameters: {
+			type: "object",
+			properties: {
+				path: { type: "string" },
+				edits: {
+					type: "array",
+					items: {
+						type: "object",
+						properties: { oldText: { type: "string" }, newText: { type: "string" } },
+						required: ["oldText", "newText"],
+					},
+				},
+			},
+			required: ["path", "edits"],
+			additionalProperties: false,
+		},
+		constrainedSampling: { type: "json_schema", strict: "prefer" },
+	},
+	// `read` redeclared with a different description (a redefinition).
+	read2: {
+		name: "read",
+		description: "Read a file, optionally a line range",
+		parameters: {
+			type: "object",
+			properties: { path: { type: "string" }, limit: { type: "number" } },
+			required: ["path"],
+		},
+	},
+	web: {
+		name: "web_fetch",
+		description: "Fetch a URL and return markdown — unicode ✓",
+		parameters: { type: "object", properties: { url: { type: "string", format: "uri" } }, required: ["url"] },
+	},
+};
+
+const SECTIONS = {
+	preamble: "You are an expert coding assistant.",
+	tools: "<tools>\n- read: Read file contents\n- bash: Execute bash commands\n</tools>",
+	cwd: "<cwd>\n/home/dev/project\n</cwd>",
+};
+
+function usage(input, output, cacheRead = 0, cacheWrite = 0, totalTokens) {
+	return {
+		input,
+		output,
+		cacheRead,
+		cacheWrite,
+		totalTokens: totalTokens ?? input + output + cacheRead + cacheWrite,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	};
+}
+
+/**
+ * A transcript builder with deterministic timestamps. `self` is the identity of the target model
+ * ({api, provider, model}); `other` a different model, for cross-model content.
+ */
+class Tx {
+	constructor(self) {
+		this.self = self;
+		this.t = T0;
+		this.messages = [];
+	}
+	ts() {
+		this.t += 1000;
+		return this.t;
+	}
+	sys(content, extra = {}) {
+		this.messages.push({ role: "system", content, ...extra, timestamp: this.ts() });
+		return this;
+	}
+	user(content) {
+		this.messages.push({ role: "user", content, timestamp: this.ts() });
+		return this;
+	}
+	asst(content, { from = this.self, stopReason, use = usage(1200, 80, 0, 1100), extra = {} } = {}) {
+		const hasTool = content.some((b) => b.type === "toolCall");
+		this.messages.push({
+			role: "assistant",
+			content,
+			api: from.api,
+			provider: from.provider,
+			model: from.model,
+			usage: use,
+			stopReason: stopReason ?? (hasTool ? "toolUse" : "stop"),
+			...extra,
+			timestamp: this.ts(),
+		});
+		return this;
+	}
+	result(toolCallId, toolName, content, isError = false) {
+		const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
+		this.messages.push({
+			role: "toolResult",
+			toolCallId,
+			toolName,
+			content: blocks,
+			details: { exitCode: isError ? 1 : 0 },
+			isError,
+			timestamp: this.ts(),
+		});
+		return this;
+	}
+	leading({ content = "", sections = SECTIONS, tools = [TOOLS.read, TOOLS.bash] } = {}) {
+		const extra = {};
+		if (sections) extra.sections = sections;
+		if (tools && tools.length) extra.toolsAdded = tools;
+		return this.sys(content, extra);
+	}
+	context() {
+		return { messages: this.messages };
+	}
+}
+
+const text = (t, extra = {}) => ({ type: "text", text: t, ...extra });
+const thinking = (t, sig, extra = {}) => ({ type: "thinking", thinking: t, ...(sig !== undefined ? { thinkingSignature: sig } : {}), ...extra });
+const call = (id, name, args, extra = {}) => ({ type: "toolCall", id, name, arguments: args, ...extra });
+const image = (data = PNG, mimeType = "image/png") => ({ type: "image", data, mimeType });
+
+/** Provider-native "same model" thinking for each API (signatures in the shape pi-ai stores). */
+function nativeThinking(api, t, n = 1) {
+	switch (api) {
+		case "openai-responses":
+		case "azure-openai-responses":
+		case "openai-codex-responses":
+			return thinking(
+				t,
+				JSON.stringify({
+					type: "reasoning",
+					id: `rs_00${n}`,
+					summary: [{ type: "summary_text", text: t }],
+					encrypted_content: `gAAAAB-enc-${n}`,
+				}),
+			);
+		case "openai-completions":
+			return thinking(t, "reasoning_content");
+		case "google-generative-ai":
+		case "google-vertex":
+			return thinking(t, `c2lnbmF0dXJlLSR7bn0tZ29vZ2xl${n}A==`.replace(/[^A-Za-z0-9+/=]/g, ""));
+		case "mistral-conversations":
+			return thinking(t);
+		case "pi-messages":
+			return thinking(t, `pi-sig-${n}`);
+		default:
+			// anthropic-messages, bedrock-converse-stream
+			return thinking(t, `EqQBCkYIBxgCKkDsig${n}/abc+def==`);
+	}
+}
+
+/** Redacted thinking as each API stores it (Responses: an encrypted reasoning item). */
+function redactedThinking(api) {
+	if (api.endsWith("responses")) {
+		return thinking("", JSON.stringify({ type: "reasoning", id: "rs_redacted", summary: [], encrypted_content: "gAAAAB-redacted" }), { redacted: true });
+	}
+	return thinking("", "b3BhcXVlLXJlZGFjdGVkLXBheWxvYWQ=", { redacted: true });
+}
+
+/** Provider-native tool call ids per API. */
+function nativeId(api, n) {
+	switch (api) {
+		case "openai-responses":
+		case "azure-openai-responses":
+		case "openai-codex-responses":
+			return `call_${n}abc|fc_${n}def`;
+		case "openai-completions":
+			return `call_0${n}`;
+		case "mistral-conversations":
+			return `aB3dE5gH${n}`;
+		case "google-generative-ai":
+		case "google-vertex":
+			return `gemini-call-${n}`;
+		case "bedrock-converse-stream":
+			return `tooluse_0${n}AbC`;
+		default:
+			return `toolu_0${n}`;
+	}
+}
+
+const IDENTITIES = {
+	opus48: { api: "anthropic-messages", provider: "anthropic", model: "claude-opus-4-8" },
+	gpt55: { api: "openai-responses", provider: "openai", model: "gpt-5.5" },
+	gemini25pro: { api: "google-generative-ai", provider: "google", model: "gemini-2.5-pro" },
+	kimik3: { api: "openai-completions", provider: "moonshotai", model: "kimi-k3" },
+	mistralLarge: { api: "mistral-conversations", provider: "mistral", model: "mistral-large-latest" },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios: functions of the target identity returning a Context.
+
+/** Leading sections + tools, signed thinking, a tool round trip, a mid system message that patches
+ *  and removes sections and adds `grep` (additive only), then a user turn. */
+function scnAdditive(self) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("List the files here.");
+	x.asst([nativeThinking(self.api, "I should run ls."), text("Listing files."), call(nativeId(self.api, 1), "bash", { command: "ls" })]);
+	x.result(nativeId(self.api, 1), "bash", "README.md\nsrc\n");
+	x.asst([text("There is README.md and src/.")], { use: usage(40, 30, 1300, 120) });
+	x.sys("Prefer grep for searching.", {
+		sections: { skills: "<skills>\n- search: use grep\n</skills>", cwd: null },
+		toolsAdded: [TOOLS.grep],
+	});
+	x.user("Now find TODOs.");
+	return x.context();
+}
+
+/** Like scnAdditive but the mid system message removes `bash` and adds `grep`. */
+function scnRemoval(self) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("List the files here.");
+	x.asst([nativeThinking(self.api, "I should run ls."), text("Listing files."), call(nativeId(self.api, 1), "bash", { command: "ls" })]);
+	x.result(nativeId(self.api, 1), "bash", "README.md\nsrc\n");
+	x.asst([text("There is README.md and src/.")], { use: usage(40, 30, 1300, 120) });
+	x.sys("Shell access has been withdrawn.", {
+		sections: { tools: "<tools>\n- read: Read file contents\n- grep: Search file contents\n</tools>" },
+		toolsRemoved: [{ name: "bash" }],
+		toolsAdded: [TOOLS.grep],
+	});
+	x.user("Find TODOs without the shell.");
+	return x.context();
+}
+
+/** A tool redeclared with a different definition (non-additive, and not native-tool-change safe). */
+function scnRedefinition(self) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("Read the README.");
+	x.asst([call(nativeId(self.api, 1), "read", { path: "README.md" })]);
+	x.result(nativeId(self.api, 1), "read", "# Project\n\nHello.");
+	x.asst([text("It says hello.")], { use: usage(900, 10, 0, 0) });
+	x.sys("", { toolsAdded: [TOOLS.read2] });
+	x.user("Read lines 1-2 of README.md.");
+	return x.context();
+}
+
+/** Several mid-conversation system messages: section patch, removal, re-add (moves to end),
+ *  content-only, two additive tool additions, and one right before the last user message. */
+function scnMultiSystem(self) {
+	const x = new Tx(self);
+	x.leading({ content: "Base instructions.", tools: [TOOLS.read] });
+	x.user("Hi.");
+	x.asst([text("Hello! How can I help?")], { use: usage(500, 8) });
+	x.sys("Switching to review mode.", { sections: { mode: "<mode>review</mode>" } });
+	x.user("Review src/main.rs.");
+	x.asst([call(nativeId(self.api, 1), "read", { path: "src/main.rs" })]);
+	x.result(nativeId(self.api, 1), "read", "fn main() {}\n");
+	x.sys("", { sections: { cwd: null, preamble: "You are a meticulous reviewer." }, toolsAdded: [TOOLS.grep] });
+	x.asst([text("The file only has an empty main.")], { use: usage(700, 12, 400, 0) });
+	x.sys("Remember: be concise.", { sections: { mode: null } });
+	x.sys("", { sections: { cwd: "<cwd>\n/home/dev/other\n</cwd>" }, toolsAdded: [TOOLS.bash] });
+	x.user("Now run the tests.");
+	return x.context();
+}
+
+/** Images in user content and tool results; block user content with a blank text block. */
+function scnImages(self) {
+	const x = new Tx(self);
+	x.leading({ tools: [TOOLS.read] });
+	x.user([text("What is in this screenshot?"), image(), text("   "), image(JPEG, "image/jpeg")]);
+	x.asst([text("A single pixel. Let me read the other image.")], { use: usage(2000, 20) });
+	x.user([text("Please check it.")]);
+	x.asst([call(nativeId(self.api, 1), "read", { path: "pic.png" }), call(nativeId(self.api, 2), "read", { path: "pic2.png" })]);
+	x.result(nativeId(self.api, 1), "read", [text("Read image pic.png"), image()]);
+	x.result(nativeId(self.api, 2), "read", [image(JPEG, "image/jpeg")]);
+	x.user([image()]);
+	return x.context();
+}
+
+/** Cross-model history: thinking from another model (becomes text), a foreign tool-call id with
+ *  characters other APIs reject, a thoughtSignature; then same-model redacted and unsigned thinking. */
+function scnCrossModel(self, other = IDENTITIES.opus48) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("Where is the config loaded?");
+	const foreignId = other.api === "openai-responses" ? "call_Xy9|fc_0123456789abcdef" : "toolu_01A+B/c.d:e";
+	x.asst(
+		[
+			thinking("The user wants the config loader.", "foreign-signature-abc"),
+			thinking("   "),
+			text("Let me look."),
+			call(foreignId, "grep", { pattern: "loadConfig" }, { thoughtSignature: "Zm9yZWlnbg==" }),
+		],
+		{ from: other },
+	);
+	x.result(foreignId, "grep", "src/config.rs:12: pub fn loadConfig()");
+	x.asst([text("It is in src/config.rs.")], { from: other, use: usage(1500, 20, 1000, 0) });
+	x.user("Explain it.");
+	x.asst(
+		[
+			redactedThinking(self.api),
+			thinking("Unsigned same-model thought."),
+			nativeThinking(self.api, "Signed same-model thought.", 2),
+			text("It parses TOML."),
+		],
+		{ use: usage(1800, 40, 1500, 100) },
+	);
+	x.user("Thanks. Anything else?");
+	return x.context();
+}
+
+/** Errored and aborted assistants (dropped), an orphan tool call, an isError result, a system
+ *  message between a tool call and its result (held back), and a final user turn. */
+function scnFailures(self, flaggedSystem = true) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("Build the project.");
+	x.asst([text("Partial answ")], { stopReason: "aborted", use: usage(0, 0, 0, 0), extra: { errorMessage: "Request was aborted" } });
+	x.user("Build the project, please.");
+	x.asst([text("")], { stopReason: "error", use: usage(0, 0, 0, 0), extra: { errorMessage: "overloaded_error" } });
+	x.user("Retry.");
+	x.asst([text("Running two commands."), call(nativeId(self.api, 1), "bash", { command: "cargo build" }), call(nativeId(self.api, 2), "bash", { command: "cargo test" })]);
+	if (flaggedSystem) x.sys("Note: the build cache is cold.");
+	x.result(nativeId(self.api, 1), "bash", "error[E0425]: cannot find value `x`\n", true);
+	// nativeId(2) has no result: orphan.
+	x.user("What failed?");
+	x.asst([call(nativeId(self.api, 3), "read", { path: "src/lib.rs" })], { use: usage(2100, 15, 1800, 0) });
+	// trailing orphan at the very end of the transcript
+	return x.context();
+}
+
+/** Unicode, a lone surrogate, JS number formatting in tool-call arguments, and long strings. */
+function scnUnicode(self) {
+	const x = new Tx(self);
+	const long = "lorem ipsum dolor sit amet ".repeat(800); // ~21600 chars
+	x.leading({ content: "Répondez en français. 日本語も可。", sections: { ...SECTIONS, emoji: "<emoji>🦀 ✓ \u00e9\u0301 \u202eRTL\u202c</emoji>" } });
+	x.user("Unicode: 你好, мир, 🎉, e\u0301, lone \ud800 surrogate, tab\tand \"quotes\" \\ backslash \u2028 sep.");
+	x.asst([
+		text("Calling with odd numbers 🧮"),
+		call(nativeId(self.api, 1), "bash", {
+			command: "echo \ud83d\ude00 \udc00 lone",
+			big: 1e21,
+			small: 1e-7,
+			neg: -0,
+			frac: 0.1 + 0.2,
+			int: 9007199254740993,
+			exp: 12345678901234567890,
+			nested: { arr: [1.5, 2e-10, 1e300, "x"], empty: {}, none: null, yes: true },
+		}),
+	]);
+	x.result(nativeId(self.api, 1), "bash", `😀 ${long}`);
+	x.asst([text(`Output was long: ${long.slice(0, 100)}… \ud800`)], { use: usage(9000, 50, 0, 0) });
+	x.user(`Summarise this: ${long}`);
+	return x.context();
+}
+
+/** Recorded usage near the context window: max tokens gets clamped. */
+function scnClamp(self, contextWindow) {
+	const x = new Tx(self);
+	x.leading();
+	x.user("Continue the long task.");
+	const used = contextWindow - 20000;
+	x.asst([text("Working on it.")], { use: usage(used - 1000, 1000, 0, 0) });
+	x.user("And now the final step, with a few more words to estimate.");
+	return x.context();
+}
+
+/** The plain Context form: systemPrompt + tools (normalizeContext builds the leading message). */
+function scnPlain(self, withTools = true) {
+	return {
+		systemPrompt: "You are a helpful assistant.",
+		messages: [
+			{ role: "user", content: "Say hi.", timestamp: T0 + 1000 },
+		],
+		...(withTools ? { tools: [TOOLS.read, TOOLS.web] } : {}),
+	};
+}
+
+/** No system message at all, no tools; block user content with an empty text block. */
+function scnBare() {
+	return {
+		messages: [
+			{ role: "user", content: [text(""), text("Just text blocks."), text("Second block.")], timestamp: T0 + 1000 },
+			{ role: "user", content: "   ", timestamp: T0 + 2000 },
+			{ role: "user", content: "Answer in one word.", timestamp: T0 + 3000 },
+		],
+	};
+}
+
+/** Strict-capable tool (constrainedSampling json_schema) + a tool result with empty content. */
+function scnStrictTools(self) {
+	const x = new Tx(self);
+	x.leading({ tools: [TOOLS.read, TOOLS.edit] });
+	x.user("Fix the typo in README.md.");
+	x.asst([call(nativeId(self.api, 1), "edit", { path: "README.md", edits: [{ oldText: "teh", newText: "the" }] })]);
+	x.result(nativeId(self.api, 1), "edit", []);
+	x.asst([text("Done.")], { use: usage(1000, 5) });
+	x.user("Thanks!");
+	return x.context();
+}
+
+/** History had tool calls but the current tool list is empty (all removed). */
+function scnAllToolsRemoved(self) {
+	const x = new Tx(self);
+	x.leading({ tools: [TOOLS.bash] });
+	x.user("Run ls.");
+	x.asst([call(nativeId(self.api, 1), "bash", { command: "ls" })]);
+	x.result(nativeId(self.api, 1), "bash", "a\nb\n");
+	x.asst([text("a and b.")], { use: usage(800, 5) });
+	x.sys("Tools are disabled from now on.", { toolsRemoved: [{ name: "bash" }] });
+	x.user("Now just talk.");
+	return x.context();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Case table
+
+function id(provider, api, model) {
+	return { api, provider, model };
+}
+
+const API_OF = {
+	anthropic: "anthropic-messages",
+	"kimi-coding": "anthropic-messages",
+	openai: "openai-responses",
+	xai: "openai-responses",
+	"azure-openai-responses": "azure-openai-responses",
+	"openai-codex": "openai-codex-responses",
+	moonshotai: "openai-completions",
+	deepseek: "openai-completions",
+	groq: "openai-completions",
+	zai: "openai-completions",
+	openrouter: "openai-completions",
+	together: "openai-completions",
+	cerebras: "openai-completions",
+	fireworks: "openai-completions",
+	mistral: "mistral-conversations",
+	google: "google-generative-ai",
+	"google-vertex": "google-vertex",
+	"amazon-bedrock": "bedrock-converse-stream",
+	radius: "pi-messages",
+};
+
+function selfOf(model, lookup) {
+	const found = model.api ? model : lookup(model.provider, model.id);
+	const api = model.overrides?.api ?? found?.api ?? API_OF[model.provider];
+	if (!api) throw new Error(`no api for ${model.provider}/${model.id}`);
+	return id(model.provider, api, model.id);
+}
+
+const S = { sessionId: SESSION };
+const AZURE_URL = { baseUrl: "https://wire-cases.openai.azure.com/openai/v1" };
+
+/** [name, model, scenario(self) | context, options, extra {entry, env}] */
+function table() {
+	const c = [];
+	const add = (name, model, scenario, options = S, extra = {}) => c.push({ name, model, scenario, options, ...extra });
+
+	// anthropic-messages
+	add("anthropic-flagged-opus-4-8-additive", { provider: "anthropic", id: "claude-opus-4-8" }, scnAdditive, { ...S, reasoning: "high" });
+	add("anthropic-flagged-opus-4-8-removal", { provider: "anthropic", id: "claude-opus-4-8" }, scnRemoval, { ...S, reasoning: "medium" });
+	add("anthropic-flagged-opus-4-8-redefinition", { provider: "anthropic", id: "claude-opus-4-8" }, scnRedefinition, { ...S, reasoning: "low" });
+	add("anthropic-flagged-opus-4-8-multi-system", { provider: "anthropic", id: "claude-opus-4-8" }, scnMultiSystem, { ...S, reasoning: "medium" });
+	add("anthropic-flagged-opus-4-8-failures", { provider: "anthropic", id: "claude-opus-4-8" }, scnFailures, S);
+	add("anthropic-effort-opus-5-xhigh", { provider: "anthropic", id: "claude-opus-5" }, scnAdditive, { ...S, reasoning: "xhigh" });
+	add("anthropic-effort-opus-5-off", { provider: "anthropic", id: "claude-opus-5" }, scnMultiSystem, S);
+	add("anthropic-unflagged-sonnet-4-6-medium", { provider: "anthropic", id: "claude-sonnet-4-6" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("anthropic-unflagged-sonnet-4-6-off", { provider: "anthropic", id: "claude-sonnet-4-6" }, scnRemoval, S);
+	add("anthropic-haiku-images", { provider: "anthropic", id: "claude-haiku-4-5" }, scnImages, { ...S, reasoning: "minimal" });
+	add("anthropic-cross-model-from-gpt", { provider: "anthropic", id: "claude-opus-4-8" }, (s) => scnCrossModel(s, IDENTITIES.gpt55), { ...S, reasoning: "high" });
+	add("anthropic-unicode-long", { provider: "anthropic", id: "claude-sonnet-4-6" }, scnUnicode, { ...S, reasoning: "low" });
+	add("anthropic-cache-long-env", { provider: "anthropic", id: "claude-opus-4-8" }, scnAdditive, { ...S, reasoning: "medium" }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("anthropic-cache-none", { provider: "anthropic", id: "claude-sonnet-4-6" }, scnAdditive, { ...S, cacheRetention: "none" });
+	add("anthropic-clamp-max-tokens", { provider: "anthropic", id: "claude-sonnet-4-6" }, (s) => scnClamp(s, 1000000), { ...S, reasoning: "high" });
+	add("anthropic-stream-entry", { provider: "anthropic", id: "claude-opus-4-8" }, scnAdditive, { ...S, thinkingEnabled: true, thinkingBudgetTokens: 4096, maxTokens: 20000 }, { entry: "stream" });
+	add("anthropic-plain-context", { provider: "anthropic", id: "claude-haiku-4-5" }, (s) => scnPlain(s), S);
+	add("anthropic-kimi-coding-k3", { provider: "kimi-coding", id: "k3" }, scnFailures, { ...S, reasoning: "medium" });
+
+	// openai-responses
+	add("openai-responses-flagged-gpt-5.5-additional-tools", { provider: "openai", id: "gpt-5.5" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("openai-responses-flagged-gpt-5.5-removal", { provider: "openai", id: "gpt-5.5" }, scnRemoval, { ...S, reasoning: "high" });
+	add("openai-responses-flagged-gpt-5.5-multi-system", { provider: "openai", id: "gpt-5.5" }, scnMultiSystem, { ...S, reasoning: "low" });
+	add("openai-responses-toolsearch-override", { provider: "openai", id: "gpt-5.5", overrides: { compat: { supportsAdditionalTools: false } } }, scnMultiSystem, { ...S, reasoning: "medium" });
+	add("openai-responses-unflagged-gpt-5-off", { provider: "openai", id: "gpt-5" }, scnAdditive, S);
+	add("openai-responses-gpt-5.4-mini-images", { provider: "openai", id: "gpt-5.4-mini" }, scnImages, { ...S, reasoning: "minimal" });
+	add("openai-responses-cross-model-from-claude", { provider: "openai", id: "gpt-5.5" }, (s) => scnCrossModel(s, IDENTITIES.opus48), { ...S, reasoning: "xhigh" });
+	add("openai-responses-failures", { provider: "openai", id: "gpt-5.5" }, scnFailures, { ...S, reasoning: "medium" });
+	add("openai-responses-cache-long-env", { provider: "openai", id: "gpt-5.5" }, scnStrictTools, { sessionId: `${SESSION}-with-a-very-long-suffix-that-exceeds-sixty-four-chars`, reasoning: "medium" }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("openai-responses-unicode", { provider: "openai", id: "gpt-5.4" }, scnUnicode, { ...S, reasoning: "low", cacheRetention: "none" });
+	add("openai-responses-stream-entry", { provider: "openai", id: "gpt-5.5" }, scnRedefinition, { ...S, reasoningEffort: "high", reasoningSummary: "detailed", maxTokens: 8000 }, { entry: "stream" });
+	add("openai-responses-xai-grok", { provider: "xai", id: "grok-4.6" }, scnAdditive, { ...S, reasoning: "high" });
+
+	// azure-openai-responses
+	add("azure-unflagged-gpt-5.5-resource-env", { provider: "azure-openai-responses", id: "gpt-5.5" }, scnAdditive, { ...S, reasoning: "medium" }, { env: { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } });
+	add("azure-flagged-override-deployment-map", { provider: "azure-openai-responses", id: "gpt-5.5", overrides: { ...AZURE_URL, compat: { supportsMidConvoSystemMessages: true, supportsAdditionalTools: true } } }, scnMultiSystem, { ...S, reasoning: "high" }, { env: { AZURE_OPENAI_DEPLOYMENT_NAME_MAP: "gpt-5.5=prod-gpt55,gpt-4.1=legacy", AZURE_OPENAI_API_VERSION: "2025-04-01-preview" } });
+	add("azure-base-url-env-off", { provider: "azure-openai-responses", id: "gpt-5.4" }, scnFailures, S, { env: { AZURE_OPENAI_BASE_URL: "https://wire-env.openai.azure.com/openai/v1" } });
+	add("azure-gpt-4.1-images-no-reasoning", { provider: "azure-openai-responses", id: "gpt-4.1", overrides: AZURE_URL }, scnImages, S);
+
+	// openai-codex-responses
+	add("codex-additional-gpt-5.6-sol", { provider: "openai-codex", id: "gpt-5.6-sol" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("codex-toolsearch-gpt-5.5", { provider: "openai-codex", id: "gpt-5.5" }, scnMultiSystem, { ...S, reasoning: "high" });
+	add("codex-removal-gpt-5.5", { provider: "openai-codex", id: "gpt-5.5" }, scnRemoval, { ...S, reasoning: "low" });
+	add("codex-unflagged-spark-empty-system", { provider: "openai-codex", id: "gpt-5.3-codex-spark" }, scnBare, S);
+	add("codex-sse-transport-gpt-5.6-sol", { provider: "openai-codex", id: "gpt-5.6-sol" }, scnFailures, { ...S, reasoning: "xhigh", transport: "sse" });
+
+	// openai-completions
+	add("completions-flagged-kimi-k3-additions", { provider: "moonshotai", id: "kimi-k3" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("completions-flagged-kimi-k3-multi-system", { provider: "moonshotai", id: "kimi-k3" }, scnMultiSystem, { ...S, reasoning: "high" });
+	add("completions-flagged-kimi-k3-removal", { provider: "moonshotai", id: "kimi-k3" }, scnRemoval, S);
+	add("completions-flagged-kimi-k3-redefinition", { provider: "moonshotai", id: "kimi-k3" }, scnRedefinition, { ...S, reasoning: "low" });
+	add("completions-sysonly-deepseek-v4-pro", { provider: "deepseek", id: "deepseek-v4-pro" }, scnMultiSystem, { ...S, reasoning: "medium" });
+	add("completions-deepseek-v4-pro-failures", { provider: "deepseek", id: "deepseek-v4-pro" }, scnFailures, S);
+	add("completions-unflagged-groq-gpt-oss-120b", { provider: "groq", id: "openai/gpt-oss-120b" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("completions-zai-glm-5.3-cross-model", { provider: "zai", id: "glm-5.3" }, (s) => scnCrossModel(s, IDENTITIES.opus48), { ...S, reasoning: "high" });
+	add("completions-openrouter-images", { provider: "openrouter", id: "openai/gpt-5.5" }, scnImages, { ...S, reasoning: "low" });
+	add("completions-together-unicode", { provider: "together", id: "Qwen/Qwen3.7-Max" }, scnUnicode, S);
+	add("completions-kimi-k2.6-cache-long", { provider: "moonshotai", id: "kimi-k2.6" }, scnStrictTools, { ...S, reasoning: "minimal" }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("completions-cerebras-all-tools-removed", { provider: "cerebras", id: "gpt-oss-120b" }, scnAllToolsRemoved, { ...S, reasoning: "low" });
+	add("completions-fireworks-kimi-k3-clamp", { provider: "fireworks", id: "accounts/fireworks/models/kimi-k3" }, (s) => scnClamp(s, 262144), { ...S, reasoning: "medium" });
+	add("completions-stream-entry-kimi-k3", { provider: "moonshotai", id: "kimi-k3" }, scnAdditive, { ...S, reasoningEffort: "high", maxTokens: 4096, toolChoice: "auto" }, { entry: "stream" });
+
+	// mistral-conversations
+	add("mistral-unflagged-large", { provider: "mistral", id: "mistral-large-latest" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("mistral-flagged-override-multi-system", { provider: "mistral", id: "mistral-large-latest", overrides: { compat: { supportsMidConvoSystemMessages: true } } }, scnMultiSystem, S);
+	add("mistral-magistral-cross-model", { provider: "mistral", id: "magistral-medium-latest" }, (s) => scnCrossModel(s, IDENTITIES.gpt55), { ...S, reasoning: "high" });
+	add("mistral-failures-ids", { provider: "mistral", id: "devstral-medium-latest" }, scnFailures, S);
+	add("mistral-images", { provider: "mistral", id: "mistral-medium-latest" }, scnImages, S);
+	add("mistral-unicode-cache-none", { provider: "mistral", id: "mistral-large-latest" }, scnUnicode, { ...S, cacheRetention: "none" });
+	add("mistral-stream-entry", { provider: "mistral", id: "mistral-large-latest" }, scnRemoval, { ...S, maxTokens: 2048, temperature: 0.3 }, { entry: "stream" });
+
+	// google-generative-ai
+	add("google-gemini-2.5-pro-high", { provider: "google", id: "gemini-2.5-pro" }, scnAdditive, { ...S, reasoning: "high" });
+	add("google-flag-ignored-gemini-3.1-pro", { provider: "google", id: "gemini-3.1-pro-preview", overrides: { compat: { supportsMidConvoSystemMessages: true } } }, scnMultiSystem, { ...S, reasoning: "medium" });
+	add("google-gemini-3.1-pro-images", { provider: "google", id: "gemini-3.1-pro-preview" }, scnImages, { ...S, reasoning: "low" });
+	add("google-gemini-2.5-flash-off-cross-model", { provider: "google", id: "gemini-2.5-flash" }, (s) => scnCrossModel(s, IDENTITIES.opus48), S);
+	add("google-flash-lite-failures", { provider: "google", id: "gemini-2.5-flash-lite" }, scnFailures, { ...S, reasoning: "minimal" });
+	add("google-unicode-strict", { provider: "google", id: "gemini-3.1-pro-preview" }, scnUnicode, { ...S, reasoning: "high" });
+	add("google-stream-entry", { provider: "google", id: "gemini-2.5-pro" }, scnStrictTools, { ...S, thinking: { enabled: true, budgetTokens: 1234 }, maxTokens: 9000, toolChoice: "any" }, { entry: "stream" });
+
+	// google-vertex
+	add("vertex-gemini-2.5-flash", { provider: "google-vertex", id: "gemini-2.5-flash" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("vertex-gemini-3.1-pro-cross-model", { provider: "google-vertex", id: "gemini-3.1-pro-preview" }, (s) => scnCrossModel(s, IDENTITIES.gemini25pro), { ...S, reasoning: "xhigh" });
+	add("vertex-failures-off", { provider: "google-vertex", id: "gemini-2.5-pro" }, scnFailures, S);
+	add("vertex-stream-entry", { provider: "google-vertex", id: "gemini-2.5-flash" }, scnImages, { ...S, maxTokens: 1000, temperature: 0 }, { entry: "stream" });
+
+	// bedrock-converse-stream
+	add("bedrock-claude-opus-4-8-adaptive", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("bedrock-flag-ignored-nova-pro", { provider: "amazon-bedrock", id: "amazon.nova-pro-v1:0", overrides: { compat: { supportsMidConvoSystemMessages: true } } }, scnMultiSystem, { ...S, reasoning: "medium" });
+	add("bedrock-claude-cross-model-redacted", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, (s) => scnCrossModel(s, IDENTITIES.opus48), { ...S, reasoning: "high" });
+	add("bedrock-images-cache-long", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnImages, { ...S, reasoning: "low" }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("bedrock-failures", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnFailures, S);
+	add("bedrock-unicode-cache-none", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnUnicode, { ...S, cacheRetention: "none" });
+	add("bedrock-stream-entry", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnRemoval, { ...S, maxTokens: 3000 }, { entry: "stream" });
+
+	// pi-messages
+	add("pi-messages-radius-balanced", { provider: "radius", id: "balanced" }, scnAdditive, { ...S, reasoning: "medium" });
+	add("pi-messages-multi-system-cache-long", { provider: "radius", id: "claude-opus-4-5" }, scnMultiSystem, { ...S, reasoning: "high" }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("pi-messages-failures-off", { provider: "radius", id: "balanced" }, scnFailures, S);
+	add("pi-messages-unicode", { provider: "radius", id: "cheap" }, scnUnicode, { ...S, cacheRetention: "none" });
+	add("pi-messages-stream-entry", { provider: "radius", id: "balanced" }, scnImages, { ...S, maxTokens: 512, toolChoice: "none" }, { entry: "stream" });
+
+	return c;
+}
+
+/** The list of cases, each `{name, model, context, options, entry?, env?}`. */
+export async function buildCases() {
+	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	return table().map(({ name, model, scenario, options, entry, env }) => {
+		const self = selfOf(model, getBuiltinModel);
+		const context = typeof scenario === "function" ? scenario(self) : scenario;
+		const out = { model, context, options };
+		if (entry) out.entry = entry;
+		if (env) out.env = env;
+		return { name, case: out };
+	});
+}
