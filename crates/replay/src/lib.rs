@@ -1,1 +1,12 @@
-//! placeholder
+//! forge-replay-engine: where the session, capability and wire crates meet.
+//!
+//! * [`diff`]: structural JSON diff ([`diff::Diff`], [`diff::Change`]) named by JSON path, with
+//!   unified text diffs for long strings.
+//! * [`payload`]: reading payload files to diff (plain JSON, goldens, oracle captures, pi-forge
+//!   `/forge payload next save=…` files with their redaction).
+//! * [`golden`]: the golden store ([`golden::GoldenStore`], [`golden::Golden`]): versioned
+//!   documents under `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`, atomic writes.
+
+pub mod diff;
+pub mod golden;
+pub mod payload;
