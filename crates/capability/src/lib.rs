@@ -1,1 +1,15 @@
-//! placeholder
+//! pi-forge capabilities, replayed offline (spec: `forge-capabilities.md`).
+//!
+//! placeholder overview (filled in below once the API settles).
+
+pub mod anchor;
+pub mod discovery;
+pub mod event;
+pub mod fingerprint;
+pub mod history;
+pub mod js;
+pub mod projection;
+pub mod reducer;
+pub mod resource;
+pub mod tools;
+pub mod warning;

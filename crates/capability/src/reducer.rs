@@ -1,0 +1,171 @@
+//! `reduceCapabilityEvents` (spec §3.1): the active capabilities of a branch.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::event::{decode_event, Actor, CapabilityEvent, Op, Snapshot};
+use crate::fingerprint::canonical_json;
+
+/// One active activation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveCapability {
+    pub snapshot: Snapshot,
+    pub actor: Actor,
+    pub event_id: String,
+    pub created_at: f64,
+}
+
+/// A failed reduction: the index of the failing event and pi-forge's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct ReduceError {
+    pub index: usize,
+    pub error: String,
+}
+
+/// An incremental reducer: feed events in order; a failure leaves the reducer unusable.
+#[derive(Debug, Clone, Default)]
+pub struct Reducer {
+    active: Vec<ActiveCapability>,
+    seen_activation: HashSet<String>,
+    seen_events: HashMap<String, String>,
+    last_event_id: Option<String>,
+    count: usize,
+}
+
+/// What [`Reducer::apply`] did with an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// A new event (it advanced `lastEventId`).
+    New,
+    /// An identical replay of an earlier event: ignored.
+    Replay,
+}
+
+impl Reducer {
+    /// An empty state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Active activations in activation order.
+    pub fn active(&self) -> &[ActiveCapability] {
+        &self.active
+    }
+
+    /// The last new (first-occurrence) event id.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// Decodes and applies a raw event (`index` is its position for error reports).
+    pub fn apply_raw(&mut self, raw: &Value) -> Result<Applied, ReduceError> {
+        let index = self.count;
+        let ev = decode_event(raw).map_err(|error| ReduceError { index, error })?;
+        self.apply(&ev)
+    }
+
+    /// Applies a decoded event.
+    pub fn apply(&mut self, ev: &CapabilityEvent) -> Result<Applied, ReduceError> {
+        let index = self.count;
+        self.count += 1;
+        let fail = |error: String| Err(ReduceError { index, error });
+        let canonical = canonical_json(&ev.to_value());
+        if let Some(prev) = self.seen_events.get(&ev.event_id) {
+            if *prev == canonical {
+                return Ok(Applied::Replay);
+            }
+            return fail(format!(
+                "Duplicate eventId with conflicting payload: {}",
+                ev.event_id
+            ));
+        }
+        self.seen_events.insert(ev.event_id.clone(), canonical);
+        self.last_event_id = Some(ev.event_id.clone());
+        match &ev.op {
+            Op::Activate(snapshot) => {
+                if !self.seen_activation.insert(snapshot.activation_id.clone()) {
+                    return fail(format!(
+                        "activationId cannot be reused in the same branch: {}",
+                        snapshot.activation_id
+                    ));
+                }
+                if let Some(b) = snapshot.source.binding() {
+                    if self
+                        .active
+                        .iter()
+                        .any(|a| a.snapshot.source.binding() == Some(b))
+                    {
+                        return fail(format!(
+                            "Duplicate preset binding id currently active: {} -> {}",
+                            b.preset, b.id
+                        ));
+                    }
+                }
+                self.active.push(ActiveCapability {
+                    snapshot: (**snapshot).clone(),
+                    actor: ev.actor,
+                    event_id: ev.event_id.clone(),
+                    created_at: ev.created_at,
+                });
+            }
+            Op::Deactivate { activation_id } => {
+                let Some(pos) = self
+                    .active
+                    .iter()
+                    .position(|a| a.snapshot.activation_id == *activation_id)
+                else {
+                    return Ok(Applied::New);
+                };
+                let target = &self.active[pos];
+                if ev.actor == Actor::Agent && target.actor == Actor::User {
+                    return fail(format!(
+                        "Agent cannot deactivate user-owned activation: {activation_id}"
+                    ));
+                }
+                if ev.actor == Actor::Lifecycle && target.snapshot.source.binding().is_none() {
+                    return fail(format!(
+                        "Lifecycle can only deactivate capability with binding: {activation_id}"
+                    ));
+                }
+                self.active.remove(pos);
+            }
+            Op::Reset => self.active.clear(),
+        }
+        Ok(Applied::New)
+    }
+}
+
+/// A successful reduction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reduced {
+    pub active: Vec<ActiveCapability>,
+    pub last_event_id: Option<String>,
+}
+
+/// `reduceCapabilityEvents(events)` over raw event values.
+pub fn reduce(events: &[Value]) -> Result<Reduced, ReduceError> {
+    let mut r = Reducer::new();
+    for raw in events {
+        r.apply_raw(raw)?;
+    }
+    Ok(Reduced {
+        active: r.active,
+        last_event_id: r.last_event_id,
+    })
+}
+
+/// `reduceCapabilityEvents` over a JSON value that may not be an array
+/// (`Events must be an array` at index 0).
+pub fn reduce_value(events: &Value) -> Result<Reduced, ReduceError> {
+    match events {
+        Value::Array(items) => reduce(items),
+        _ => Err(ReduceError {
+            index: 0,
+            error: "Events must be an array".into(),
+        }),
+    }
+}
