@@ -1,1 +1,102 @@
-//! placeholder
+//! pi-ai 0.87.1 request assembly: the exact provider request pi-ai builds for a context.
+//!
+//! * [`catalog::Catalog`]: pi-ai's model catalog (embedded data files), user catalogs layered on
+//!   top, `provider/id` lookup with near-match suggestions.
+//! * [`model::Model`]: one model object (kept as JSON; typed accessors for what builders read).
+//! * [`case::Case`]: the oracle case format `{model, context, options?, entry?, env?}`.
+//! * [`assemble`] → [`Assembled`]: the `onPayload` object (`payload`) and, for fetch transports,
+//!   the HTTP request after SDK serialization ([`api::WireRequest`], with the body's exact bytes).
+//! * Shared steps, one module each, following pi-ai's JavaScript: [`transcript`] (system-message
+//!   replay, `normalizeContext`), [`transform`] (the shared message transform), [`options`]
+//!   (`streamSimple` common options, token estimates, thinking budgets, cache retention, env),
+//!   [`hash`] (`shortHash`), [`redact`] (secret redaction for output).
+//! * [`api`]: one builder module per API, dispatched on `model.api`.
+
+pub mod api;
+pub mod case;
+pub mod catalog;
+mod error;
+pub mod hash;
+pub mod js;
+pub mod model;
+pub mod options;
+pub mod redact;
+pub mod transcript;
+pub mod transform;
+
+use serde_json::{Map, Value};
+
+pub use api::{Api, ApiInput, ApiOutput, Entry, WireRequest};
+pub use case::{Case, CaseError};
+pub use catalog::{Catalog, CatalogError, ModelSpec};
+pub use error::AssembleError;
+pub use model::Model;
+pub use options::Env;
+pub use transcript::normalize_context;
+
+/// An assembled request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assembled {
+    /// The API that built it.
+    pub api: Api,
+    /// The object pi-ai hands to `onPayload` (unredacted; it holds no credential).
+    pub payload: Value,
+    /// The HTTP request, for APIs that send through `fetch`.
+    pub wire: Option<WireRequest>,
+}
+
+impl Assembled {
+    /// `{"api", "payload", "wire": {url, method, body} | null}` (what `forge-replay assemble`
+    /// prints), with secrets redacted.
+    pub fn to_json(&self) -> Value {
+        let wire = match &self.wire {
+            Some(w) => js::obj([
+                ("url", js::s(w.url.clone())),
+                ("method", js::s(w.method.clone())),
+                ("body", w.body.clone()),
+            ]),
+            None => Value::Null,
+        };
+        redact::redact_value(&js::obj([
+            ("api", js::s(self.api.name())),
+            ("payload", self.payload.clone()),
+            ("wire", wire),
+        ]))
+    }
+}
+
+/// Assembles the request pi-ai 0.87.1 would send for `model` and a pi-ai `Context`.
+///
+/// `context` is a pi-ai `Context` (`normalizeContext` runs here); `options` is the options object
+/// of the chosen `entry`; `env` stands in for the process environment.
+pub fn assemble(
+    model: &Model,
+    context: &Value,
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+) -> Result<Assembled, AssembleError> {
+    let api = model.api().ok_or_else(|| AssembleError::UnknownApi {
+        api: model.api_name().to_string(),
+    })?;
+    let messages = normalize_context(context)?;
+    let input = ApiInput {
+        model,
+        messages: &messages,
+        options,
+        entry,
+        env,
+    };
+    let out = api::dispatch(&input)?;
+    Ok(Assembled {
+        api,
+        payload: out.payload,
+        wire: if api.has_wire() { out.wire } else { None },
+    })
+}
+
+/// Resolves a case's model against `catalog` and assembles its request.
+pub fn assemble_case(case: &Case, catalog: &Catalog) -> Result<Assembled, AssembleError> {
+    let model = catalog.resolve(&case.model)?;
+    assemble(&model, &case.context, &case.options, case.entry, &case.env)
+}

@@ -1,0 +1,232 @@
+//! The ten pi-ai provider APIs and the per-API request builders.
+//!
+//! Each module exposes `pub fn assemble(input: &ApiInput) -> Result<ApiOutput, AssembleError>`,
+//! following that API's `streamSimple`/`stream` in `pi-ai/dist/api/<api>.js`. Input messages are
+//! the normalized transcript ([`crate::transcript::normalize_context`]); options are the case's
+//! options object (`SimpleStreamOptions` for `streamSimple`, `StreamOptions` for `stream`).
+
+use std::collections::BTreeMap;
+
+use forge_replay_model::json::stringify;
+use serde_json::{Map, Value};
+
+use crate::error::AssembleError;
+use crate::model::Model;
+use crate::options::{provider_env_value, Env};
+
+pub mod anthropic;
+pub mod azure;
+pub mod bedrock;
+pub mod codex;
+pub mod completions;
+pub mod google;
+pub mod mistral;
+pub mod pi_messages;
+pub mod responses;
+pub mod responses_shared;
+
+/// pi-ai's `KnownApi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Api {
+    OpenAiCompletions,
+    MistralConversations,
+    OpenAiResponses,
+    AzureOpenAiResponses,
+    OpenAiCodexResponses,
+    AnthropicMessages,
+    BedrockConverseStream,
+    GoogleGenerativeAi,
+    GoogleVertex,
+    PiMessages,
+}
+
+impl Api {
+    /// Every API, in pi-ai's `KnownApi` order.
+    pub const ALL: [Api; 10] = [
+        Api::OpenAiCompletions,
+        Api::MistralConversations,
+        Api::OpenAiResponses,
+        Api::AzureOpenAiResponses,
+        Api::OpenAiCodexResponses,
+        Api::AnthropicMessages,
+        Api::BedrockConverseStream,
+        Api::GoogleGenerativeAi,
+        Api::GoogleVertex,
+        Api::PiMessages,
+    ];
+
+    /// The API's name as pi-ai spells it (`model.api`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::OpenAiCompletions => "openai-completions",
+            Api::MistralConversations => "mistral-conversations",
+            Api::OpenAiResponses => "openai-responses",
+            Api::AzureOpenAiResponses => "azure-openai-responses",
+            Api::OpenAiCodexResponses => "openai-codex-responses",
+            Api::AnthropicMessages => "anthropic-messages",
+            Api::BedrockConverseStream => "bedrock-converse-stream",
+            Api::GoogleGenerativeAi => "google-generative-ai",
+            Api::GoogleVertex => "google-vertex",
+            Api::PiMessages => "pi-messages",
+        }
+    }
+
+    /// Parses an API name.
+    pub fn from_name(name: &str) -> Option<Api> {
+        Api::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Whether pi-ai sends this API's request through `fetch` (so a wire request exists).
+    /// Bedrock uses the AWS SDK transport and Codex a WebSocket first.
+    pub fn has_wire(self) -> bool {
+        !matches!(self, Api::BedrockConverseStream | Api::OpenAiCodexResponses)
+    }
+}
+
+impl std::fmt::Display for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which pi-ai entry point is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Entry {
+    /// `streamSimple` (the agent's path): reasoning level, clamped `maxTokens`, defaults.
+    #[default]
+    StreamSimple,
+    /// `stream`: provider options passed as they are.
+    Stream,
+}
+
+impl Entry {
+    /// The entry's name in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Entry::StreamSimple => "streamSimple",
+            Entry::Stream => "stream",
+        }
+    }
+}
+
+/// Everything an API builder reads.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiInput<'a> {
+    /// The resolved model.
+    pub model: &'a Model,
+    /// The normalized transcript (`normalizeContext(context).messages`).
+    pub messages: &'a [Value],
+    /// The case's options object.
+    pub options: &'a Map<String, Value>,
+    /// Entry point.
+    pub entry: Entry,
+    /// Process environment stand-in (the case's `env`).
+    pub env: &'a Env,
+}
+
+/// The API key pi-ai sees: the case's `options.apiKey`, else the oracle harness's dummy key.
+pub const DUMMY_API_KEY: &str = "oracle-dummy-key";
+
+impl ApiInput<'_> {
+    /// `options[key]` (with `null` kept).
+    pub fn opt(&self, key: &str) -> Option<&Value> {
+        self.options.get(key)
+    }
+
+    /// `options[key]` as a string.
+    pub fn opt_str(&self, key: &str) -> Option<&str> {
+        self.options.get(key).and_then(Value::as_str)
+    }
+
+    /// `getProviderEnvValue(name, options.env)`.
+    pub fn env_value(&self, name: &str) -> Option<&str> {
+        provider_env_value(name, self.options, self.env)
+    }
+
+    /// The API key pi-ai receives.
+    pub fn api_key(&self) -> &str {
+        self.opt_str("apiKey").unwrap_or(DUMMY_API_KEY)
+    }
+}
+
+/// What a builder produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiOutput {
+    /// The object pi-ai hands to `onPayload`.
+    pub payload: Value,
+    /// The HTTP request after SDK serialization, for fetch transports.
+    pub wire: Option<WireRequest>,
+}
+
+/// An HTTP request as it leaves the SDK.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireRequest {
+    /// Full URL.
+    pub url: String,
+    /// HTTP method.
+    pub method: String,
+    /// Headers, lowercase names, secrets redacted, without machine-dependent `user-agent` and
+    /// `x-stainless-*`.
+    pub headers: BTreeMap<String, String>,
+    /// The body as JSON.
+    pub body: Value,
+    /// The body bytes (`JSON.stringify(body)`).
+    pub body_text: String,
+}
+
+impl WireRequest {
+    /// A JSON POST; headers are lowercased, filtered and redacted here.
+    pub fn post_json(url: String, headers: BTreeMap<String, String>, body: Value) -> Self {
+        let headers: BTreeMap<String, String> = headers
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .filter(|(k, _)| k != "user-agent" && !k.starts_with("x-stainless"))
+            .collect();
+        WireRequest {
+            url,
+            method: "POST".into(),
+            headers: crate::redact::redact_headers(&headers),
+            body_text: stringify(&body),
+            body,
+        }
+    }
+}
+
+/// Adds header values from a JSON object (`Object.assign` of a headers record; `null` deletes).
+pub fn merge_headers(into: &mut BTreeMap<String, String>, src: Option<&Value>) {
+    let Some(map) = src.and_then(Value::as_object) else {
+        return;
+    };
+    for (k, v) in map {
+        let key = k.to_ascii_lowercase();
+        match v {
+            Value::Null => {
+                into.remove(&key);
+            }
+            Value::String(s) => {
+                into.insert(key, s.clone());
+            }
+            other => {
+                into.insert(key, stringify(other));
+            }
+        }
+    }
+}
+
+/// Runs the builder of `model.api`.
+pub fn dispatch(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
+    let api = input.model.api().ok_or_else(|| AssembleError::UnknownApi {
+        api: input.model.api_name().to_string(),
+    })?;
+    match api {
+        Api::AnthropicMessages => anthropic::assemble(input),
+        Api::OpenAiResponses => responses::assemble(input),
+        Api::AzureOpenAiResponses => azure::assemble(input),
+        Api::OpenAiCodexResponses => codex::assemble(input),
+        Api::OpenAiCompletions => completions::assemble(input),
+        Api::MistralConversations => mistral::assemble(input),
+        Api::GoogleGenerativeAi | Api::GoogleVertex => google::assemble(input),
+        Api::BedrockConverseStream => bedrock::assemble(input),
+        Api::PiMessages => pi_messages::assemble(input),
+    }
+}

@@ -1,0 +1,1 @@
+//! Shared conversion for the Responses family (`openai-responses-shared.js`).

@@ -1,0 +1,154 @@
+//! Small helpers that read JSON values with JavaScript's semantics (truthiness, `??`, property
+//! access on plain objects). The request builders follow pi-ai's JavaScript literally, and these
+//! keep that translation short.
+
+use forge_replay_model::json::{f64_to_value, number_to_f64};
+use serde_json::{Map, Value};
+
+/// JavaScript truthiness of a JSON value (`undefined` is `None`).
+pub fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => {
+            let f = number_to_f64(n);
+            f != 0.0 && !f.is_nan()
+        }
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
+    }
+}
+
+/// `obj?.[key]`, with `null` reported as present (JavaScript keeps `null` and `undefined` apart).
+pub fn get<'a>(obj: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    obj.and_then(|o| o.as_object()).and_then(|m| m.get(key))
+}
+
+/// `obj?.[key] ?? undefined`: the value unless it is `null` or missing.
+pub fn defined<'a>(obj: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+    get(obj, key).filter(|v| !v.is_null())
+}
+
+/// A string property, if it is a string.
+pub fn str_of<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    obj.get(key).and_then(Value::as_str)
+}
+
+/// A boolean property compared with `=== true`.
+pub fn is_true(obj: Option<&Value>, key: &str) -> bool {
+    matches!(get(obj, key), Some(Value::Bool(true)))
+}
+
+/// A number property as the double JavaScript holds.
+pub fn num_of(obj: &Value, key: &str) -> Option<f64> {
+    obj.get(key).and_then(as_f64)
+}
+
+/// The double a JSON number holds in JavaScript.
+pub fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => Some(number_to_f64(n)),
+        _ => None,
+    }
+}
+
+/// A JSON number for a double, as JavaScript would serialize it.
+pub fn num(f: f64) -> Value {
+    f64_to_value(f)
+}
+
+/// The elements of an array property (empty when missing or not an array).
+pub fn arr<'a>(obj: &'a Value, key: &str) -> &'a [Value] {
+    obj.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// Builds a JSON object from `(key, value)` pairs in order (an object literal).
+pub fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut m = Map::with_capacity(N);
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v);
+    }
+    Value::Object(m)
+}
+
+/// A JSON string value.
+pub fn s(text: impl Into<String>) -> Value {
+    Value::String(text.into())
+}
+
+/// Removes a key while keeping the order of the others (JavaScript `delete`).
+pub fn delete(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    map.shift_remove(key)
+}
+
+/// The object behind a value; `None` for anything else.
+pub fn as_obj(v: &Value) -> Option<&Map<String, Value>> {
+    v.as_object()
+}
+
+/// The UTF-16 code units of a string (lone-surrogate stand-ins map back to their code unit).
+pub fn utf16_units(s: &str) -> Vec<u16> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if forge_replay_model::json::is_lone_surrogate_stand_in(c) {
+            out.push((0xD800 + (c as u32 - forge_replay_model::json::LONE_SURROGATE_BASE)) as u16);
+        } else {
+            let mut buf = [0u16; 2];
+            out.extend_from_slice(c.encode_utf16(&mut buf));
+        }
+    }
+    out
+}
+
+/// `String.prototype.slice(0, n)` in UTF-16 units (a cut through a pair leaves a lone half,
+/// kept as its stand-in).
+pub fn slice_utf16(s: &str, n: usize) -> String {
+    let units = utf16_units(s);
+    if units.len() <= n {
+        return s.to_string();
+    }
+    from_utf16_lossless(&units[..n])
+}
+
+/// Rebuilds a string from UTF-16 units, keeping lone surrogates as stand-ins.
+pub fn from_utf16_lossless(units: &[u16]) -> String {
+    char::decode_utf16(units.iter().copied())
+        .map(|r| match r {
+            Ok(c) => c,
+            Err(e) => char::from_u32(
+                forge_replay_model::json::LONE_SURROGATE_BASE
+                    + (e.unpaired_surrogate() as u32 - 0xD800),
+            )
+            .unwrap_or('\u{FFFD}'),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truthiness_matches_javascript() {
+        assert!(!truthy(None));
+        assert!(!truthy(Some(&Value::from(0))));
+        assert!(!truthy(Some(&Value::from(""))));
+        assert!(truthy(Some(&Value::from("0"))));
+        assert!(truthy(Some(&serde_json::json!([]))));
+    }
+
+    #[test]
+    fn utf16_slice_cuts_pairs() {
+        let s = "a😀b";
+        assert_eq!(utf16_units(s).len(), 4);
+        let cut = slice_utf16(s, 2);
+        assert_eq!(forge_replay_model::json::utf16_len(&cut), 2);
+        assert!(cut
+            .chars()
+            .nth(1)
+            .is_some_and(forge_replay_model::json::is_lone_surrogate_stand_in));
+    }
+}

@@ -1,0 +1,370 @@
+//! `streamSimple` common steps (pi-ai `api/simple-options.js`, `utils/estimate.js`) and the
+//! environment variables pi-ai reads.
+//!
+//! Options are JSON objects, as in JavaScript: `streamSimple` builds the object it hands to
+//! `stream`, and an absent key is `undefined`.
+
+use std::collections::BTreeMap;
+
+use forge_replay_model::json::{stringify, utf16_len};
+use serde_json::{Map, Value};
+
+use crate::js;
+use crate::model::Model;
+use crate::transcript::system_message_text;
+
+/// Tokens kept free below the context window.
+pub const CONTEXT_SAFETY_TOKENS: f64 = 4096.0;
+/// Characters per estimated token.
+pub const CHARS_PER_TOKEN: f64 = 4.0;
+/// Characters an image counts as.
+pub const ESTIMATED_IMAGE_CHARS: f64 = 4800.0;
+/// Tokens always left for the answer when a thinking budget shares the response ceiling.
+pub const MIN_ANSWER_TOKENS: f64 = 1024.0;
+
+/// Environment variables visible to pi-ai: `options.env` first, then the process environment
+/// (for us: the case's `env` map; the real process environment is never read).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    /// An environment from name/value pairs.
+    pub fn new(vars: BTreeMap<String, String>) -> Self {
+        Env { vars }
+    }
+
+    /// The value of a variable, if set.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// All variables.
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+}
+
+/// `getProviderEnvValue(name, options.env)`: `env?.[name] || process.env[name] || undefined`.
+pub fn provider_env_value<'a>(
+    name: &str,
+    options: &'a Map<String, Value>,
+    env: &'a Env,
+) -> Option<&'a str> {
+    let scoped = js::get(options.get("env"), name)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    scoped.or_else(|| env.var(name).filter(|s| !s.is_empty()))
+}
+
+/// `calculateContextTokens(usage)`.
+fn usage_tokens(usage: Option<&Value>) -> f64 {
+    let n = |k: &str| js::get(usage, k).and_then(js::as_f64).unwrap_or(0.0);
+    let total = n("totalTokens");
+    if total != 0.0 && !total.is_nan() {
+        total
+    } else {
+        n("input") + n("output") + n("cacheRead") + n("cacheWrite")
+    }
+}
+
+fn text_and_image_chars(content: Option<&Value>) -> f64 {
+    match content {
+        Some(Value::String(s)) => utf16_len(s) as f64,
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    b.get("text").and_then(Value::as_str).map_or(0, utf16_len) as f64
+                } else {
+                    ESTIMATED_IMAGE_CHARS
+                }
+            })
+            .sum(),
+        _ => 0.0,
+    }
+}
+
+fn text_tokens(len: usize) -> f64 {
+    (len as f64 / CHARS_PER_TOKEN).ceil()
+}
+
+fn tools_tokens(tools: Option<&Value>) -> f64 {
+    match tools {
+        Some(Value::Array(a)) if !a.is_empty() => {
+            text_tokens(utf16_len(&stringify(&Value::Array(a.clone()))))
+        }
+        _ => 0.0,
+    }
+}
+
+/// `estimateMessageTokens(message)`.
+pub fn estimate_message_tokens(message: &Value) -> f64 {
+    match message.get("role").and_then(Value::as_str) {
+        Some("system") => {
+            text_tokens(utf16_len(&system_message_text(message)))
+                + tools_tokens(message.get("toolsAdded"))
+                + tools_tokens(message.get("toolsRemoved"))
+        }
+        Some("user") | Some("toolResult") => {
+            (text_and_image_chars(message.get("content")) / CHARS_PER_TOKEN).ceil()
+        }
+        _ => {
+            let mut chars = 0usize;
+            for b in js::arr(message, "content") {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        chars += b.get("text").and_then(Value::as_str).map_or(0, utf16_len)
+                    }
+                    Some("thinking") => {
+                        chars += b
+                            .get("thinking")
+                            .and_then(Value::as_str)
+                            .map_or(0, utf16_len)
+                    }
+                    _ => {
+                        chars += b.get("name").and_then(Value::as_str).map_or(0, utf16_len);
+                        // safeJsonStringify: undefined → "undefined"
+                        chars += match b.get("arguments") {
+                            None => "undefined".len(),
+                            Some(v) => utf16_len(&stringify(v)),
+                        };
+                    }
+                }
+            }
+            text_tokens(chars)
+        }
+    }
+}
+
+/// `estimateContextTokens(context).tokens`.
+pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
+    let mut latest_prefix = f64::NEG_INFINITY;
+    let mut usage_info: Option<(f64, usize)> = None;
+    for (i, m) in messages.iter().enumerate() {
+        let ts = m.get("timestamp").and_then(js::as_f64);
+        if m.get("role").and_then(Value::as_str) == Some("assistant") {
+            // `assistant.timestamp >= latestPrefixTimestamp` (undefined compares false, NaN too).
+            let applies = ts.is_some_and(|t| t >= latest_prefix);
+            let stop = js::str_of(m, "stopReason");
+            let tokens = usage_tokens(m.get("usage"));
+            if applies && stop != Some("aborted") && stop != Some("error") && tokens > 0.0 {
+                usage_info = Some((tokens, i));
+            }
+        }
+        // Math.max with undefined yields NaN, which then poisons every comparison.
+        latest_prefix = match ts {
+            Some(t) if !latest_prefix.is_nan() => latest_prefix.max(t),
+            _ => f64::NAN,
+        };
+    }
+    match usage_info {
+        Some((tokens, index)) => {
+            tokens
+                + messages[index + 1..]
+                    .iter()
+                    .map(estimate_message_tokens)
+                    .sum::<f64>()
+        }
+        None => messages.iter().map(estimate_message_tokens).sum(),
+    }
+}
+
+/// `clampMaxTokensToContext(model, context, maxTokens)`.
+pub fn clamp_max_tokens_to_context(model: &Model, messages: &[Value], max_tokens: f64) -> f64 {
+    let window = model.context_window();
+    if window <= 0.0 {
+        return max_tokens.max(1.0);
+    }
+    let available = window - estimate_context_tokens(messages) - CONTEXT_SAFETY_TOKENS;
+    max_tokens.min(available.max(1.0))
+}
+
+/// `DEFAULT_THINKING_BUDGETS`.
+pub const DEFAULT_THINKING_BUDGETS: [(&str, f64); 4] = [
+    ("minimal", 1024.0),
+    ("low", 2048.0),
+    ("medium", 8192.0),
+    ("high", 16384.0),
+];
+
+/// `clampReasoning(effort)`: `xhigh` and `max` become `high`.
+pub fn clamp_reasoning(level: &str) -> &str {
+    if level == "xhigh" || level == "max" {
+        "high"
+    } else {
+        level
+    }
+}
+
+/// `thinkingBudgetForLevel(level, customBudgets)` (`None` when the level has no budget).
+pub fn thinking_budget_for_level(level: &str, custom: Option<&Value>) -> Option<f64> {
+    let level = clamp_reasoning(level);
+    if let Some(v) = js::get(custom, level) {
+        return js::as_f64(v);
+    }
+    DEFAULT_THINKING_BUDGETS
+        .iter()
+        .find(|(l, _)| *l == level)
+        .map(|(_, b)| *b)
+}
+
+/// `adjustMaxTokensForThinking(base, modelMax, level, custom)` → `(maxTokens, thinkingBudget)`.
+pub fn adjust_max_tokens_for_thinking(
+    base: Option<f64>,
+    model_max: f64,
+    level: &str,
+    custom: Option<&Value>,
+) -> (f64, f64) {
+    let mut budget = thinking_budget_for_level(level, custom).unwrap_or(f64::NAN);
+    let max_tokens = match base {
+        None => model_max,
+        Some(b) => (b + budget).min(model_max),
+    };
+    if max_tokens <= budget {
+        budget = budget.min((max_tokens - MIN_ANSWER_TOKENS).max(0.0));
+    }
+    (max_tokens, budget)
+}
+
+/// `buildBaseOptions(model, context, options)`: the keys `stream` reads, with `maxTokens`
+/// clamped to the context window. Undefined values are left out.
+pub fn build_base_options(
+    model: &Model,
+    messages: &[Value],
+    options: &Map<String, Value>,
+) -> Map<String, Value> {
+    let mut base = Map::new();
+    let copy = |base: &mut Map<String, Value>, key: &str| {
+        if let Some(v) = options.get(key) {
+            base.insert(key.to_string(), v.clone());
+        }
+    };
+    copy(&mut base, "temperature");
+    let model_sampling = model.get("samplingParams").filter(|v| js::truthy(Some(v)));
+    let opt_sampling = options
+        .get("samplingParams")
+        .filter(|v| js::truthy(Some(v)));
+    if model_sampling.is_some() || opt_sampling.is_some() {
+        let mut merged = Map::new();
+        for src in [model_sampling, opt_sampling].into_iter().flatten() {
+            if let Some(m) = src.as_object() {
+                for (k, v) in m {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        base.insert("samplingParams".into(), Value::Object(merged));
+    }
+    let requested = options
+        .get("maxTokens")
+        .filter(|v| !v.is_null())
+        .and_then(js::as_f64)
+        .or(model.max_tokens())
+        .unwrap_or(f64::NAN);
+    base.insert(
+        "maxTokens".into(),
+        js::num(clamp_max_tokens_to_context(model, messages, requested)),
+    );
+    for key in [
+        "signal",
+        "telemetryContext",
+        "apiKey",
+        "fetch",
+        "transport",
+        "cacheRetention",
+        "sessionId",
+        "headers",
+        "onPayload",
+        "onResponse",
+        "timeoutMs",
+        "websocketConnectTimeoutMs",
+        "maxRetries",
+        "maxRetryDelayMs",
+        "metadata",
+        "env",
+    ] {
+        copy(&mut base, key);
+    }
+    base
+}
+
+/// Anthropic-style `resolveCacheRetention`: the explicit value, else `"long"` when
+/// `PI_CACHE_RETENTION=long`, else `"short"`.
+pub fn resolve_cache_retention(options: &Map<String, Value>, env: &Env) -> String {
+    if let Some(v) = options.get("cacheRetention") {
+        if js::truthy(Some(v)) {
+            return match v {
+                Value::String(s) => s.clone(),
+                other => stringify(other),
+            };
+        }
+    }
+    if provider_env_value("PI_CACHE_RETENTION", options, env) == Some("long") {
+        "long".into()
+    } else {
+        "short".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn estimate_uses_last_usage_and_trailing_chars() {
+        let msgs = vec![
+            json!({"role":"user","content":"abcdefgh","timestamp":1}),
+            json!({"role":"assistant","content":[],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"stopReason":"stop","timestamp":2}),
+            json!({"role":"user","content":[{"type":"text","text":"abcde"},{"type":"image"}],"timestamp":3}),
+        ];
+        assert_eq!(
+            estimate_context_tokens(&msgs),
+            15.0 + ((5.0f64 + 4800.0) / 4.0).ceil()
+        );
+        // An older assistant after a newer prefix message does not count.
+        let msgs = vec![
+            json!({"role":"user","content":"abcd","timestamp":10}),
+            json!({"role":"assistant","content":[{"type":"text","text":"xyzw"}],"usage":{"totalTokens":99},"stopReason":"stop","timestamp":2}),
+        ];
+        assert_eq!(estimate_context_tokens(&msgs), 2.0);
+    }
+
+    #[test]
+    fn clamp_and_budgets() {
+        let m = Model::from_value(json!({"id":"m","api":"x","provider":"p","baseUrl":"u","contextWindow":10000,"maxTokens":64000})).unwrap();
+        assert_eq!(
+            clamp_max_tokens_to_context(&m, &[], 64000.0),
+            10000.0 - 4096.0
+        );
+        assert_eq!(
+            adjust_max_tokens_for_thinking(Some(1000.0), 64000.0, "medium", None),
+            (9192.0, 8192.0)
+        );
+        assert_eq!(
+            adjust_max_tokens_for_thinking(None, 2000.0, "xhigh", None),
+            (2000.0, 976.0)
+        );
+        assert_eq!(
+            thinking_budget_for_level("low", Some(&json!({"low": 5}))),
+            Some(5.0)
+        );
+    }
+
+    #[test]
+    fn cache_retention_reads_env() {
+        let env = Env::new([("PI_CACHE_RETENTION".to_string(), "long".to_string())].into());
+        assert_eq!(resolve_cache_retention(&Map::new(), &env), "long");
+        assert_eq!(
+            resolve_cache_retention(&Map::new(), &Env::default()),
+            "short"
+        );
+        let o = json!({"cacheRetention":"none"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        assert_eq!(resolve_cache_retention(&o, &env), "none");
+    }
+}

@@ -1,0 +1,438 @@
+//! System-message replay (pi-ai `utils/transcript.js` and `utils/text.js`).
+//!
+//! Messages are JSON values shaped as pi-ai's `Message`. Sections are patched by name with
+//! JavaScript `Map` semantics: updating a name keeps its position, `null` deletes it, and a name
+//! deleted and added again goes to the end. Tools follow the same rules per message, removals
+//! first.
+
+use std::borrow::Cow;
+
+use forge_replay_model::json::{js_key_order, stringify};
+use serde_json::{Map, Value};
+
+use crate::js;
+
+/// `contentText(content, separator)`: a string as is, else the text blocks joined.
+pub fn content_text(content: Option<&Value>, separator: &str) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            let mut first = true;
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    if !first {
+                        out.push_str(separator);
+                    }
+                    first = false;
+                    out.push_str(&text_of(b.get("text")));
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+/// A JavaScript value converted with `String(v)` for joins (`undefined`/`null` join as "").
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => stringify(other),
+    }
+}
+
+/// Non-null section values of a message, in JavaScript property order.
+fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
+    match message.get("sections").and_then(Value::as_object) {
+        Some(m) => js_key_order(m),
+        None => Vec::new(),
+    }
+}
+
+/// `getSystemMessageText(message)`: content, then non-null sections, empty parts dropped,
+/// joined with a blank line.
+pub fn system_message_text(message: &Value) -> String {
+    let mut parts = vec![content_text(message.get("content"), "\n")];
+    for (_, v) in section_entries(message) {
+        if !v.is_null() {
+            parts.push(text_of(Some(v)));
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join("\n\n")
+}
+
+/// `renderSystemMessageUpdate(message)`: the text of a later system message.
+pub fn render_system_message_update(message: &Value) -> String {
+    let mut parts = Vec::new();
+    let text = content_text(message.get("content"), "\n");
+    if !text.is_empty() {
+        parts.push(text);
+    }
+    for (name, v) in section_entries(message) {
+        if v.is_null() {
+            parts.push(format!("Removed system prompt section \"{name}\"."));
+        } else {
+            parts.push(format!(
+                "Updated system prompt section \"{name}\":\n\n{}",
+                text_of(Some(v))
+            ));
+        }
+    }
+    parts.join("\n\n")
+}
+
+/// Whether a message has role `system`.
+pub fn is_system(m: &Value) -> bool {
+    m.get("role").and_then(Value::as_str) == Some("system")
+}
+
+/// The role of a message.
+pub fn role(m: &Value) -> &str {
+    m.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+fn tool_name(t: &Value) -> String {
+    text_of(t.get("name"))
+}
+
+/// `getInitialSystemMessage(messages)`.
+pub fn initial_system_message(messages: &[Value]) -> Option<&Value> {
+    messages.first().filter(|m| is_system(m))
+}
+
+/// `withoutInitialSystemMessage(messages)`.
+pub fn without_initial_system_message(messages: &[Value]) -> &[Value] {
+    if initial_system_message(messages).is_some() {
+        &messages[1..]
+    } else {
+        messages
+    }
+}
+
+/// An insertion-ordered map with JavaScript `Map` delete/set semantics.
+#[derive(Default)]
+struct OrderedMap {
+    entries: Map<String, Value>,
+}
+
+impl OrderedMap {
+    fn set(&mut self, k: String, v: Value) {
+        self.entries.insert(k, v);
+    }
+    fn delete(&mut self, k: &str) {
+        self.entries.shift_remove(k);
+    }
+}
+
+/// `getCurrentTools(messages)`: the tools after every delta, in Map order.
+pub fn current_tools(messages: &[Value]) -> Vec<Value> {
+    let mut tools = OrderedMap::default();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        for t in js::arr(m, "toolsRemoved") {
+            tools.delete(&tool_name(t));
+        }
+        for t in js::arr(m, "toolsAdded") {
+            tools.set(tool_name(t), t.clone());
+        }
+    }
+    tools.entries.into_iter().map(|(_, v)| v).collect()
+}
+
+/// `getCurrentSystemMessage(messages)`: every system message replayed into one.
+pub fn current_system_message(messages: &[Value]) -> Option<Value> {
+    let mut content: Vec<String> = Vec::new();
+    let mut sections = OrderedMap::default();
+    // `timestamp ??= message.timestamp`: None is undefined, Some(None) is null.
+    let mut timestamp: Option<Option<Value>> = None;
+    for m in messages.iter().filter(|m| is_system(m)) {
+        if !matches!(timestamp, Some(Some(_))) {
+            timestamp = match m.get("timestamp") {
+                None => None,
+                Some(Value::Null) => Some(None),
+                Some(v) => Some(Some(v.clone())),
+            };
+        }
+        let text = content_text(m.get("content"), "\n");
+        if !text.is_empty() {
+            content.push(text);
+        }
+        for (name, v) in section_entries(m) {
+            if v.is_null() {
+                sections.delete(name);
+            } else {
+                sections.set(name.clone(), v.clone());
+            }
+        }
+    }
+    let tools = current_tools(messages);
+    if timestamp.is_none() && tools.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("role".into(), js::s("system"));
+    out.insert("content".into(), js::s(content.join("\n\n")));
+    if !sections.entries.is_empty() {
+        out.insert("sections".into(), Value::Object(sections.entries));
+    }
+    if !tools.is_empty() {
+        out.insert("toolsAdded".into(), Value::Array(tools));
+    }
+    out.insert(
+        "timestamp".into(),
+        timestamp.flatten().unwrap_or(Value::from(0)),
+    );
+    Some(Value::Object(out))
+}
+
+/// `getCurrentSystemPrompt(messages)`.
+pub fn current_system_prompt(messages: &[Value]) -> String {
+    current_system_message(messages)
+        .map(|m| system_message_text(&m))
+        .unwrap_or_default()
+}
+
+/// `collapseSystemMessages`: the replayed system message first, then every non-system message.
+pub fn collapse_system_messages(messages: &[Value]) -> Vec<Value> {
+    let head = current_system_message(messages);
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    out.extend(head);
+    out.extend(messages.iter().filter(|m| !is_system(m)).cloned());
+    out
+}
+
+/// `resolveTranscript`: the messages as they are when mid-conversation system messages are
+/// supported, else collapsed.
+pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Cow<'_, [Value]> {
+    if supports_mid_convo {
+        Cow::Borrowed(messages)
+    } else {
+        Cow::Owned(collapse_system_messages(messages))
+    }
+}
+
+/// `toToolDeclaration(tool)`: `{name, description, parameters, constrainedSampling?}`.
+pub fn to_tool_declaration(tool: &Value) -> Value {
+    let mut m = Map::new();
+    if let Some(v) = tool.get("name") {
+        m.insert("name".into(), v.clone());
+    }
+    if let Some(v) = tool.get("description") {
+        m.insert("description".into(), v.clone());
+    }
+    if let Some(v) = tool.get("parameters") {
+        m.insert("parameters".into(), v.clone());
+    }
+    if let Some(v) = tool.get("constrainedSampling") {
+        m.insert("constrainedSampling".into(), v.clone());
+    }
+    Value::Object(m)
+}
+
+/// `declarationsEqual(left, right)`.
+pub fn declarations_equal(a: &Value, b: &Value) -> bool {
+    stringify(&to_tool_declaration(a)) == stringify(&to_tool_declaration(b))
+}
+
+/// `getDeclaredTools(messages)`: every declaration, by name, in first-declaration order (the
+/// latest definition wins).
+pub fn declared_tools(messages: &[Value]) -> Vec<Value> {
+    let mut defs = OrderedMap::default();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        for t in js::arr(m, "toolsAdded") {
+            defs.set(tool_name(t), t.clone());
+        }
+    }
+    defs.entries.into_iter().map(|(_, v)| v).collect()
+}
+
+/// `hasToolRedefinitions(messages)`.
+pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
+    let mut declared: Map<String, Value> = Map::new();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        for t in js::arr(m, "toolsAdded") {
+            let name = tool_name(t);
+            if let Some(prev) = declared.get(&name) {
+                if !declarations_equal(prev, t) {
+                    return true;
+                }
+            }
+            declared.insert(name, t.clone());
+        }
+    }
+    false
+}
+
+/// `hasNonAdditiveToolChanges(messages)`.
+pub fn has_non_additive_tool_changes(messages: &[Value]) -> bool {
+    let mut declared = std::collections::HashSet::new();
+    for m in messages.iter().filter(|m| is_system(m)) {
+        if !js::arr(m, "toolsRemoved").is_empty() {
+            return true;
+        }
+        for t in js::arr(m, "toolsAdded") {
+            if !declared.insert(tool_name(t)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.
+pub fn resolve_transcript_tools(
+    messages: &[Value],
+    supports_additions: bool,
+) -> (Vec<Value>, bool) {
+    let anchors = supports_additions && !has_non_additive_tool_changes(messages);
+    let tools = if anchors {
+        initial_system_message(messages)
+            .map(|m| js::arr(m, "toolsAdded").to_vec())
+            .unwrap_or_default()
+    } else {
+        current_tools(messages)
+    };
+    (tools, anchors)
+}
+
+/// Errors from [`normalize_context`].
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ContextError {
+    /// JSON path of the offending value (`$.context.messages[2].role`).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// pi-ai's `normalizeContext(context)`: folds `systemPrompt` and `tools` into a leading system
+/// message (`{role:"system", content, toolsAdded?, timestamp:0}`) and returns the transcript.
+pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {
+    let Some(ctx) = context.as_object() else {
+        return Err(ContextError {
+            path: "$.context".into(),
+            message: "must be an object".into(),
+        });
+    };
+    let messages = match ctx.get("messages") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            return Err(ContextError {
+                path: "$.context.messages".into(),
+                message: "must be an array".into(),
+            })
+        }
+    };
+    let prompt = ctx.get("systemPrompt").filter(|v| !v.is_null());
+    let has_prompt = prompt
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.is_empty());
+    let tools = ctx.get("tools").filter(|v| !v.is_null());
+    let has_tools = tools
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    if has_prompt || has_tools {
+        let mut m = Map::new();
+        m.insert("role".into(), js::s("system"));
+        m.insert(
+            "content".into(),
+            prompt.cloned().unwrap_or_else(|| js::s("")),
+        );
+        if has_tools {
+            m.insert("toolsAdded".into(), tools.cloned().unwrap_or(Value::Null));
+        }
+        m.insert("timestamp".into(), Value::from(0));
+        out.push(Value::Object(m));
+    }
+    out.extend(messages.iter().cloned());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sys(content: &str, sections: Value, added: &[&str], removed: &[&str]) -> Value {
+        json!({
+            "role": "system", "content": content, "sections": sections,
+            "toolsAdded": added.iter().map(|n| json!({"name": n, "description": n, "parameters": {}})).collect::<Vec<_>>(),
+            "toolsRemoved": removed.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
+            "timestamp": 5
+        })
+    }
+
+    #[test]
+    fn replay_patches_sections_in_map_order() {
+        let msgs = vec![
+            sys(
+                "",
+                json!({"preamble": "P", "tools": "T", "cwd": "C"}),
+                &["read", "bash"],
+                &[],
+            ),
+            json!({"role": "user", "content": "hi", "timestamp": 6}),
+            sys(
+                "Extra.",
+                json!({"cwd": null, "skills": "S", "tools": "T2"}),
+                &["grep"],
+                &["bash"],
+            ),
+        ];
+        let cur = current_system_message(&msgs).unwrap();
+        assert_eq!(system_message_text(&cur), "Extra.\n\nP\n\nT2\n\nS");
+        let names: Vec<_> = current_tools(&msgs)
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect();
+        assert_eq!(names, vec![json!("read"), json!("grep")]);
+        assert_eq!(cur["timestamp"], json!(5));
+        assert_eq!(
+            render_system_message_update(&msgs[2]),
+            "Extra.\n\nRemoved system prompt section \"cwd\".\n\nUpdated system prompt section \"skills\":\n\nS\n\nUpdated system prompt section \"tools\":\n\nT2"
+        );
+        assert!(has_non_additive_tool_changes(&msgs));
+        assert!(!has_tool_redefinitions(&msgs));
+        let collapsed = collapse_system_messages(&msgs);
+        assert_eq!(collapsed.len(), 2);
+    }
+
+    #[test]
+    fn deleted_section_readded_goes_last() {
+        let msgs = vec![
+            sys("", json!({"a": "1", "b": "2"}), &[], &[]),
+            sys("", json!({"a": null}), &[], &[]),
+            sys("", json!({"a": "3"}), &[], &[]),
+        ];
+        let cur = current_system_message(&msgs).unwrap();
+        assert_eq!(system_message_text(&cur), "2\n\n3");
+    }
+
+    #[test]
+    fn redefinition_is_detected() {
+        let msgs = vec![
+            json!({"role":"system","content":"","toolsAdded":[{"name":"a","description":"x","parameters":{}}]}),
+            json!({"role":"system","content":"","toolsAdded":[{"name":"a","description":"y","parameters":{}}]}),
+        ];
+        assert!(has_tool_redefinitions(&msgs));
+        let (tools, anchors) = resolve_transcript_tools(&msgs, true);
+        assert!(!anchors);
+        assert_eq!(tools[0]["description"], "y");
+    }
+
+    #[test]
+    fn normalize_prepends_prompt_and_tools() {
+        let ctx = json!({"systemPrompt": "S", "tools": [{"name": "t"}], "messages": [{"role": "user", "content": "x"}]});
+        let msgs = normalize_context(&ctx).unwrap();
+        assert_eq!(
+            stringify(&msgs[0]),
+            r#"{"role":"system","content":"S","toolsAdded":[{"name":"t"}],"timestamp":0}"#
+        );
+        let msgs = normalize_context(&json!({"systemPrompt": "", "messages": []})).unwrap();
+        assert!(msgs.is_empty());
+        assert!(normalize_context(&json!({"messages": 3})).is_err());
+    }
+}

@@ -1,0 +1,292 @@
+//! The shared message transform (pi-ai `api/transform-messages.js`), used by every API except
+//! pi-messages:
+//!
+//! 1. `null` content becomes `[]`; images become placeholder text for models without image input.
+//! 2. Thinking from another model becomes text (empty thinking is dropped; redacted thinking is
+//!    dropped), tool calls from another model lose `thoughtSignature` and get the API's id
+//!    normalizer (tool results follow the new ids).
+//! 3. Errored and aborted assistant messages are dropped.
+//! 4. Orphaned tool calls get a synthetic `"No result provided"` error result; system messages
+//!    between a tool call and its results are held back until the results are in.
+
+use std::collections::{HashMap, HashSet};
+
+use forge_replay_model::text::js_trim;
+use serde_json::{Map, Value};
+
+use crate::js;
+use crate::model::Model;
+
+/// Placeholder for user images on models without image input.
+pub const NON_VISION_USER_IMAGE_PLACEHOLDER: &str =
+    "(image omitted: model does not support images)";
+/// Placeholder for tool-result images on models without image input.
+pub const NON_VISION_TOOL_IMAGE_PLACEHOLDER: &str =
+    "(tool image omitted: model does not support images)";
+
+/// A per-API tool-call id normalizer: `(id, target model, source assistant message) → id`.
+pub type IdNormalizer<'a> = &'a dyn Fn(&str, &Model, &Value) -> String;
+
+fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
+    let mut out = Vec::with_capacity(content.len());
+    let mut previous_was_placeholder = false;
+    for block in content {
+        if block.get("type").and_then(Value::as_str) == Some("image") {
+            if !previous_was_placeholder {
+                out.push(js::obj([
+                    ("type", js::s("text")),
+                    ("text", js::s(placeholder)),
+                ]));
+            }
+            previous_was_placeholder = true;
+            continue;
+        }
+        out.push(block.clone());
+        previous_was_placeholder = block.get("text").and_then(Value::as_str) == Some(placeholder);
+    }
+    out
+}
+
+fn with_field(msg: &Value, key: &str, value: Value) -> Value {
+    let mut m = msg.as_object().cloned().unwrap_or_default();
+    m.insert(key.to_string(), value);
+    Value::Object(m)
+}
+
+/// Whether an assistant message came from the target model (`provider`, `api` and `model` equal).
+pub fn is_same_model(msg: &Value, model: &Model) -> bool {
+    js::str_of(msg, "provider") == Some(model.provider())
+        && js::str_of(msg, "api") == Some(model.api_name())
+        && js::str_of(msg, "model") == Some(model.id())
+}
+
+/// `transformMessages(messages, model, normalizeToolCallId)`.
+pub fn transform_messages(
+    messages: &[Value],
+    model: &Model,
+    normalize_id: Option<IdNormalizer<'_>>,
+) -> Vec<Value> {
+    let mut id_map: HashMap<String, String> = HashMap::new();
+    let vision = model.supports_images();
+
+    let mut transformed: Vec<Value> = Vec::with_capacity(messages.len());
+    for original in messages {
+        // msg.content == null → []
+        let mut msg = if original.get("content").is_none_or(Value::is_null) {
+            with_field(original, "content", Value::Array(Vec::new()))
+        } else {
+            original.clone()
+        };
+        let role = msg
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if !vision {
+            if role == "user" {
+                if let Some(Value::Array(c)) = msg.get("content") {
+                    let c = replace_images(c, NON_VISION_USER_IMAGE_PLACEHOLDER);
+                    msg = with_field(&msg, "content", Value::Array(c));
+                }
+            } else if role == "toolResult" {
+                let c = replace_images(js::arr(&msg, "content"), NON_VISION_TOOL_IMAGE_PLACEHOLDER);
+                msg = with_field(&msg, "content", Value::Array(c));
+            }
+        }
+        match role.as_str() {
+            "system" | "user" => transformed.push(msg),
+            "toolResult" => {
+                let id = js::str_of(&msg, "toolCallId").unwrap_or("").to_string();
+                match id_map.get(&id) {
+                    Some(n) if !n.is_empty() && *n != id => {
+                        transformed.push(with_field(&msg, "toolCallId", js::s(n.clone())));
+                    }
+                    _ => transformed.push(msg),
+                }
+            }
+            "assistant" => {
+                let same = is_same_model(&msg, model);
+                let mut content = Vec::new();
+                for block in js::arr(&msg, "content") {
+                    let ty = block.get("type").and_then(Value::as_str).unwrap_or("");
+                    match ty {
+                        "thinking" => {
+                            if js::truthy(block.get("redacted")) {
+                                if same {
+                                    content.push(block.clone());
+                                }
+                                continue;
+                            }
+                            if same && js::truthy(block.get("thinkingSignature")) {
+                                content.push(block.clone());
+                                continue;
+                            }
+                            let thinking = block.get("thinking");
+                            let empty = !js::truthy(thinking)
+                                || thinking
+                                    .and_then(Value::as_str)
+                                    .is_some_and(|t| js_trim(t).is_empty());
+                            if empty {
+                                continue;
+                            }
+                            if same {
+                                content.push(block.clone());
+                            } else {
+                                content.push(js::obj([
+                                    ("type", js::s("text")),
+                                    ("text", thinking.cloned().unwrap_or(Value::Null)),
+                                ]));
+                            }
+                        }
+                        "text" => {
+                            if same {
+                                content.push(block.clone());
+                            } else {
+                                let mut m = Map::new();
+                                m.insert("type".into(), js::s("text"));
+                                if let Some(t) = block.get("text") {
+                                    m.insert("text".into(), t.clone());
+                                }
+                                content.push(Value::Object(m));
+                            }
+                        }
+                        "toolCall" => {
+                            let mut call = block.clone();
+                            if !same && js::truthy(block.get("thoughtSignature")) {
+                                if let Some(m) = call.as_object_mut() {
+                                    js::delete(m, "thoughtSignature");
+                                }
+                            }
+                            if let (false, Some(norm)) = (same, normalize_id) {
+                                let id = js::str_of(block, "id").unwrap_or("");
+                                let n = norm(id, model, &msg);
+                                if n != id {
+                                    id_map.insert(id.to_string(), n.clone());
+                                    if let Some(m) = call.as_object_mut() {
+                                        m.insert("id".into(), js::s(n));
+                                    }
+                                }
+                            }
+                            content.push(call);
+                        }
+                        _ => content.push(block.clone()),
+                    }
+                }
+                transformed.push(with_field(&msg, "content", Value::Array(content)));
+            }
+            _ => transformed.push(msg),
+        }
+    }
+
+    // Second pass: synthetic results for orphaned tool calls.
+    let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
+    let mut pending: Vec<Value> = Vec::new();
+    let mut existing: HashSet<String> = HashSet::new();
+    let mut held: Vec<Value> = Vec::new();
+    let close = |result: &mut Vec<Value>,
+                 pending: &mut Vec<Value>,
+                 existing: &mut HashSet<String>,
+                 held: &mut Vec<Value>| {
+        if !pending.is_empty() {
+            for tc in pending.iter() {
+                let id = js::str_of(tc, "id").unwrap_or("");
+                if !existing.contains(id) {
+                    result.push(js::obj([
+                        ("role", js::s("toolResult")),
+                        ("toolCallId", tc.get("id").cloned().unwrap_or(Value::Null)),
+                        ("toolName", tc.get("name").cloned().unwrap_or(Value::Null)),
+                        (
+                            "content",
+                            Value::Array(vec![js::obj([
+                                ("type", js::s("text")),
+                                ("text", js::s("No result provided")),
+                            ])]),
+                        ),
+                        ("isError", Value::Bool(true)),
+                        ("timestamp", Value::from(0)),
+                    ]));
+                }
+            }
+            pending.clear();
+            existing.clear();
+        }
+        result.append(held);
+    };
+    for msg in transformed {
+        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+            "assistant" => {
+                close(&mut result, &mut pending, &mut existing, &mut held);
+                let stop = js::str_of(&msg, "stopReason");
+                if matches!(stop, Some("error") | Some("aborted")) {
+                    continue;
+                }
+                let calls: Vec<Value> = js::arr(&msg, "content")
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                    .cloned()
+                    .collect();
+                if !calls.is_empty() {
+                    pending = calls;
+                    existing.clear();
+                }
+                result.push(msg);
+            }
+            "toolResult" => {
+                existing.insert(js::str_of(&msg, "toolCallId").unwrap_or("").to_string());
+                result.push(msg);
+            }
+            "system" => {
+                if pending.is_empty() {
+                    result.push(msg);
+                } else {
+                    held.push(msg);
+                }
+            }
+            "user" => {
+                close(&mut result, &mut pending, &mut existing, &mut held);
+                result.push(msg);
+            }
+            _ => result.push(msg),
+        }
+    }
+    close(&mut result, &mut pending, &mut existing, &mut held);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn model() -> Model {
+        Model::from_value(json!({"id":"m","api":"anthropic-messages","provider":"p","baseUrl":"u","input":["text"]})).unwrap()
+    }
+
+    #[test]
+    fn drops_errors_and_synthesizes_results() {
+        let msgs = vec![
+            json!({"role":"user","content":[{"type":"image","data":"x","mimeType":"image/png"},{"type":"image","data":"y","mimeType":"image/png"}]}),
+            json!({"role":"assistant","api":"a","provider":"q","model":"o","stopReason":"toolUse","content":[
+                {"type":"thinking","thinking":"hmm"},{"type":"thinking","thinking":"  "},
+                {"type":"toolCall","id":"a|b","name":"bash","arguments":{},"thoughtSignature":"s"}]}),
+            json!({"role":"system","content":"late"}),
+            json!({"role":"assistant","stopReason":"error","content":[]}),
+            json!({"role":"user","content":"next"}),
+        ];
+        let norm = |id: &str, _: &Model, _: &Value| id.replace('|', "_");
+        let out = transform_messages(&msgs, &model(), Some(&norm));
+        assert_eq!(
+            out[0]["content"],
+            json!([{"type":"text","text":NON_VISION_USER_IMAGE_PLACEHOLDER}])
+        );
+        assert_eq!(
+            out[1]["content"],
+            json!([{"type":"text","text":"hmm"},{"type":"toolCall","id":"a_b","name":"bash","arguments":{}}])
+        );
+        assert_eq!(out[2]["role"], "toolResult");
+        assert_eq!(out[2]["toolCallId"], "a_b");
+        assert_eq!(out[3]["content"], "late");
+        assert_eq!(out[4]["content"], "next");
+        assert_eq!(out.len(), 5);
+    }
+}
