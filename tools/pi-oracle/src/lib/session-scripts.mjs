@@ -325,7 +325,10 @@ const messageVariants = {
 		ids.a2 = sm.appendMessage(
 			assistant(
 				[
-					thinking("Need to edit.", "rs_enc_0001"),
+					thinking(
+						"Need to edit.",
+						JSON.stringify({ type: "reasoning", id: "rs_0001", summary: [{ type: "summary_text", text: "Need to edit." }], encrypted_content: "gAAAAenc" }),
+					),
 					toolCall("call_01|fc_01", "edit", { path: "src/lib.rs", oldText: "x", newText: "y" }),
 					toolCall("call_02|fc_02", "bash", { command: "cargo test", timeout: 60 }),
 				],

@@ -1,0 +1,316 @@
+#!/usr/bin/env node
+// Offline runs of the REAL pi-coding-agent 0.87.1 AgentSession (agent loop, SessionManager
+// persistence, read/bash tools, compaction) against real catalog models, recording every request.
+//
+//   node src/agent.mjs [--out DIR] [--only NAME[,NAME…]] [--list]
+//
+// Writes DIR/<name>/{session.jsonl, requests.json, checks.json, expected.json} (DIR defaults to
+// <repo>/fixtures/agent). Each scenario runs in its own child process (`--run NAME`) so pi-ai's
+// module-level uuidv7 state starts fresh and the output is reproducible.
+//
+// How a request is recorded: the scenario's provider is replaced, via
+// ModelRuntime.registerNativeProvider(), by one whose streamSimple() (1) hands the exact transcript
+// and options it received from the agent to the real pi-ai API module for the model
+// (`@earendil-works/pi-ai/api/<api>`), capturing the object given to onPayload and the HTTP request
+// at a stubbed fetch (which then fails, so nothing leaves the machine), and (2) answers from
+// pi-ai's createFauxCore with the real model's api/provider/id. Requests whose sessionId is not the
+// session's (compaction and branch summaries) are flagged "summarization": true.
+import { spawnSync } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..", "..", "..");
+const TOOL = "tools/pi-oracle/src/agent.mjs";
+const args = process.argv.slice(2);
+const opt = (name) => {
+	const i = args.indexOf(name);
+	return i >= 0 ? args[i + 1] : undefined;
+};
+const outDir = resolve(opt("--out") ?? join(repo, "fixtures", "agent"));
+
+const { AGENT_SCENARIOS } = await import("./lib/agent-scripts.mjs");
+
+if (args.includes("--list")) {
+	for (const s of AGENT_SCENARIOS) process.stdout.write(`${s.name}\t${s.about}\n`);
+	process.exit(0);
+}
+
+const runName = opt("--run");
+if (!runName) {
+	// Parent: one child process per scenario.
+	const only = opt("--only")?.split(",");
+	let failed = 0;
+	for (const s of AGENT_SCENARIOS) {
+		if (only && !only.includes(s.name)) continue;
+		const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--run", s.name, "--out", outDir], {
+			stdio: ["ignore", "inherit", "inherit"],
+			timeout: 120000,
+		});
+		if (r.status !== 0) {
+			failed++;
+			process.stderr.write(`agent: ${s.name} failed (status ${r.status ?? r.signal})\n`);
+		}
+	}
+	process.exit(failed ? 1 : 0);
+}
+
+const scenario = AGENT_SCENARIOS.find((s) => s.name === runName);
+if (!scenario) {
+	process.stderr.write(`agent: unknown scenario ${runName}\n`);
+	process.exit(2);
+}
+await runScenario(scenario);
+process.exit(0);
+
+// ---------------------------------------------------------------------------------------------
+
+async function runScenario(spec) {
+	const watchdog = setTimeout(() => {
+		process.stderr.write(`agent: ${spec.name}: watchdog timeout\n`);
+		process.exit(3);
+	}, 90000);
+	watchdog.unref();
+
+	const { installDeterminism, rewind } = await import("./lib/determinism.mjs");
+	installDeterminism();
+	rewind("2026-02-01T08:00:00.000Z");
+
+	const fs = await import("node:fs");
+	const { tmpdir } = await import("node:os");
+	const { expectedDocument, jsonText, writeAtomic } = await import("./lib/projection.mjs");
+	const { captureFetch, redactOptions } = await import("./lib/capture.mjs");
+
+	// Fixed scratch project (its path is part of the system prompt, so it must not vary).
+	const scratchRoot = process.env.PI_ORACLE_SCRATCH ?? "/tmp/pi-oracle-agent";
+	const projectDir = join(scratchRoot, spec.name);
+	fs.rmSync(projectDir, { recursive: true, force: true });
+	fs.mkdirSync(join(projectDir, "src"), { recursive: true });
+	fs.writeFileSync(join(projectDir, "README.md"), "# demo\nhello\n");
+	fs.writeFileSync(join(projectDir, "src", "main.rs"), 'fn main() {\n    println!("hello");\n}\n');
+	const work = fs.mkdtempSync(join(tmpdir(), `pi-oracle-agent-${spec.name}-`));
+	const agentDir = join(work, "agent");
+	fs.mkdirSync(agentDir, { recursive: true });
+	process.env.PI_OFFLINE = "1";
+	process.env.PI_CODING_AGENT_DIR = agentDir;
+	delete process.env.PI_CACHE_RETENTION;
+
+	const wireLog = captureFetch();
+	const piAi = await import("@earendil-works/pi-ai");
+	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const ca = await import("@earendil-works/pi-coding-agent");
+
+	// Real catalog models, grouped by provider; one faux core per provider.
+	const wanted = [spec.model, ...spec.extraModels].map(([p, id]) => {
+		const m = getBuiltinModel(p, id);
+		if (!m) throw new Error(`${p}/${id} is not in the pi-ai 0.87.1 catalog`);
+		return m;
+	});
+	const byProvider = new Map();
+	for (const m of wanted) {
+		if (!byProvider.has(m.provider)) byProvider.set(m.provider, []);
+		byProvider.get(m.provider).push(m);
+	}
+
+	const { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } = piAi;
+	const helpers = {
+		msg: (content, o) => fauxAssistantMessage(content, o),
+		text: (t) => fauxText(t),
+		think: (t) => ({ ...fauxThinking(t), thinkingSignature: spec.thinkingSignature?.(t) ?? "sig-oracle" }),
+		call: (id, name, a) => fauxToolCall(name, a, { id }),
+	};
+	const replies = spec.replies(helpers);
+	const summaryReply = (_context, _options, _state, model) =>
+		fauxAssistantMessage([fauxText(`## Summary\nWork so far on ${model.id}: files listed and read.`)]);
+
+	const requests = [];
+	let sessionManager;
+	const apiModules = new Map();
+	const NON_FETCH = new Set(["bedrock-converse-stream", "openai-codex-responses"]);
+
+	async function record(model, context, options) {
+		if (!apiModules.has(model.api)) apiModules.set(model.api, await import(`@earendil-works/pi-ai/api/${model.api}`));
+		const api = apiModules.get(model.api);
+		const summarization = options?.sessionId !== sessionManager.getSessionId();
+		const transcript = structuredClone(context.messages);
+		const passed = redactOptions(options);
+		let payload = null;
+		wireLog.reset();
+		const { onPayload, signal: _signal, ...rest } = options ?? {};
+		const s = api.streamSimple(model, context, {
+			...rest,
+			maxRetries: 0,
+			onPayload: async (p, m) => {
+				const next = (await onPayload?.(p, m)) ?? p;
+				payload = structuredClone(next);
+				if (NON_FETCH.has(model.api)) throw new Error("ORACLE_STOP");
+				return next;
+			},
+		});
+		const final = await s.result();
+		const captured = wireLog.take();
+		if (payload === null) throw new Error(`no payload captured for ${model.provider}/${model.id}: ${final?.errorMessage}`);
+		requests.push({
+			entryId: null,
+			...(summarization ? { summarization: true } : {}),
+			api: model.api,
+			provider: model.provider,
+			model: model.id,
+			options: passed,
+			transcript,
+			payload,
+			wire: captured ? { url: captured.url, method: captured.method, body: captured.body } : null,
+			bodyText: captured ? captured.bodyText : null,
+		});
+		return summarization;
+	}
+
+	for (const [providerId, models] of byProvider) {
+		const core = piAi.createFauxCore({
+			api: models[0].api,
+			provider: providerId,
+			models: models.map((m) => ({
+				id: m.id,
+				name: m.name,
+				reasoning: m.reasoning,
+				input: m.input,
+				contextWindow: m.contextWindow,
+				maxTokens: m.maxTokens,
+			})),
+			tokenSize: { min: 1000, max: 1000 },
+		});
+		const answer = (kind) => (model, context, options) =>
+			piAi.lazyStream(model, async () => {
+				const summarization = await record(model, context, options);
+				const step = summarization ? summaryReply : replies.shift();
+				if (!step) throw new Error(`${spec.name}: no scripted reply left`);
+				core.setResponses([step]);
+				return core[kind](model, context, options);
+			});
+		const provider = piAi.createProvider({
+			id: providerId,
+			auth: { apiKey: { name: "oracle", resolve: async () => ({ auth: { apiKey: "oracle-dummy-key" } }) } },
+			models,
+			api: { stream: answer("stream"), streamSimple: answer("streamSimple") },
+		});
+		byProvider.set(providerId, { models, provider });
+	}
+
+	const modelRuntime = await ca.ModelRuntime.create({
+		authPath: join(agentDir, "auth.json"),
+		modelsPath: null,
+		refreshOnCreate: false,
+	});
+	for (const { provider } of byProvider.values()) modelRuntime.registerNativeProvider(provider);
+	const getModel = (p, id) => {
+		const m = modelRuntime.getModel(p, id);
+		if (!m) throw new Error(`model runtime has no ${p}/${id}`);
+		return m;
+	};
+
+	const resourceLoader = {
+		getExtensions: () => ({ extensions: [], errors: [], runtime: ca.createExtensionRuntime() }),
+		getSkills: () => ({ skills: [], diagnostics: [] }),
+		getPrompts: () => ({ prompts: [], diagnostics: [] }),
+		getThemes: () => ({ themes: [], diagnostics: [] }),
+		getAgentsFiles: () => ({ agentsFiles: [] }),
+		getSystemPrompt: () => "You are a careful coding assistant used to record forge-replay fixtures.",
+		getSystemPromptSource: () => undefined,
+		getAppendSystemPrompt: () => [],
+		getAppendSystemPromptSources: () => [],
+		extendResources: () => {},
+		reload: async () => {},
+	};
+	sessionManager = ca.SessionManager.create(projectDir, join(work, "sessions"), { id: spec.sessionId });
+	const settingsManager = ca.SettingsManager.inMemory({
+		compaction: { enabled: false, keepRecentTokens: 1 },
+		retry: { enabled: false },
+	});
+	const { session } = await ca.createAgentSession({
+		cwd: projectDir,
+		agentDir,
+		model: getModel(...spec.model),
+		thinkingLevel: spec.thinkingLevel,
+		modelRuntime,
+		resourceLoader,
+		tools: spec.tools,
+		sessionManager,
+		settingsManager,
+	});
+
+	const user = {
+		model: getModel,
+		bash: (s, command) => s.executeBash(command),
+	};
+	try {
+		await spec.drive(session, { user });
+	} finally {
+		session.dispose();
+	}
+	if (replies.length) {
+		const errors = sessionManager.getEntries().filter((e) => e.message?.stopReason === "error").map((e) => e.message.errorMessage);
+		throw new Error(`${spec.name}: ${replies.length} scripted replies unused; errors: ${JSON.stringify(errors)}`);
+	}
+
+	// Copy the agent-written file; everything below reads it back from disk.
+	const target = join(outDir, spec.name);
+	const sessionText = fs.readFileSync(sessionManager.getSessionFile(), "utf8");
+	writeAtomic(join(target, "session.jsonl"), sessionText);
+	const entries = ca.parseSessionEntries(sessionText).filter((e) => e.type !== "session");
+	const byId = new Map(entries.map((e) => [e.id, e]));
+	const assistants = entries.filter((e) => e.type === "message" && e.message.role === "assistant");
+
+	// Pair each session request with the assistant entry it produced (file order = request order),
+	// then re-derive its transcript from the file: the basis of replay.
+	const checks = [];
+	let next = 0;
+	for (const [index, req] of requests.entries()) {
+		if (req.summarization) {
+			checks.push({ request: index, summarization: true, sessionIdDiffers: req.options.sessionId !== spec.sessionId });
+			continue;
+		}
+		const a = assistants[next++];
+		req.entryId = a?.id ?? null;
+		if (!a) {
+			checks.push({ request: index, entryId: null, ok: false, note: "no assistant entry for this request" });
+			continue;
+		}
+		const ctx = ca.buildSessionContext(entries, a.parentId, byId);
+		const projected = piAi.normalizeContext({ messages: ca.convertToLlm(ctx.messages) }).messages;
+		const c = {
+			request: index,
+			entryId: a.id,
+			parentId: a.parentId,
+			transcriptEqualsProjection: JSON.stringify(projected) === JSON.stringify(req.transcript),
+			modelEqualsEntry: a.message.provider === req.provider && a.message.model === req.model,
+			modelEqualsProjection: ctx.model?.provider === req.provider && ctx.model?.modelId === req.model,
+			reasoningEqualsThinkingLevel: (req.options.reasoning ?? "off") === ctx.thinkingLevel,
+			sessionIdEqualsHeader: req.options.sessionId === spec.sessionId,
+		};
+		c.ok = c.transcriptEqualsProjection && c.modelEqualsEntry && c.modelEqualsProjection && c.reasoningEqualsThinkingLevel && c.sessionIdEqualsHeader;
+		checks.push(c);
+	}
+	if (next !== assistants.length) checks.push({ ok: false, note: `${assistants.length - next} assistant entries without a request` });
+	const allOk = checks.every((c) => c.summarization || c.ok);
+	const generator = { tool: TOOL, "pi-coding-agent": "0.87.1", node: process.versions.node };
+	writeAtomic(join(target, "requests.json"), jsonText(requests));
+	writeAtomic(
+		join(target, "checks.json"),
+		jsonText({
+			generator,
+			scenario: spec.about,
+			requests: requests.length,
+			sessionRequests: requests.filter((r) => !r.summarization).length,
+			summarizationRequests: requests.filter((r) => r.summarization).length,
+			allSessionRequestsReplayable: allOk,
+			checks,
+		}),
+	);
+	const expected = await expectedDocument(join(target, "session.jsonl"), { tool: TOOL });
+	writeAtomic(join(target, "expected.json"), jsonText(expected));
+	fs.rmSync(work, { recursive: true, force: true });
+	process.stderr.write(
+		`${spec.name}: ${requests.length} requests (${requests.filter((r) => r.summarization).length} summarization), replayable=${allOk}\n`,
+	);
+	if (!allOk) process.exitCode = 1;
+}

@@ -1,0 +1,124 @@
+// Offline agent scenarios. Each one names the real catalog model(s) it runs on, the scripted model
+// replies (in request order; summarization requests are answered separately), and a drive()
+// function that operates the real AgentSession the way a user would.
+//
+// Reply helpers receive pi-ai's faux builders: { msg, text, think, call } where
+//   msg(content, opts)  -> fauxAssistantMessage; think(t) -> thinking block with a signature;
+//   call(id, name, args) -> tool call with a fixed id.
+
+/** Anthropic Messages, claude-opus-4-8 (mid-conversation system messages and tool changes flagged). */
+const anthropicOpus = {
+	name: "anthropic-opus-tools",
+	about: "anthropic-messages claude-opus-4-8 (flagged): bash + read tool calls, tool loadout change, thinking change, user bash, manual compaction, switch to claude-sonnet-4-6 (unflagged)",
+	sessionId: "019c0001-0000-7000-8000-0000000000a1",
+	model: ["anthropic", "claude-opus-4-8"],
+	extraModels: [["anthropic", "claude-sonnet-4-6"]],
+	thinkingLevel: "medium",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("List the project first."), text("Listing."), call("toolu_A1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("There are README.md and src/.")]),
+		() => msg([call("toolu_A2", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([think("It is a greeting."), text("README.md says hello.")]),
+		() => msg([text("Compacted context received; carrying on.")]),
+		() => msg([call("toolu_A3", "read", { path: "src/main.rs" })], { stopReason: "toolUse" }),
+		() => msg([text("main.rs prints hello.")]),
+	],
+	async drive(session, { user }) {
+		await session.prompt("List the files.");
+		session.setActiveToolsByName(["read"]);
+		await session.prompt("Read README.md.");
+		await user.bash(session, "cat src/main.rs | wc -l");
+		session.setThinkingLevel("high");
+		await session.compact();
+		await session.prompt("What did we learn?");
+		await session.setModel(user.model("anthropic", "claude-sonnet-4-6"));
+		await session.prompt("Now read src/main.rs.");
+	},
+};
+
+/** OpenAI Responses, gpt-5.5 (flagged: system messages, additional tools, tool search). */
+const openaiResponses = {
+	name: "openai-responses-tools",
+	about: "openai-responses gpt-5.5 (flagged): read/bash tool calls, tool removal then re-adding, thinking change, manual compaction",
+	sessionId: "019c0002-0000-7000-8000-0000000000b2",
+	model: ["openai", "gpt-5.5"],
+	extraModels: [],
+	// openai-responses replays thinking as a reasoning item parsed from the signature.
+	thinkingSignature: (t) =>
+		JSON.stringify({ type: "reasoning", id: "rs_oracle_01", summary: [{ type: "summary_text", text: t }], encrypted_content: "gAAAAoracle" }),
+	thinkingLevel: "low",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("Check the readme."), call("call_B1", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("It is a demo project.")]),
+		() => msg([call("call_B2", "read", { path: "src/main.rs" })], { stopReason: "toolUse" }),
+		() => msg([text("main.rs prints hello.")]),
+		() => msg([call("call_B3", "bash", { command: "ls src" })], { stopReason: "toolUse" }),
+		() => msg([text("Only main.rs.")]),
+		() => msg([text("Done after compaction.")]),
+	],
+	async drive(session) {
+		await session.prompt("What is this project?");
+		session.setActiveToolsByName(["read"]);
+		await session.prompt("Read src/main.rs.");
+		session.setThinkingLevel("high");
+		session.setActiveToolsByName(["read", "bash"]);
+		await session.prompt("List src with bash.");
+		await session.compact();
+		await session.prompt("Summarize in one line.");
+	},
+};
+
+/** Google Generative AI, gemini-2.5-pro (no mid-conversation flags: system messages collapse). */
+const googleGemini = {
+	name: "google-gemini-tools",
+	about: "google-generative-ai gemini-2.5-pro (unflagged): tool calls, tool loadout change, thinking change to off, manual compaction",
+	sessionId: "019c0003-0000-7000-8000-0000000000c3",
+	model: ["google", "gemini-2.5-pro"],
+	extraModels: [],
+	thinkingLevel: "high",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, call }) => [
+		() => msg([call("gem_C1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md and src/.")]),
+		() => msg([call("gem_C2", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("It says hello.")]),
+		() => msg([text("Still here after compaction.")]),
+	],
+	async drive(session) {
+		await session.prompt("List the files.");
+		session.setActiveToolsByName(["read"]);
+		session.setThinkingLevel("off");
+		await session.prompt("Read README.md.");
+		await session.compact();
+		await session.prompt("Anything else?");
+	},
+};
+
+/** OpenAI Completions, moonshotai kimi-k3 (flagged for system messages and tool additions). */
+const completionsKimi = {
+	name: "completions-kimi-tools",
+	about: "openai-completions kimi-k3 (flagged): bash tool call, tool loadout change, thinking change, compaction",
+	sessionId: "019c0004-0000-7000-8000-0000000000d4",
+	model: ["moonshotai", "kimi-k3"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("Run ls."), call("call_D1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md and src/.")]),
+		() => msg([text("No tools needed.")]),
+		() => msg([text("After compaction.")]),
+	],
+	async drive(session) {
+		await session.prompt("List the files.");
+		session.setActiveToolsByName(["read"]);
+		session.setThinkingLevel("low");
+		await session.prompt("Say something.");
+		await session.compact();
+		await session.prompt("Bye.");
+	},
+};
+
+export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi];
