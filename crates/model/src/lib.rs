@@ -4,6 +4,8 @@
 //!   surrogates, ECMAScript number formatting). Every crate that writes JSON a Pi package would
 //!   also write goes through it.
 //! * [`text`]: JavaScript string helpers (`trim()`'s whitespace set, UTF-16 lengths).
+//! * [`session`]: typed views of Pi 0.87.1 session JSONL entries.
 
 pub mod json;
+pub mod session;
 pub mod text;

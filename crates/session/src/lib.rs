@@ -1,1 +1,66 @@
-//! placeholder
+//! Pi 0.87.1 session JSONL: reader, entry tree and canonical context projection.
+//!
+//! Given a Pi session file and an entry, which messages did Pi put in front of the model? This
+//! crate answers that exactly as `@earendil-works/pi-coding-agent@0.87.1` does
+//! (`dist/core/session-manager.js`, `dist/core/messages.js`; spec: `pi-wire.md` §A).
+//!
+//! # Main types
+//!
+//! * [`Session`]: a read file. [`Session::open`] streams it line by line (a 1 GB file is never
+//!   one `String`), returns the session plus [`Diagnostic`]s for what Pi tolerates (blank,
+//!   unparseable or truncated lines, unknown types and fields, tree defects), and a
+//!   [`ReadError`] for files Pi cannot load (missing header, empty, version 4, …).
+//! * [`Entry`]: one line, kept as raw JSON text (so writing it back gives the same JSON) plus a
+//!   cheap head with the fields the tree and the projection need. [`Entry::value`] parses the
+//!   whole line; [`Entry::typed`] gives a [`forge_replay_model::session::TypedEntry`] view.
+//! * [`Tree`] ([`Session::tree`]): id → entry index (the last entry with an id wins, as in Pi),
+//!   parents, children, roots, leaves, [`Tree::path_to`]. Duplicate ids, missing parents, cycles
+//!   and orphan subtrees are found in linear passes and reported with line numbers.
+//! * [`Projection`] ([`Session::context`]): `buildSessionProjection(entries, leafId)` —
+//!   `messages` (= `buildSessionContext(...).messages`), `entries` (= `buildContextEntries`, each
+//!   with its entry index, id and message range; capability anchors go against these), `model`
+//!   and `thinking_level`.
+//! * `convertToLlm(messages)` is [`llm::convert_to_llm`].
+//! * [`ContextBuilder`] ([`Session::builder`]): walks one path entry by entry, keeping the
+//!   projection current. Replaying every request of a path (the context at the parent of each
+//!   assistant entry) costs O(path), not O(path²) re-projection.
+//!
+//! ```no_run
+//! use forge_replay_session::{llm, Session};
+//!
+//! let (session, diagnostics) = Session::open("session.jsonl")?;
+//! for d in &diagnostics {
+//!     eprintln!("{}", d.display(session.path()));
+//! }
+//! let leaf = session.resolve_leaf(None)?; // the last entry, as Pi does on load
+//! let projection = session.context(leaf)?;
+//! let for_provider = llm::convert_to_llm(&projection.messages);
+//! # let _ = for_provider;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! All JSON that must equal Pi's bytes is written with [`forge_replay_model::json`]; projected
+//! objects keep JavaScript key order (`{...message, content}` keeps `content` in place, custom
+//! messages are `{role, customType, content, display, details, timestamp}` with undefined keys
+//! dropped, timestamps are `new Date(iso).getTime()`).
+
+mod check;
+pub mod diag;
+mod entry;
+mod error;
+mod head;
+pub mod js;
+pub mod llm;
+mod migrate;
+pub mod project;
+mod reader;
+mod session;
+mod tree;
+
+pub use diag::{Diagnostic, Severity};
+pub use entry::Entry;
+pub use error::{ProjectError, ReadError};
+pub use forge_replay_model::session::EntryType;
+pub use project::{ContextBuilder, ContextEntry, Projection};
+pub use session::{Header, Session};
+pub use tree::Tree;

@@ -1,0 +1,522 @@
+//! Pi's canonical context projection (`buildContextEntries`, `buildSessionProjection`,
+//! `sessionEntryToContextMessages`, `projectContextEntry` in `session-manager.js`).
+//!
+//! Messages are built from each entry's raw JSON with JavaScript object semantics: spreads keep
+//! key positions, `undefined` values are dropped, timestamps go through `new Date(..).getTime()`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use forge_replay_model::json;
+use forge_replay_model::session::EntryType;
+use serde_json::{Map, Value};
+
+use crate::error::ProjectError;
+use crate::js;
+use crate::session::Session;
+
+/// One entry of `buildContextEntries`, with the messages it contributed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextEntry {
+    /// Index into [`Session::entries`].
+    pub index: usize,
+    /// The entry's `id` when it is a string.
+    pub id: Option<String>,
+    /// The entry's `type`.
+    pub entry_type: EntryType,
+    /// Its messages, as a range of [`Projection::messages`] (empty for most non-message types).
+    pub messages: Range<usize>,
+}
+
+/// `buildSessionProjection(entries, leafId)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    /// The leaf projected (`None`: no entries, or Pi's `leafId === null`).
+    pub leaf: Option<usize>,
+    /// The leaf's `id` (JSON `null` when there is no leaf).
+    pub leaf_id: Value,
+    /// `buildSessionContext(...).messages`.
+    pub messages: Vec<Value>,
+    /// `buildContextEntries(...)`, each with its message range.
+    pub entries: Vec<ContextEntry>,
+    /// `{provider, modelId}` from the last `model_change` or assistant message on the raw path,
+    /// or `null`.
+    pub model: Value,
+    /// The last `thinking_level_change`'s `thinkingLevel` (`"off"` by default; `None` when that
+    /// entry has no `thinkingLevel`, which `JSON.stringify` omits).
+    pub thinking_level: Option<Value>,
+}
+
+impl Projection {
+    /// `{"leafId":…, "messages":[…]}`, the `forge-replay context` document.
+    pub fn to_context_json(&self, llm: bool) -> Value {
+        let mut m = Map::new();
+        m.insert("leafId".into(), self.leaf_id.clone());
+        let messages = if llm {
+            crate::llm::convert_to_llm(&self.messages)
+        } else {
+            self.messages.clone()
+        };
+        m.insert("messages".into(), Value::Array(messages));
+        Value::Object(m)
+    }
+}
+
+/// A JavaScript `Map` key for an id-like value (`undefined`, `null`, strings and others differ).
+fn map_key(v: Option<&Value>) -> Cow<'_, str> {
+    match v {
+        None => Cow::Borrowed("\u{1}undefined"),
+        Some(Value::String(s)) => Cow::Borrowed(s),
+        Some(other) => Cow::Owned(format!("\u{0}{}", json::stringify(other))),
+    }
+}
+
+/// `getSessionContextSettings(path)`.
+#[derive(Debug, Clone)]
+struct Settings {
+    thinking_level: Option<Value>,
+    model: Value,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            thinking_level: Some(Value::from("off")),
+            model: Value::Null,
+        }
+    }
+}
+
+impl Settings {
+    fn apply(&mut self, s: &Session, i: usize) {
+        let e = s.entry(i);
+        match e.entry_type() {
+            EntryType::ThinkingLevelChange => {
+                self.thinking_level = e.thinking_level_value().cloned()
+            }
+            EntryType::ModelChange => {
+                self.model = model_value(e.provider_value(), e.model_id_value());
+            }
+            EntryType::Message => {
+                if let Some((p, m)) = e.assistant_model() {
+                    self.model = model_value(p, m);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn model_value(provider: Option<&Value>, model_id: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    if let Some(p) = provider {
+        m.insert("provider".into(), p.clone());
+    }
+    if let Some(id) = model_id {
+        m.insert("modelId".into(), id.clone());
+    }
+    Value::Object(m)
+}
+
+/// `buildContextEntries` over a root→leaf path: entry indices.
+pub fn context_entries(s: &Session, path: &[usize]) -> Vec<usize> {
+    let Some(c) = path
+        .iter()
+        .rev()
+        .copied()
+        .find(|&i| *s.entry(i).entry_type() == EntryType::Compaction)
+    else {
+        return path.to_vec();
+    };
+    let comp = s.entry(c);
+    let comp_id = comp.id_value();
+    let Some(comp_idx) = path.iter().position(|&i| s.entry(i).id_value() == comp_id) else {
+        return path.to_vec();
+    };
+    let first_kept = comp.first_kept_entry_id_value();
+    let mut out = vec![c];
+    let mut found = false;
+    for &i in &path[..comp_idx] {
+        let e = s.entry(i);
+        if e.id_value() == first_kept {
+            found = true;
+        }
+        if found && !e.is_system_message() {
+            out.push(i);
+        }
+    }
+    out.extend_from_slice(&path[comp_idx + 1..]);
+    out
+}
+
+fn parse_entry(s: &Session, i: usize) -> Result<Value, ProjectError> {
+    let e = s.entry(i);
+    e.value().map_err(|source| ProjectError::Parse {
+        path: s.path().to_path_buf(),
+        line: e.line(),
+        source,
+    })
+}
+
+fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    obj.get_mut(key).map(Value::take)
+}
+
+/// `sessionEntryToContextMessages(entry)`.
+pub fn entry_messages(s: &Session, i: usize) -> Result<Vec<Value>, ProjectError> {
+    let e = s.entry(i);
+    let ty = e.entry_type();
+    let relevant = match ty {
+        EntryType::Message | EntryType::CustomMessage | EntryType::Compaction => true,
+        EntryType::BranchSummary => e.summary_is_truthy(),
+        _ => false,
+    };
+    if !relevant || !e.is_object() {
+        return Ok(Vec::new());
+    }
+    let Value::Object(mut obj) = parse_entry(s, i)? else {
+        return Ok(Vec::new());
+    };
+    let timestamp = js::date_ms(obj.get("timestamp"));
+    Ok(match ty {
+        EntryType::Message => {
+            // Pi throws on a missing or null `message`; nothing is projected here (check reports it).
+            match take(&mut obj, "message") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(mut m)) => {
+                    let role = m.get("role").and_then(Value::as_str);
+                    let null_content = m.get("content").is_none_or(Value::is_null);
+                    if null_content {
+                        match role {
+                            Some("system") => {
+                                m.insert("content".into(), Value::from(""));
+                            }
+                            Some("user" | "assistant" | "toolResult") => {
+                                m.insert("content".into(), Value::Array(Vec::new()));
+                            }
+                            _ => {}
+                        }
+                    }
+                    vec![Value::Object(m)]
+                }
+                Some(other) => vec![other],
+            }
+        }
+        EntryType::CustomMessage => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("custom"));
+            if let Some(v) = take(&mut obj, "customType") {
+                m.insert("customType".into(), v);
+            }
+            let content = match take(&mut obj, "content") {
+                None | Some(Value::Null) => Value::Array(Vec::new()),
+                Some(v) => v,
+            };
+            m.insert("content".into(), content);
+            if let Some(v) = take(&mut obj, "display") {
+                m.insert("display".into(), v);
+            }
+            if let Some(v) = take(&mut obj, "details") {
+                m.insert("details".into(), v);
+            }
+            m.insert("timestamp".into(), timestamp);
+            vec![Value::Object(m)]
+        }
+        EntryType::BranchSummary => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("branchSummary"));
+            if let Some(v) = take(&mut obj, "summary") {
+                m.insert("summary".into(), v);
+            }
+            if let Some(v) = take(&mut obj, "fromId") {
+                m.insert("fromId".into(), v);
+            }
+            m.insert("timestamp".into(), timestamp);
+            vec![Value::Object(m)]
+        }
+        EntryType::Compaction => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("compactionSummary"));
+            if let Some(v) = take(&mut obj, "summary") {
+                m.insert("summary".into(), v);
+            }
+            if let Some(v) = take(&mut obj, "tokensBefore") {
+                m.insert("tokensBefore".into(), v);
+            }
+            m.insert("timestamp".into(), timestamp);
+            let system = take(&mut obj, "systemMessage");
+            if js::truthy(system.as_ref()) {
+                vec![system.unwrap_or_default(), Value::Object(m)]
+            } else {
+                vec![Value::Object(m)]
+            }
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// `edit.replacement` of a `context_edit` entry (`None` = undefined).
+fn edit_replacement(s: &Session, edit: usize) -> Result<Option<Value>, ProjectError> {
+    Ok(match parse_entry(s, edit)? {
+        Value::Object(mut o) => take(&mut o, "replacement"),
+        _ => None,
+    })
+}
+
+/// `projectContextEntry(entry, edit)`.
+fn project_entry(s: &Session, i: usize, edit: Option<usize>) -> Result<Vec<Value>, ProjectError> {
+    let messages = entry_messages(s, i)?;
+    let Some(edit) = edit else {
+        return Ok(messages);
+    };
+    let replacement = edit_replacement(s, edit)?;
+    if replacement == Some(Value::Null) {
+        return Ok(Vec::new());
+    }
+    let rep_content = match &replacement {
+        Some(Value::Object(o)) => o.get("content"),
+        _ => None,
+    };
+    Ok(messages
+        .into_iter()
+        .map(|message| {
+            let Value::Object(mut m) = message else {
+                return message;
+            };
+            let role = m.get("role").and_then(Value::as_str);
+            if !matches!(role, Some("user" | "assistant" | "toolResult" | "custom")) {
+                return Value::Object(m);
+            }
+            let content = match rep_content {
+                Some(Value::String(text)) if matches!(role, Some("assistant" | "toolResult")) => {
+                    let mut block = Map::new();
+                    block.insert("type".into(), Value::from("text"));
+                    block.insert("text".into(), Value::from(text.clone()));
+                    Some(Value::Array(vec![Value::Object(block)]))
+                }
+                other => other.cloned(),
+            };
+            match content {
+                Some(c) => {
+                    m.insert("content".into(), c);
+                }
+                None => {
+                    m.shift_remove("content");
+                }
+            }
+            Value::Object(m)
+        })
+        .collect())
+}
+
+/// `buildSessionProjection(entries, leafId)` at `leaf`.
+pub fn project(s: &Session, leaf: Option<usize>) -> Result<Projection, ProjectError> {
+    let path = leaf.map(|l| s.path_to(l)).unwrap_or_default();
+    let mut settings = Settings::default();
+    for &i in &path {
+        settings.apply(s, i);
+    }
+    let ctx = context_entries(s, &path);
+    let slots = project_list(s, &ctx)?;
+    Ok(assemble(s, leaf, slots, settings))
+}
+
+/// Projects a context-entry list: edits inside the list apply, only index 0 may be a compaction
+/// that contributes.
+fn project_list(s: &Session, ctx: &[usize]) -> Result<Vec<Slot>, ProjectError> {
+    let mut edits: HashMap<Cow<'_, str>, usize> = HashMap::new();
+    for &i in ctx {
+        let e = s.entry(i);
+        if *e.entry_type() == EntryType::ContextEdit {
+            edits.insert(map_key(e.target_id_value()), i);
+        }
+    }
+    ctx.iter()
+        .enumerate()
+        .map(|(pos, &i)| {
+            let e = s.entry(i);
+            let messages = if *e.entry_type() == EntryType::Compaction && pos > 0 {
+                Vec::new()
+            } else {
+                let edit = if edits.is_empty() {
+                    None
+                } else {
+                    edits.get(&map_key(e.id_value())).copied()
+                };
+                project_entry(s, i, edit)?
+            };
+            Ok(Slot { index: i, messages })
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    index: usize,
+    messages: Vec<Value>,
+}
+
+fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settings) -> Projection {
+    let total = slots.iter().map(|x| x.messages.len()).sum();
+    let mut messages = Vec::with_capacity(total);
+    let mut entries = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let start = messages.len();
+        messages.extend(slot.messages);
+        let e = s.entry(slot.index);
+        entries.push(ContextEntry {
+            index: slot.index,
+            id: e.id().map(str::to_string),
+            entry_type: e.entry_type().clone(),
+            messages: start..messages.len(),
+        });
+    }
+    Projection {
+        leaf,
+        leaf_id: leaf
+            .and_then(|l| s.entry(l).id_value().cloned())
+            .unwrap_or(Value::Null),
+        messages,
+        entries,
+        model: settings.model,
+        thinking_level: settings.thinking_level,
+    }
+}
+
+/// Walks one root→leaf path entry by entry, keeping the projection current, so that the context
+/// at every entry of a path costs O(path) in total instead of O(path²).
+///
+/// ```no_run
+/// # use forge_replay_session::Session;
+/// let (session, _) = Session::open("s.jsonl")?;
+/// let leaf = session.default_leaf().unwrap();
+/// let mut b = session.builder();
+/// for i in session.path_to(leaf) {
+///     if session.entry(i).is_assistant_message() {
+///         // The context the request that produced entry `i` was built from.
+///         let messages: Vec<&serde_json::Value> = b.messages().collect();
+///     }
+///     b.push(i)?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ContextBuilder<'s> {
+    session: &'s Session,
+    path: Vec<usize>,
+    slots: Vec<Slot>,
+    /// Context-edit target key → edit entry, among the current context entries.
+    edits: HashMap<String, usize>,
+    /// Id key → positions in `slots`.
+    by_id: HashMap<String, Vec<usize>>,
+    settings: Settings,
+}
+
+impl<'s> ContextBuilder<'s> {
+    pub(crate) fn new(session: &'s Session) -> Self {
+        ContextBuilder {
+            session,
+            path: Vec::new(),
+            slots: Vec::new(),
+            edits: HashMap::new(),
+            by_id: HashMap::new(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// The path pushed so far.
+    pub fn path(&self) -> &[usize] {
+        &self.path
+    }
+
+    /// Extends the path with entry `i`. When `i` is not a child of the last entry pushed, the
+    /// builder restarts from `i`'s own root→`i` path.
+    pub fn push(&mut self, i: usize) -> Result<(), ProjectError> {
+        let s = self.session;
+        if s.tree().parent(i) != self.path.last().copied() {
+            let path = s.path_to(i);
+            *self = ContextBuilder::new(s);
+            for p in path {
+                self.push(p)?;
+            }
+            return Ok(());
+        }
+        self.path.push(i);
+        self.settings.apply(s, i);
+        let e = s.entry(i);
+        if *e.entry_type() == EntryType::Compaction {
+            let ctx = context_entries(s, &self.path);
+            self.slots = project_list(s, &ctx)?;
+            self.reindex();
+            return Ok(());
+        }
+        let key = map_key(e.id_value()).into_owned();
+        let edit = self.edits.get(&key).copied();
+        let messages = project_entry(s, i, edit)?;
+        self.by_id.entry(key).or_default().push(self.slots.len());
+        self.slots.push(Slot { index: i, messages });
+        if *e.entry_type() == EntryType::ContextEdit {
+            let target = map_key(e.target_id_value()).into_owned();
+            self.edits.insert(target.clone(), i);
+            if let Some(positions) = self.by_id.get(&target) {
+                for &p in positions {
+                    let idx = self.slots[p].index;
+                    self.slots[p].messages =
+                        if *s.entry(idx).entry_type() == EntryType::Compaction && p > 0 {
+                            Vec::new()
+                        } else {
+                            project_entry(s, idx, Some(i))?
+                        };
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn reindex(&mut self) {
+        self.edits.clear();
+        self.by_id.clear();
+        for (p, slot) in self.slots.iter().enumerate() {
+            let e = self.session.entry(slot.index);
+            if *e.entry_type() == EntryType::ContextEdit {
+                self.edits
+                    .insert(map_key(e.target_id_value()).into_owned(), slot.index);
+            }
+            self.by_id
+                .entry(map_key(e.id_value()).into_owned())
+                .or_default()
+                .push(p);
+        }
+    }
+
+    /// The current messages (`buildSessionContext(entries, last pushed).messages`).
+    pub fn messages(&self) -> impl Iterator<Item = &Value> + '_ {
+        self.slots.iter().flat_map(|s| s.messages.iter())
+    }
+
+    /// Number of current messages.
+    pub fn message_count(&self) -> usize {
+        self.slots.iter().map(|s| s.messages.len()).sum()
+    }
+
+    /// The current model (`{provider, modelId}` or `null`).
+    pub fn model(&self) -> &Value {
+        &self.settings.model
+    }
+
+    /// The current thinking level.
+    pub fn thinking_level(&self) -> Option<&Value> {
+        self.settings.thinking_level.as_ref()
+    }
+
+    /// The full projection at the last entry pushed (clones the messages).
+    pub fn snapshot(&self) -> Projection {
+        assemble(
+            self.session,
+            self.path.last().copied(),
+            self.slots.clone(),
+            self.settings.clone(),
+        )
+    }
+}

@@ -1,0 +1,404 @@
+//! Streaming reader: one line at a time, as Pi's `loadEntriesFromFile` reads a session.
+//!
+//! What Pi does, and what we do:
+//! * The file is decoded as UTF-8 with U+FFFD for bad bytes (Node's `StringDecoder`) and split on
+//!   `\n`. Blank lines (JavaScript `trim()`) and lines `JSON.parse` rejects are skipped; so are
+//!   lines whose JSON is falsy (`null`, `false`, `0`, `""`). We do the same and report each one.
+//! * The first kept value must be `{"type":"session","id":<string>,...}`; otherwise the file is
+//!   not a session. An empty file is not one either (Pi would start a new session in it).
+//! * Older versions are migrated in memory (`migrateToCurrentVersion`). Pi then rewrites the file;
+//!   we never write. A header version above 3, or pi-agent-core's v4 header (`kind: "header"`),
+//!   is an unsupported-version error.
+//! * When the last line has no newline, Pi appends one to the file. We only report it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use forge_replay_model::json;
+use forge_replay_model::session::{EntryType, CURRENT_SESSION_VERSION};
+use forge_replay_model::text::js_trim;
+use serde_json::Value;
+
+use crate::diag::{code, Diagnostic, Severity};
+use crate::entry::Entry;
+use crate::error::ReadError;
+use crate::head::{self, key_bit, Parsed, MESSAGE_KEYS, TOP_KEYS};
+use crate::session::{Header, Session};
+
+const READ_BUFFER: usize = 1 << 20;
+
+pub(crate) fn open(path: &Path) -> Result<(Session, Vec<Diagnostic>), ReadError> {
+    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => ReadError::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    if meta.is_dir() {
+        return Err(ReadError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = File::open(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read(BufReader::with_capacity(READ_BUFFER, file), path)
+}
+
+/// Per-type unknown-field tally: the first line and the count.
+type UnknownTally = HashMap<(String, String), (u64, u64)>;
+
+pub(crate) fn read<R: BufRead>(
+    mut reader: R,
+    path: &Path,
+) -> Result<(Session, Vec<Diagnostic>), ReadError> {
+    let mut diags = Vec::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut line_no: u64 = 0;
+    let mut total_bytes: u64 = 0;
+    let mut header: Option<Header> = None;
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut ordinal: u32 = 0;
+    let mut first_parse_failure: Option<(u64, String)> = None;
+    let mut unknown: UnknownTally = HashMap::new();
+    let mut extra_header_ordinals: Vec<u32> = Vec::new();
+
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| ReadError::Line {
+                path: path.to_path_buf(),
+                line: line_no + 1,
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        total_bytes += n as u64;
+        line_no += 1;
+        let had_newline = buf.last() == Some(&b'\n');
+        if had_newline {
+            buf.pop();
+        }
+        let owned_lossy;
+        let text: &str = match std::str::from_utf8(&buf) {
+            Ok(s) => s,
+            Err(_) => {
+                owned_lossy = String::from_utf8_lossy(&buf).into_owned();
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    code::INVALID_UTF8,
+                    Some(line_no),
+                    "invalid UTF-8; bytes decoded as U+FFFD, as Pi (Node) does",
+                ));
+                &owned_lossy
+            }
+        };
+        if js_trim(text).is_empty() {
+            if !had_newline && text.is_empty() {
+                continue;
+            }
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::BLANK_LINE,
+                Some(line_no),
+                "blank line skipped, as Pi does",
+            ));
+            continue;
+        }
+        let parsed = match head::scan(text) {
+            Ok(p) => p,
+            Err(e) => {
+                let (c, msg) = if !had_newline && e.eof {
+                    (
+                        code::TRUNCATED_LINE,
+                        format!("truncated last line (no newline, JSON ends early: {e}; Pi probably stopped mid-write); skipped, as Pi does"),
+                    )
+                } else {
+                    (
+                        code::INVALID_JSON,
+                        format!("line is not JSON ({e}); skipped, as Pi does"),
+                    )
+                };
+                if first_parse_failure.is_none() {
+                    first_parse_failure = Some((line_no, e.to_string()));
+                }
+                diags.push(Diagnostic::new(Severity::Warning, c, Some(line_no), msg));
+                continue;
+            }
+        };
+        if !had_newline {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                code::NO_FINAL_NEWLINE,
+                Some(line_no),
+                "last line has no final newline (Pi appends one when it loads the file; forge-replay never writes)",
+            ));
+        }
+        let (head, is_object) = match parsed {
+            Parsed::Falsy(what) => {
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    code::FALSY_LINE,
+                    Some(line_no),
+                    format!("line is JSON {what}, which Pi skips"),
+                ));
+                continue;
+            }
+            Parsed::Other(what) => (Box::default(), {
+                if header.is_some() {
+                    diags.push(Diagnostic::new(
+                        Severity::Warning,
+                        code::NOT_AN_OBJECT,
+                        Some(line_no),
+                        format!(
+                            "line is {what}, not an object; Pi keeps it as an entry without id"
+                        ),
+                    ));
+                }
+                false
+            }),
+            Parsed::Object(h) => (h, true),
+        };
+        let entry_type = head.entry_type();
+        let this_ordinal = ordinal;
+        ordinal += 1;
+
+        let Some(_) = &header else {
+            header = Some(make_header(
+                path, line_no, text, &head, is_object, entry_type,
+            )?);
+            continue;
+        };
+
+        if entry_type == EntryType::Session {
+            extra_header_ordinals.push(this_ordinal);
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::EXTRA_HEADER,
+                Some(line_no),
+                "a second `session` header line; Pi leaves it out of the tree",
+            ));
+            continue;
+        }
+        if is_object {
+            tally_unknown(&mut unknown, &entry_type, &head, line_no, &mut diags);
+        }
+        entries.push(Entry {
+            line: line_no,
+            ordinal: this_ordinal,
+            raw: text.into(),
+            head,
+            entry_type,
+            is_object,
+        });
+    }
+
+    let Some(mut header) = header else {
+        return Err(if total_bytes == 0 {
+            ReadError::Empty {
+                path: path.to_path_buf(),
+            }
+        } else if let Some((line, cause)) = first_parse_failure {
+            ReadError::NotASession {
+                path: path.to_path_buf(),
+                line: Some(line),
+                cause: format!(
+                    "no line is JSON (first failure: {cause}); binary or garbage content?"
+                ),
+            }
+        } else {
+            ReadError::NotASession {
+                path: path.to_path_buf(),
+                line: None,
+                cause: "the file holds only blank or skipped lines".to_string(),
+            }
+        });
+    };
+
+    let mut sorted: Vec<_> = unknown.into_iter().collect();
+    sorted.sort_by_key(|(_, (line, _))| *line);
+    for ((ty, field), (line, count)) in sorted {
+        let more = if count > 1 {
+            format!(" ({count} entries)")
+        } else {
+            String::new()
+        };
+        diags.push(Diagnostic::new(
+            Severity::Info,
+            code::UNKNOWN_FIELD,
+            Some(line),
+            format!("field `{field}` is not defined for {ty} in Pi 0.87.1; kept{more}"),
+        ));
+    }
+
+    crate::migrate::migrate(
+        &mut header,
+        &mut entries,
+        &extra_header_ordinals,
+        &mut diags,
+    );
+    let (session, tree_diags) = Session::build(path.to_path_buf(), header, entries);
+    diags.extend(tree_diags);
+    diags.sort_by_key(|d| d.line.unwrap_or(0));
+    Ok((session, diags))
+}
+
+fn make_header(
+    path: &Path,
+    line: u64,
+    text: &str,
+    head: &head::Head,
+    is_object: bool,
+    entry_type: EntryType,
+) -> Result<Header, ReadError> {
+    let path_buf = || PathBuf::from(path);
+    if is_object && head.kind.as_ref().and_then(Value::as_str) == Some("header") {
+        let v = head
+            .v
+            .as_ref()
+            .map_or_else(|| "?".to_string(), json::stringify);
+        return Err(ReadError::UnsupportedVersion {
+            path: path_buf(),
+            line,
+            version: format!("{v} (pi-agent-core's JSONL format, `kind: \"header\"`)"),
+        });
+    }
+    let id_ok = head.id.as_ref().is_some_and(Value::is_string);
+    if !is_object || entry_type != EntryType::Session || !id_ok {
+        let found = if !is_object {
+            "a JSON value that is not an object".to_string()
+        } else if entry_type != EntryType::Session {
+            format!("an entry of type {:?}", entry_type.name())
+        } else {
+            "a `session` line without a string `id`".to_string()
+        };
+        return Err(ReadError::NotASession {
+            path: path_buf(),
+            line: Some(line),
+            cause: format!(
+                "the first JSON line must be a `session` header with a string `id`, found {found}"
+            ),
+        });
+    }
+    if let Some(v) = head.version.as_ref().and_then(Value::as_f64) {
+        if v > f64::from(CURRENT_SESSION_VERSION) {
+            return Err(ReadError::UnsupportedVersion {
+                path: path_buf(),
+                line,
+                version: head
+                    .version
+                    .as_ref()
+                    .map(json::stringify)
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    let value = json::parse(text).unwrap_or(Value::Null);
+    Ok(Header {
+        line,
+        raw: text.into(),
+        value,
+    })
+}
+
+fn tally_unknown(
+    tally: &mut UnknownTally,
+    entry_type: &EntryType,
+    head: &head::Head,
+    line: u64,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(known) = entry_type.known_fields() else {
+        if let EntryType::Unknown(t) = entry_type {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                code::UNKNOWN_TYPE,
+                Some(line),
+                format!(
+                    "entry type {t:?} is not defined in Pi 0.87.1; kept, contributes no messages"
+                ),
+            ));
+        } else {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::BAD_FIELD,
+                Some(line),
+                "entry has no string `type`; kept, contributes no messages",
+            ));
+        }
+        return;
+    };
+    let ty = entry_type.name().to_string();
+    let mut allowed = key_bit(&TOP_KEYS, "type")
+        | key_bit(&TOP_KEYS, "id")
+        | key_bit(&TOP_KEYS, "parentId")
+        | key_bit(&TOP_KEYS, "timestamp");
+    for f in known {
+        allowed |= key_bit(&TOP_KEYS, f);
+    }
+    let mut note = |field: &str| {
+        let e = tally
+            .entry((ty.clone(), field.to_string()))
+            .or_insert((line, 0));
+        e.1 += 1;
+    };
+    let extra = head.keys & !allowed;
+    if extra != 0 {
+        for (i, k) in TOP_KEYS.iter().enumerate() {
+            if extra & (1 << i) != 0 {
+                note(k);
+            }
+        }
+    }
+    for k in &head.other_keys {
+        note(k);
+    }
+    if head.v.is_some() {
+        note("v");
+    }
+    if *entry_type == EntryType::Message {
+        if let Some(m) = &head.message {
+            if let Some(role) = m.role.as_deref() {
+                match forge_replay_model::session::known_message_fields(role) {
+                    Some(fields) => {
+                        let mut allowed = 0u64;
+                        for f in fields {
+                            allowed |= key_bit(&MESSAGE_KEYS, f);
+                        }
+                        let extra = m.keys & !allowed;
+                        let ty_role = format!("{role} messages");
+                        let mut note_m = |field: &str| {
+                            let e = tally
+                                .entry((ty_role.clone(), field.to_string()))
+                                .or_insert((line, 0));
+                            e.1 += 1;
+                        };
+                        for (i, k) in MESSAGE_KEYS.iter().enumerate() {
+                            if extra & (1 << i) != 0 {
+                                note_m(k);
+                            }
+                        }
+                        for k in &m.other_keys {
+                            note_m(k);
+                        }
+                    }
+                    None if role != "hookMessage" => diags.push(Diagnostic::new(
+                        Severity::Info,
+                        code::UNKNOWN_ROLE,
+                        Some(line),
+                        format!("message role {role:?} is not defined in Pi 0.87.1; kept (convertToLlm drops it)"),
+                    )),
+                    None => {}
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! [`Session`]: a read session file: header, entries and tree.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+use crate::entry::Entry;
+use crate::error::{ProjectError, ReadError};
+use crate::project::{ContextBuilder, Projection};
+use crate::tree::Tree;
+
+/// The header line (`{"type":"session","version":3,"id",...}`), after migration.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub(crate) line: u64,
+    pub(crate) raw: Box<str>,
+    pub(crate) value: Value,
+}
+
+impl Header {
+    /// 1-based line number.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+    /// The header JSON text (re-serialized when migrated).
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+    /// The whole header object.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+    /// Session id (always a string: otherwise the file is not a session).
+    pub fn id(&self) -> &str {
+        self.value.get("id").and_then(Value::as_str).unwrap_or("")
+    }
+    /// `cwd` when it is a string.
+    pub fn cwd(&self) -> Option<&str> {
+        self.value.get("cwd").and_then(Value::as_str)
+    }
+    /// `timestamp` when it is a string.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.value.get("timestamp").and_then(Value::as_str)
+    }
+    /// `parentSession` when it is a string.
+    pub fn parent_session(&self) -> Option<&str> {
+        self.value.get("parentSession").and_then(Value::as_str)
+    }
+    /// `version` (3 after migration).
+    pub fn version(&self) -> Option<&Value> {
+        self.value.get("version")
+    }
+}
+
+/// A Pi session file, read and indexed. Immutable; project any number of leaves from it.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub(crate) path: PathBuf,
+    pub(crate) header: Header,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) tree: Tree,
+}
+
+impl Session {
+    /// Reads a session file line by line. Diagnostics are what Pi tolerates (skipped lines,
+    /// unknown fields, tree defects); errors are files Pi cannot load as a session.
+    pub fn open(path: impl AsRef<Path>) -> Result<(Session, Vec<Diagnostic>), ReadError> {
+        crate::reader::open(path.as_ref())
+    }
+
+    /// Reads a session from any buffered reader; `name` is used in messages.
+    pub fn from_reader(
+        reader: impl BufRead,
+        name: impl AsRef<Path>,
+    ) -> Result<(Session, Vec<Diagnostic>), ReadError> {
+        crate::reader::read(reader, name.as_ref())
+    }
+
+    pub(crate) fn build(
+        path: PathBuf,
+        header: Header,
+        entries: Vec<Entry>,
+    ) -> (Session, Vec<Diagnostic>) {
+        let (tree, mut diags) = Tree::build(&entries);
+        let session = Session {
+            path,
+            header,
+            entries,
+            tree,
+        };
+        diags.extend(crate::check::entry_checks(&session));
+        (session, diags)
+    }
+
+    /// The path the session was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Every tree entry in file order (the header and extra `session` lines excluded).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, i: usize) -> &Entry {
+        &self.entries[i]
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Entry index for an id (the last entry with it, as in Pi).
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.tree.get(id)
+    }
+
+    /// The leaf Pi selects on load: the last entry of the file. `None` without entries.
+    pub fn default_leaf(&self) -> Option<usize> {
+        self.entries.len().checked_sub(1)
+    }
+
+    /// Resolves `--leaf`: an id, or the default leaf when `None`.
+    pub fn resolve_leaf(&self, id: Option<&str>) -> Result<Option<usize>, ProjectError> {
+        match id {
+            None => Ok(self.default_leaf()),
+            Some(id) => self
+                .find(id)
+                .map(Some)
+                .ok_or_else(|| ProjectError::UnknownLeaf { id: id.to_string() }),
+        }
+    }
+
+    /// Entry indices from the root to `leaf`.
+    pub fn path_to(&self, leaf: usize) -> Vec<usize> {
+        self.tree.path_to(leaf)
+    }
+
+    /// `buildSessionProjection(entries, leafId)`: the context at `leaf`
+    /// (`None` = Pi's `leafId === null`, an empty context).
+    pub fn context(&self, leaf: Option<usize>) -> Result<Projection, ProjectError> {
+        crate::project::project(self, leaf)
+    }
+
+    /// An incremental builder that walks one path entry by entry.
+    pub fn builder(&self) -> ContextBuilder<'_> {
+        ContextBuilder::new(self)
+    }
+}

@@ -1,0 +1,270 @@
+//! The entry tree: id index, parents, children, roots, leaves, and the structural checks.
+//!
+//! Everything is built in linear passes over the entries. Lookups follow Pi: an id maps to the
+//! **last** entry with that id (`Map.set` order), a falsy `parentId` makes a root, and a missing
+//! parent also makes a root (Pi's `getTree` treats orphans as roots; its path walk stops there).
+//! Where Pi would loop forever (a `parentId` cycle), the cycle is cut at the entry where the walk
+//! closes it and reported.
+
+use std::collections::HashMap;
+
+use forge_replay_model::json;
+use serde_json::Value;
+
+use crate::diag::{code, Diagnostic, Severity};
+use crate::entry::Entry;
+
+/// Map key for an id value: strings as themselves, other truthy values tagged so they never equal
+/// a string (JavaScript `Map` keys compare by type).
+pub(crate) fn id_key(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    match v {
+        Value::String(s) => Some(std::borrow::Cow::Borrowed(s)),
+        Value::Null => None,
+        other => Some(std::borrow::Cow::Owned(format!(
+            "\u{0}{}",
+            json::stringify(other)
+        ))),
+    }
+}
+
+/// Parent links and child lists, by entry index.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    pub(crate) index: HashMap<Box<str>, u32>,
+    parent: Vec<Option<u32>>,
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    roots: Vec<u32>,
+    leaves: Vec<u32>,
+    orphans: Vec<u32>,
+    cycles: Vec<Vec<u32>>,
+}
+
+impl Tree {
+    pub(crate) fn build(entries: &[Entry]) -> (Tree, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let n = entries.len();
+        let mut index: HashMap<Box<str>, u32> = HashMap::with_capacity(n);
+        for (i, e) in entries.iter().enumerate() {
+            let Some(idv) = e.head.id.as_ref() else {
+                if e.is_object {
+                    diags.push(Diagnostic::new(
+                        Severity::Warning,
+                        code::MISSING_ID,
+                        Some(e.line),
+                        format!(
+                            "{} entry has no `id`; nothing can point at it",
+                            e.entry_type
+                        ),
+                    ));
+                }
+                continue;
+            };
+            if !idv.is_string() {
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    code::BAD_FIELD,
+                    Some(e.line),
+                    format!("`id` is {}, not a string", json::stringify(idv)),
+                ));
+            }
+            let Some(key) = id_key(idv) else { continue };
+            if let Some(prev) = index.insert(key.into(), i as u32) {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    code::DUPLICATE_ID,
+                    Some(e.line),
+                    format!(
+                        "duplicate id {} (also line {}); the later entry wins lookups, as in Pi",
+                        json::stringify(idv),
+                        entries[prev as usize].line
+                    ),
+                ));
+            }
+        }
+
+        // Parents.
+        let mut parent: Vec<Option<u32>> = vec![None; n];
+        let mut orphans = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let Some(pv) = e.head.parent_id.as_ref() else {
+                continue;
+            };
+            if !crate::js::truthy(Some(pv)) {
+                continue;
+            }
+            let Some(key) = id_key(pv) else { continue };
+            match index.get(&*key) {
+                Some(&p) if p as usize == i => {
+                    diags.push(Diagnostic::new(
+                        Severity::Error,
+                        code::SELF_PARENT,
+                        Some(e.line),
+                        "entry is its own parent; Pi would loop forever walking this path",
+                    ));
+                }
+                Some(&p) => parent[i] = Some(p),
+                None => {
+                    orphans.push(i as u32);
+                    diags.push(Diagnostic::new(
+                        Severity::Warning,
+                        code::MISSING_PARENT,
+                        Some(e.line),
+                        format!(
+                            "parent {} does not exist; this entry starts an orphan subtree (a root for Pi, and its paths stop here)",
+                            json::stringify(pv)
+                        ),
+                    ));
+                }
+            }
+        }
+
+        // Cycles: one walk per unvisited entry, each entry visited once overall.
+        let mut state: Vec<u32> = vec![0; n]; // 0 = new, u32::MAX = done, else walk stamp
+        let mut cycles = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        for start in 0..n {
+            if state[start] != 0 {
+                continue;
+            }
+            let stamp = start as u32 + 1;
+            stack.clear();
+            let mut cur = Some(start as u32);
+            while let Some(c) = cur {
+                let s = state[c as usize];
+                if s == u32::MAX {
+                    break;
+                }
+                if s == stamp {
+                    // `c` closes a cycle: the stack from `c` to the top.
+                    let pos = stack.iter().position(|&x| x == c).unwrap_or(0);
+                    let members: Vec<u32> = stack[pos..].to_vec();
+                    let lines: Vec<String> = members
+                        .iter()
+                        .map(|&m| entries[m as usize].line.to_string())
+                        .collect();
+                    // Cut at the last member walked (its parent link closes the loop).
+                    let cut = *stack.last().unwrap_or(&c);
+                    parent[cut as usize] = None;
+                    diags.push(Diagnostic::new(
+                        Severity::Error,
+                        code::CYCLE,
+                        Some(entries[cut as usize].line),
+                        format!(
+                            "parentId cycle through lines {}; Pi would loop forever walking this path (cut here)",
+                            lines.join(", ")
+                        ),
+                    ));
+                    cycles.push(members);
+                    break;
+                }
+                state[c as usize] = stamp;
+                stack.push(c);
+                cur = parent[c as usize];
+            }
+            for &s in &stack {
+                state[s as usize] = u32::MAX;
+            }
+        }
+
+        // Children (file order), roots, leaves.
+        let mut count = vec![0u32; n + 1];
+        for p in parent.iter().flatten() {
+            count[*p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let child_start = count.clone();
+        let mut fill = count;
+        let mut children = vec![0u32; child_start[n] as usize];
+        let mut roots = Vec::new();
+        for (i, p) in parent.iter().enumerate() {
+            match p {
+                Some(p) => {
+                    children[fill[*p as usize] as usize] = i as u32;
+                    fill[*p as usize] += 1;
+                }
+                None => roots.push(i as u32),
+            }
+        }
+        let leaves = (0..n as u32)
+            .filter(|&i| child_start[i as usize] == child_start[i as usize + 1])
+            .collect();
+        (
+            Tree {
+                index,
+                parent,
+                child_start,
+                children,
+                roots,
+                leaves,
+                orphans,
+                cycles,
+            },
+            diags,
+        )
+    }
+
+    /// Entry index for an id (the last entry with it, as in Pi).
+    pub fn get(&self, id: &str) -> Option<usize> {
+        self.index.get(id).map(|&i| i as usize)
+    }
+
+    /// Entry index for an id value of any JSON type.
+    pub fn get_value(&self, id: &Value) -> Option<usize> {
+        let key = id_key(id)?;
+        self.index.get(&*key).map(|&i| i as usize)
+    }
+
+    /// The parent entry index (`None` for roots, orphans and cut cycles).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parent.get(i).copied().flatten().map(|p| p as usize)
+    }
+
+    /// Children in file order.
+    pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let (a, b) = (
+            self.child_start[i] as usize,
+            self.child_start[i + 1] as usize,
+        );
+        self.children[a..b].iter().map(|&c| c as usize)
+    }
+
+    /// Number of children.
+    pub fn child_count(&self, i: usize) -> usize {
+        (self.child_start[i + 1] - self.child_start[i]) as usize
+    }
+
+    /// Entries without a parent, in file order (true roots, orphans, cut cycles).
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.roots.iter().map(|&r| r as usize)
+    }
+
+    /// Entries without children, in file order.
+    pub fn leaves(&self) -> impl Iterator<Item = usize> + '_ {
+        self.leaves.iter().map(|&r| r as usize)
+    }
+
+    /// Entries whose `parentId` names no entry.
+    pub fn orphans(&self) -> impl Iterator<Item = usize> + '_ {
+        self.orphans.iter().map(|&r| r as usize)
+    }
+
+    /// Each detected cycle's members.
+    pub fn cycles(&self) -> &[Vec<u32>] {
+        &self.cycles
+    }
+
+    /// Entry indices from the root to `leaf` (inclusive), as Pi's path walk.
+    pub fn path_to(&self, leaf: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut cur = Some(leaf);
+        while let Some(c) = cur {
+            path.push(c);
+            cur = self.parent(c);
+        }
+        path.reverse();
+        path
+    }
+}
