@@ -15,6 +15,7 @@
 pub mod api;
 pub mod case;
 pub mod catalog;
+pub mod constrained;
 mod error;
 pub mod hash;
 pub mod js;

@@ -1,11 +1,1014 @@
-//! Builder for this API.
+//! `anthropic-messages` (pi-ai `api/anthropic-messages.js`).
+//!
+//! `payload` is `buildParams(...)`; the wire body is the same object without `betas`, which the
+//! Anthropic SDK sends as the `anthropic-beta` header. URL `{baseUrl}/v1/messages?beta=true`.
 
-use crate::api::{Api, ApiInput, ApiOutput};
+use std::collections::{BTreeMap, HashMap};
+
+use forge_replay_model::text::{js_trim, sanitize_surrogates};
+use serde_json::{Map, Value};
+
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
+use crate::constrained::{
+    insert_defined, json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+};
 use crate::error::AssembleError;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::options::{
+    adjust_max_tokens_for_thinking, build_base_options, clamp_max_tokens_to_context,
+    resolve_cache_retention,
+};
+use crate::transcript::{
+    current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
+    render_system_message_update, resolve_transcript, system_message_text,
+};
+use crate::transform::transform_messages;
 
-/// Assembles the request.
-pub fn assemble(_input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    Err(AssembleError::Unsupported {
-        api: Api::AnthropicMessages,
+const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
+const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+const SERVER_SIDE_FALLBACK_BETA: &str = "server-side-fallback-2026-07-01";
+const MID_CONVERSATION_OUTPUT_CONFIG_BETA: &str = "mid-conversation-output-config-2026-07-01";
+const THINKING_BINDING_CONTROLS_BETA: &str = "thinking-binding-controls-2026-08-01";
+const MID_CONVERSATION_TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
+const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+const CLAUDE_CODE_TOOLS: [&str; 17] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+];
+
+fn to_claude_code_name(name: &str) -> String {
+    let lower = name.to_lowercase();
+    CLAUDE_CODE_TOOLS
+        .iter()
+        .find(|t| t.to_lowercase() == lower)
+        .map_or_else(|| name.to_string(), |t| t.to_string())
+}
+
+fn deferred_placeholder() -> Value {
+    obj([
+        ("name", s("__pi_deferred_placeholder__")),
+        (
+            "description",
+            s("Reserved placeholder. Never available. Never call this."),
+        ),
+        (
+            "input_schema",
+            obj([
+                ("type", s("object")),
+                ("properties", Value::Object(Map::new())),
+                ("required", Value::Array(Vec::new())),
+            ]),
+        ),
+        ("defer_loading", Value::Bool(true)),
+    ])
+}
+
+/// `getAnthropicCompat(model)`.
+struct Compat {
+    eager_tool_input_streaming: bool,
+    long_cache_retention: bool,
+    send_session_affinity_headers: bool,
+    session_affinity_openrouter: bool,
+    cache_control_on_tools: bool,
+    temperature: bool,
+    allow_empty_signature: bool,
+    strict_tools: bool,
+    mid_convo_system: bool,
+    mid_convo_tool_changes: bool,
+}
+
+fn flag(model: &Model, key: &str, default: bool) -> bool {
+    match model.compat_value(key) {
+        None | Some(Value::Null) => default,
+        v => js::truthy(v),
+    }
+}
+
+fn compat(model: &Model) -> Compat {
+    let openrouter = model.provider() == "openrouter" || model.base_url().contains("openrouter.ai");
+    let format = match model.compat_value("sessionAffinityFormat") {
+        None | Some(Value::Null) => openrouter.then_some("openrouter"),
+        Some(v) => v.as_str(),
+    };
+    Compat {
+        eager_tool_input_streaming: flag(model, "supportsEagerToolInputStreaming", true),
+        long_cache_retention: flag(model, "supportsLongCacheRetention", true),
+        send_session_affinity_headers: flag(model, "sendSessionAffinityHeaders", openrouter),
+        session_affinity_openrouter: format == Some("openrouter"),
+        cache_control_on_tools: flag(model, "supportsCacheControlOnTools", true),
+        temperature: flag(model, "supportsTemperature", true),
+        allow_empty_signature: flag(model, "allowEmptySignature", false),
+        strict_tools: flag(model, "supportsStrictTools", false),
+        mid_convo_system: flag(model, "supportsMidConvoSystemMessages", false),
+        mid_convo_tool_changes: flag(model, "supportsMidConvoToolChanges", false),
+    }
+}
+
+/// `normalizeToolCallId`: `[^a-zA-Z0-9_-]` → `_` per UTF-16 unit, at most 64 units.
+fn normalize_tool_call_id(id: &str, _model: &Model, _source: &Value) -> String {
+    let mut out = String::with_capacity(id.len());
+    for unit in js::utf16_units(id) {
+        let c = char::from_u32(u32::from(unit))
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-');
+        out.push(c.unwrap_or('_'));
+        if out.len() == 64 {
+            break;
+        }
+    }
+    out
+}
+
+fn sanitize(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(t)) => s(sanitize_surrogates(t).into_owned()),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    }
+}
+
+fn text_str(v: Option<&Value>) -> &str {
+    v.and_then(Value::as_str).unwrap_or("")
+}
+
+/// `mapThinkingLevelToEffort(model, level)`.
+fn map_thinking_level_to_effort(model: &Model, level: &str) -> String {
+    if let Some(Value::String(m)) = model.thinking_level(level) {
+        return m.clone();
+    }
+    match level {
+        "minimal" | "low" => "low",
+        "medium" => "medium",
+        _ => "high",
+    }
+    .to_string()
+}
+
+fn assert_request_auth(
+    input: &ApiInput<'_>,
+    api_key: Option<&Value>,
+    headers: Option<&Value>,
+) -> Result<(), AssembleError> {
+    if js::truthy(api_key) {
+        return Ok(());
+    }
+    let has = |name: &str| {
+        headers.and_then(Value::as_object).is_some_and(|m| {
+            m.iter().any(|(k, v)| {
+                k.to_lowercase() == name && v.as_str().is_some_and(|v| !js_trim(v).is_empty())
+            })
+        })
+    };
+    if has("authorization") || has("x-api-key") || has("cf-aig-authorization") {
+        return Ok(());
+    }
+    Err(AssembleError::rejected(format!(
+        "No API key for provider: {}",
+        input.model.provider()
+    )))
+}
+
+/// Assembles an `anthropic-messages` request.
+pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
+    let model = input.model;
+    // The harness passes `apiKey` (a dummy unless the case sets one).
+    let mut options = input.options.clone();
+    if !options.contains_key("apiKey") {
+        options.insert("apiKey".into(), s(crate::api::DUMMY_API_KEY));
+    }
+    let stream_options = match input.entry {
+        Entry::Stream => options,
+        Entry::StreamSimple => {
+            assert_request_auth(input, options.get("apiKey"), options.get("headers"))?;
+            let mut base = build_base_options(model, input.messages, &options);
+            if let Some(tc) = options.get("toolChoice") {
+                base.insert("toolChoice".into(), tc.clone());
+            }
+            let reasoning = options.get("reasoning").filter(|v| js::truthy(Some(v)));
+            match reasoning {
+                None => {
+                    base.insert("thinkingEnabled".into(), Value::Bool(false));
+                }
+                Some(level) => {
+                    let level = level.as_str().unwrap_or("");
+                    if model.compat_true("forceAdaptiveThinking") {
+                        base.insert("thinkingEnabled".into(), Value::Bool(true));
+                        base.insert(
+                            "effort".into(),
+                            s(map_thinking_level_to_effort(model, level)),
+                        );
+                    } else {
+                        let base_max = base.get("maxTokens").and_then(js::as_f64);
+                        let (adj_max, adj_budget) = adjust_max_tokens_for_thinking(
+                            base_max,
+                            model.max_tokens().unwrap_or(f64::NAN),
+                            level,
+                            options.get("thinkingBudgets"),
+                        );
+                        let max = clamp_max_tokens_to_context(model, input.messages, adj_max);
+                        base.insert("maxTokens".into(), js::num(max));
+                        base.insert("thinkingEnabled".into(), Value::Bool(true));
+                        base.insert(
+                            "thinkingBudgetTokens".into(),
+                            js::num(adj_budget.min((max - 1024.0).max(0.0))),
+                        );
+                    }
+                }
+            }
+            base
+        }
+    };
+    stream(input, &stream_options)
+}
+
+fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutput, AssembleError> {
+    let model = input.model;
+    let c = compat(model);
+    if input.entry == Entry::Stream {
+        assert_request_auth(input, options.get("apiKey"), options.get("headers"))?;
+    }
+    let messages = resolve_transcript(input.messages, c.mid_convo_system);
+    let api_key = options.get("apiKey").and_then(Value::as_str).unwrap_or("");
+    let is_oauth = model.provider() != "github-copilot" && api_key.contains("sk-ant-oat");
+    let params = build_params(input, &c, &messages, is_oauth, options)?;
+
+    // Wire: the SDK moves `betas` to the `anthropic-beta` header.
+    let mut body = params.clone();
+    let betas = body.as_object_mut().and_then(|m| js::delete(m, "betas"));
+    let mut headers = BTreeMap::new();
+    headers.insert("accept".to_string(), "application/json".to_string());
+    headers.insert(
+        "anthropic-dangerous-direct-browser-access".into(),
+        "true".into(),
+    );
+    let retention = resolve_cache_retention(options, input.env);
+    let session = options
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .filter(|_| retention != "none");
+    if model.provider() == "github-copilot" {
+        headers.insert("authorization".into(), format!("Bearer {api_key}"));
+        let last_user = input.messages.last().map(crate::transcript::role) == Some("user");
+        headers.insert(
+            "x-initiator".into(),
+            if last_user || input.messages.is_empty() {
+                "user"
+            } else {
+                "agent"
+            }
+            .into(),
+        );
+        headers.insert("openai-intent".into(), "conversation-edits".into());
+    } else if is_oauth {
+        headers.insert("authorization".into(), format!("Bearer {api_key}"));
+        headers.insert("x-app".into(), "cli".into());
+    } else {
+        if let (Some(sid), true) = (session, c.send_session_affinity_headers) {
+            let name = if c.session_affinity_openrouter {
+                "x-session-id"
+            } else {
+                "x-session-affinity"
+            };
+            headers.insert(name.into(), sid.to_string());
+        }
+        if !api_key.is_empty() {
+            headers.insert("x-api-key".into(), api_key.to_string());
+        }
+    }
+    merge_headers(&mut headers, model.get("headers"));
+    merge_headers(&mut headers, options.get("headers"));
+    headers.insert("anthropic-version".into(), "2023-06-01".into());
+    headers.insert("content-type".into(), "application/json".into());
+    if let Some(Value::Array(b)) = &betas {
+        let joined: Vec<String> = b
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").to_string())
+            .collect();
+        headers.insert("anthropic-beta".into(), joined.join(","));
+    }
+    let url = join_url(model.base_url(), "/v1/messages?beta=true");
+    Ok(ApiOutput {
+        payload: params,
+        wire: Some(WireRequest::post_json(url, headers, body)),
     })
+}
+
+/// The SDK's URL join: one slash between base and path.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    if base.ends_with('/') && path.starts_with('/') {
+        format!("{base}{}", &path[1..])
+    } else {
+        format!("{base}{path}")
+    }
+}
+
+fn cache_control(
+    model: &Model,
+    c: &Compat,
+    options: &Map<String, Value>,
+    input: &ApiInput<'_>,
+) -> Option<Value> {
+    let retention = resolve_cache_retention(options, input.env);
+    if retention == "none" {
+        return None;
+    }
+    let mut m = Map::new();
+    m.insert("type".into(), s("ephemeral"));
+    if retention == "long" && c.long_cache_retention {
+        m.insert("ttl".into(), s("1h"));
+    }
+    let _ = model;
+    Some(Value::Object(m))
+}
+
+fn beta_features(
+    model: &Model,
+    c: &Compat,
+    messages: &[Value],
+    is_oauth: bool,
+    native_tool_changes: bool,
+    options: &Map<String, Value>,
+) -> Vec<String> {
+    let mut configured: Option<Option<String>> = None;
+    for headers in [model.get("headers"), options.get("headers")] {
+        if let Some(m) = headers.and_then(Value::as_object) {
+            for (k, v) in m {
+                if k.to_lowercase() == "anthropic-beta" {
+                    configured = Some(v.as_str().map(str::to_string));
+                }
+            }
+        }
+    }
+    if let Some(conf) = configured {
+        let Some(text) = conf else { return Vec::new() };
+        let mut out: Vec<String> = Vec::new();
+        for f in text.split(',').map(js_trim).filter(|f| !f.is_empty()) {
+            if !out.iter().any(|x| x == f) {
+                out.push(f.to_string());
+            }
+        }
+        return out;
+    }
+    let mut features: Vec<&str> = Vec::new();
+    if is_oauth {
+        features.extend(["claude-code-20250219", "oauth-2025-04-20"]);
+    }
+    if !current_tools(messages).is_empty() && !c.eager_tool_input_streaming {
+        features.push(FINE_GRAINED_TOOL_STREAMING_BETA);
+    }
+    let interleaved = match options.get("interleavedThinking") {
+        None | Some(Value::Null) => true,
+        v => js::truthy(v),
+    };
+    if model.reasoning()
+        && js::is_true(Some(&Value::Object(options.clone())), "thinkingEnabled")
+        && interleaved
+        && !model.compat_true("forceAdaptiveThinking")
+    {
+        features.push(INTERLEAVED_THINKING_BETA);
+    }
+    if has_fallbacks(model) {
+        features.push(SERVER_SIDE_FALLBACK_BETA);
+    }
+    if model.compat_true("supportsMidConvoEffort") {
+        features.extend([
+            MID_CONVERSATION_OUTPUT_CONFIG_BETA,
+            THINKING_BINDING_CONTROLS_BETA,
+        ]);
+    }
+    if native_tool_changes {
+        features.push(MID_CONVERSATION_TOOL_CHANGES_BETA);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for f in features {
+        if !out.iter().any(|x| x == f) {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+fn has_fallbacks(model: &Model) -> bool {
+    model
+        .compat_value("allowedFallbackModels")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+}
+
+fn build_params(
+    input: &ApiInput<'_>,
+    c: &Compat,
+    messages: &[Value],
+    is_oauth: bool,
+    options: &Map<String, Value>,
+) -> Result<Value, AssembleError> {
+    let model = input.model;
+    let cache = cache_control(model, c, options, input);
+    let initial = initial_system_message(messages);
+    let initial_text = initial.map(system_message_text).unwrap_or_default();
+    let transformed = transform_messages(messages, model, Some(&normalize_tool_call_id));
+    let conversation = if initial.is_some() {
+        &transformed[1..]
+    } else {
+        &transformed[..]
+    };
+    let initial_tools: Vec<Value> = initial
+        .map(|m| js::arr(m, "toolsAdded").to_vec())
+        .unwrap_or_default();
+    let native = c.mid_convo_system
+        && c.mid_convo_tool_changes
+        && !initial_tools.is_empty()
+        && !has_tool_redefinitions(messages);
+    let managed = model.compat_true("supportsMidConvoEffort");
+    let (converted, levels) = convert_messages(
+        conversation,
+        is_oauth,
+        cache.as_ref(),
+        c.allow_empty_signature,
+        managed.then(|| model.provider()),
+        native,
+    );
+    let active_effort = match options.get("effort") {
+        None | Some(Value::Null) => s("high"),
+        Some(v) => v.clone(),
+    };
+    let betas = beta_features(model, c, messages, is_oauth, native, options);
+
+    let mut params = Map::new();
+    params.insert("model".into(), s(model.id()));
+    params.insert(
+        "messages".into(),
+        Value::Array(if managed {
+            insert_thinking_level_messages(converted, &levels, active_effort)
+        } else {
+            converted
+        }),
+    );
+    let max_tokens = match options.get("maxTokens") {
+        None | Some(Value::Null) => model.get("maxTokens").cloned(),
+        Some(v) => Some(v.clone()),
+    };
+    insert_defined(&mut params, "max_tokens", max_tokens.as_ref());
+    params.insert("stream".into(), Value::Bool(true));
+    if !betas.is_empty() {
+        params.insert(
+            "betas".into(),
+            Value::Array(betas.into_iter().map(Value::String).collect()),
+        );
+    }
+    let with_cache = |mut block: Map<String, Value>| {
+        if let Some(cc) = &cache {
+            block.insert("cache_control".into(), cc.clone());
+        }
+        Value::Object(block)
+    };
+    let text_block = |text: &str| {
+        let mut b = Map::new();
+        b.insert("type".into(), s("text"));
+        b.insert("text".into(), s(text));
+        b
+    };
+    if is_oauth {
+        let mut system = vec![with_cache(text_block(CLAUDE_CODE_IDENTITY))];
+        if !initial_text.is_empty() {
+            system.push(with_cache(text_block(&sanitize_surrogates(&initial_text))));
+        }
+        params.insert("system".into(), Value::Array(system));
+    } else if !initial_text.is_empty() {
+        params.insert(
+            "system".into(),
+            Value::Array(vec![with_cache(text_block(&sanitize_surrogates(
+                &initial_text,
+            )))]),
+        );
+    }
+    let thinking_enabled = js::truthy(options.get("thinkingEnabled"));
+    if options.contains_key("temperature") && !thinking_enabled && !managed && c.temperature {
+        params.insert("temperature".into(), options["temperature"].clone());
+    }
+    let tool_cache = if c.cache_control_on_tools {
+        cache.as_ref()
+    } else {
+        None
+    };
+    if native {
+        let initial_names: Vec<String> = initial_tools
+            .iter()
+            .map(|t| {
+                t.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        let later: Vec<Value> = declared_tools(messages)
+            .into_iter()
+            .filter(|t| {
+                !initial_names
+                    .iter()
+                    .any(|n| Some(n.as_str()) == t.get("name").and_then(Value::as_str))
+            })
+            .collect();
+        let mut tools = convert_tools(
+            &initial_tools,
+            is_oauth,
+            c.eager_tool_input_streaming,
+            c.strict_tools,
+            tool_cache,
+        )?;
+        tools.push(deferred_placeholder());
+        for mut t in convert_tools(
+            &later,
+            is_oauth,
+            c.eager_tool_input_streaming,
+            c.strict_tools,
+            None,
+        )? {
+            if let Some(m) = t.as_object_mut() {
+                m.insert("defer_loading".into(), Value::Bool(true));
+            }
+            tools.push(t);
+        }
+        params.insert("tools".into(), Value::Array(tools));
+    } else {
+        let tools = current_tools(messages);
+        if !tools.is_empty() {
+            params.insert(
+                "tools".into(),
+                Value::Array(convert_tools(
+                    &tools,
+                    is_oauth,
+                    c.eager_tool_input_streaming,
+                    c.strict_tools,
+                    tool_cache,
+                )?),
+            );
+        }
+    }
+    let display = match options.get("thinkingDisplay") {
+        None | Some(Value::Null) => s("summarized"),
+        Some(v) => v.clone(),
+    };
+    if managed {
+        params.insert(
+            "thinking".into(),
+            obj([
+                ("type", s("adaptive")),
+                ("display", display),
+                (
+                    "block_binding",
+                    obj([("prefix_mismatch_behavior", s("drop_block"))]),
+                ),
+            ]),
+        );
+        params.insert("output_config".into(), obj([("effort", s("high"))]));
+    } else if model.reasoning() {
+        if thinking_enabled {
+            if model.compat_true("forceAdaptiveThinking") {
+                params.insert(
+                    "thinking".into(),
+                    obj([("type", s("adaptive")), ("display", display)]),
+                );
+                if let Some(e) = options.get("effort").filter(|e| js::truthy(Some(e))) {
+                    params.insert("output_config".into(), obj([("effort", e.clone())]));
+                }
+            } else {
+                let budget = options
+                    .get("thinkingBudgetTokens")
+                    .filter(|v| js::truthy(Some(v)))
+                    .cloned()
+                    .unwrap_or(Value::from(1024));
+                params.insert(
+                    "thinking".into(),
+                    obj([
+                        ("type", s("enabled")),
+                        ("budget_tokens", budget),
+                        ("display", display),
+                    ]),
+                );
+            }
+        } else if options.get("thinkingEnabled") == Some(&Value::Bool(false))
+            && !matches!(model.thinking_level("off"), Some(Value::Null))
+        {
+            params.insert("thinking".into(), obj([("type", s("disabled"))]));
+        }
+    }
+    if let Some(meta) = options.get("metadata").filter(|v| js::truthy(Some(v))) {
+        if let Some(Value::String(uid)) = meta.get("user_id") {
+            params.insert("metadata".into(), obj([("user_id", s(uid.clone()))]));
+        }
+    }
+    if let Some(tc) = options.get("toolChoice").filter(|v| js::truthy(Some(v))) {
+        match tc {
+            Value::String(t) => {
+                params.insert("tool_choice".into(), obj([("type", s(t.clone()))]));
+            }
+            other => {
+                params.insert("tool_choice".into(), other.clone());
+            }
+        }
+    }
+    if has_fallbacks(model) {
+        let list = model
+            .compat_value("allowedFallbackModels")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|f| {
+                        let mut m = Map::new();
+                        insert_defined(&mut m, "model", f.get("model"));
+                        Value::Object(m)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        params.insert("fallbacks".into(), Value::Array(list));
+    }
+    Ok(Value::Object(params))
+}
+
+fn convert_tools(
+    tools: &[Value],
+    is_oauth: bool,
+    eager: bool,
+    strict_supported: bool,
+    cache: Option<&Value>,
+) -> Result<Vec<Value>, AssembleError> {
+    let mut out = Vec::with_capacity(tools.len());
+    for (index, tool) in tools.iter().enumerate() {
+        let strict = resolve_json_schema_strict_sampling(tool, strict_supported)?;
+        let parameters = json_schema_tool_parameters(tool, strict);
+        let props = match parameters.get("properties") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v) => v.clone(),
+        };
+        let required = match parameters.get("required") {
+            None | Some(Value::Null) => Value::Array(Vec::new()),
+            Some(v) => v.clone(),
+        };
+        let input_schema = if strict == Some(true) {
+            let mut m = parameters.as_object().cloned().unwrap_or_default();
+            m.insert("type".into(), s("object"));
+            m.insert("properties".into(), props);
+            m.insert("required".into(), required);
+            Value::Object(m)
+        } else {
+            obj([
+                ("type", s("object")),
+                ("properties", props),
+                ("required", required),
+            ])
+        };
+        let mut m = Map::new();
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        m.insert(
+            "name".into(),
+            s(if is_oauth {
+                to_claude_code_name(name)
+            } else {
+                name.to_string()
+            }),
+        );
+        insert_defined(&mut m, "description", tool.get("description"));
+        if eager {
+            m.insert("eager_input_streaming".into(), Value::Bool(true));
+        }
+        if strict == Some(true) {
+            m.insert("strict".into(), Value::Bool(true));
+        }
+        m.insert("input_schema".into(), input_schema);
+        if let (Some(cc), true) = (cache, index + 1 == tools.len()) {
+            m.insert("cache_control".into(), cc.clone());
+        }
+        out.push(Value::Object(m));
+    }
+    Ok(out)
+}
+
+/// `convertContentBlocks(content)` for tool results.
+fn convert_content_blocks(content: &[Value]) -> Value {
+    let has_images = content
+        .iter()
+        .any(|c| js::str_of(c, "type") == Some("image"));
+    if !has_images {
+        let joined: Vec<&str> = content.iter().map(|c| text_str(c.get("text"))).collect();
+        return s(sanitize_surrogates(&joined.join("\n")).into_owned());
+    }
+    let mut blocks: Vec<Value> = content
+        .iter()
+        .map(|b| {
+            if js::str_of(b, "type") == Some("text") {
+                obj([("type", s("text")), ("text", sanitize(b.get("text")))])
+            } else {
+                image_block(b)
+            }
+        })
+        .collect();
+    if !blocks.iter().any(|b| js::str_of(b, "type") == Some("text")) {
+        blocks.insert(
+            0,
+            obj([("type", s("text")), ("text", s("(see attached image)"))]),
+        );
+    }
+    Value::Array(blocks)
+}
+
+fn image_block(b: &Value) -> Value {
+    let mut source = Map::new();
+    source.insert("type".into(), s("base64"));
+    insert_defined(&mut source, "media_type", b.get("mimeType"));
+    insert_defined(&mut source, "data", b.get("data"));
+    obj([("type", s("image")), ("source", Value::Object(source))])
+}
+
+fn is_anthropic_effort(v: Option<&Value>) -> bool {
+    matches!(
+        v.and_then(Value::as_str),
+        Some("low" | "medium" | "high" | "xhigh" | "max")
+    )
+}
+
+fn convert_messages(
+    msgs: &[Value],
+    is_oauth: bool,
+    cache: Option<&Value>,
+    allow_empty_signature: bool,
+    managed_provider: Option<&str>,
+    native_tool_changes: bool,
+) -> (Vec<Value>, HashMap<usize, Value>) {
+    let mut params: Vec<Value> = Vec::with_capacity(msgs.len());
+    let mut levels: HashMap<usize, Value> = HashMap::new();
+    let mut pending: Vec<Value> = Vec::new();
+    let tool_ref = |name: &str| {
+        obj([
+            ("type", s("tool_reference")),
+            (
+                "name",
+                s(if is_oauth {
+                    to_claude_code_name(name)
+                } else {
+                    name.to_string()
+                }),
+            ),
+        ])
+    };
+    let mut i = 0;
+    while i < msgs.len() {
+        let msg = &msgs[i];
+        match crate::transcript::role(msg) {
+            "system" => {
+                let text = render_system_message_update(msg);
+                let mut blocks = Vec::new();
+                if !text.is_empty() {
+                    blocks.push(obj([
+                        ("type", s("text")),
+                        ("text", s(sanitize_surrogates(&text).into_owned())),
+                    ]));
+                }
+                if native_tool_changes {
+                    for t in js::arr(msg, "toolsRemoved") {
+                        blocks.push(obj([
+                            ("type", s("tool_removal")),
+                            ("tool", tool_ref(text_str(t.get("name")))),
+                        ]));
+                    }
+                    for t in js::arr(msg, "toolsAdded") {
+                        blocks.push(obj([
+                            ("type", s("tool_addition")),
+                            ("tool", tool_ref(text_str(t.get("name")))),
+                        ]));
+                    }
+                }
+                if !blocks.is_empty() {
+                    pending.push(obj([
+                        ("role", s("system")),
+                        ("content", Value::Array(blocks)),
+                    ]));
+                }
+            }
+            "user" => match msg.get("content") {
+                Some(Value::String(t)) => {
+                    if !js_trim(t).is_empty() {
+                        params.push(obj([
+                            ("role", s("user")),
+                            ("content", s(sanitize_surrogates(t).into_owned())),
+                        ]));
+                    }
+                }
+                _ => {
+                    let blocks: Vec<Value> = js::arr(msg, "content")
+                        .iter()
+                        .map(|item| {
+                            if js::str_of(item, "type") == Some("text") {
+                                obj([("type", s("text")), ("text", sanitize(item.get("text")))])
+                            } else {
+                                image_block(item)
+                            }
+                        })
+                        .filter(|b| {
+                            js::str_of(b, "type") != Some("text")
+                                || !js_trim(text_str(b.get("text"))).is_empty()
+                        })
+                        .collect();
+                    if !blocks.is_empty() {
+                        params.push(obj([
+                            ("role", s("user")),
+                            ("content", Value::Array(blocks)),
+                        ]));
+                    }
+                }
+            },
+            "assistant" => {
+                params.append(&mut pending);
+                let mut blocks = Vec::new();
+                for block in js::arr(msg, "content") {
+                    match js::str_of(block, "type") {
+                        Some("text") => {
+                            if js_trim(text_str(block.get("text"))).is_empty() {
+                                continue;
+                            }
+                            blocks.push(obj([
+                                ("type", s("text")),
+                                ("text", sanitize(block.get("text"))),
+                            ]));
+                        }
+                        Some("thinking") => {
+                            if js::truthy(block.get("redacted")) {
+                                let mut m = Map::new();
+                                m.insert("type".into(), s("redacted_thinking"));
+                                insert_defined(&mut m, "data", block.get("thinkingSignature"));
+                                blocks.push(Value::Object(m));
+                                continue;
+                            }
+                            let sig = block.get("thinkingSignature");
+                            let has_sig = js::truthy(sig)
+                                && sig
+                                    .and_then(Value::as_str)
+                                    .is_none_or(|t| !js_trim(t).is_empty());
+                            let thinking = text_str(block.get("thinking"));
+                            if js_trim(thinking).is_empty() && !has_sig {
+                                continue;
+                            }
+                            if !has_sig {
+                                if allow_empty_signature {
+                                    blocks.push(obj([
+                                        ("type", s("thinking")),
+                                        ("thinking", sanitize(block.get("thinking"))),
+                                        ("signature", s("")),
+                                    ]));
+                                } else {
+                                    blocks.push(obj([
+                                        ("type", s("text")),
+                                        ("text", sanitize(block.get("thinking"))),
+                                    ]));
+                                }
+                            } else {
+                                blocks.push(obj([
+                                    ("type", s("thinking")),
+                                    ("thinking", sanitize(block.get("thinking"))),
+                                    ("signature", sig.cloned().unwrap_or(Value::Null)),
+                                ]));
+                            }
+                        }
+                        Some("toolCall") => {
+                            let name = text_str(block.get("name"));
+                            let input = match block.get("arguments") {
+                                None | Some(Value::Null) => Value::Object(Map::new()),
+                                Some(v) => v.clone(),
+                            };
+                            let mut m = Map::new();
+                            m.insert("type".into(), s("tool_use"));
+                            insert_defined(&mut m, "id", block.get("id"));
+                            m.insert(
+                                "name".into(),
+                                s(if is_oauth {
+                                    to_claude_code_name(name)
+                                } else {
+                                    name.to_string()
+                                }),
+                            );
+                            m.insert("input".into(), input);
+                            blocks.push(Value::Object(m));
+                        }
+                        _ => {}
+                    }
+                }
+                if blocks.is_empty() {
+                    i += 1;
+                    continue;
+                }
+                let index = params.len();
+                params.push(obj([
+                    ("role", s("assistant")),
+                    ("content", Value::Array(blocks)),
+                ]));
+                if let Some(p) = managed_provider {
+                    if js::str_of(msg, "api") == Some("anthropic-messages")
+                        && js::str_of(msg, "provider") == Some(p)
+                        && is_anthropic_effort(msg.get("providerThinkingLevel"))
+                    {
+                        levels.insert(index, msg["providerThinkingLevel"].clone());
+                    }
+                }
+            }
+            "toolResult" => {
+                let mut results = Vec::new();
+                let mut j = i;
+                while j < msgs.len() && crate::transcript::role(&msgs[j]) == "toolResult" {
+                    let m = &msgs[j];
+                    let mut r = Map::new();
+                    r.insert("type".into(), s("tool_result"));
+                    insert_defined(&mut r, "tool_use_id", m.get("toolCallId"));
+                    r.insert(
+                        "content".into(),
+                        convert_content_blocks(js::arr(m, "content")),
+                    );
+                    insert_defined(&mut r, "is_error", m.get("isError"));
+                    results.push(Value::Object(r));
+                    j += 1;
+                }
+                i = j - 1;
+                params.push(obj([
+                    ("role", s("user")),
+                    ("content", Value::Array(results)),
+                ]));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    params.append(&mut pending);
+
+    if let (Some(cc), Some(last)) = (cache, params.last_mut()) {
+        let role = js::str_of(last, "role").unwrap_or("").to_string();
+        if role == "user" || role == "system" {
+            if let Some(lm) = last.as_object_mut() {
+                match lm.get_mut("content") {
+                    Some(Value::Array(blocks)) => {
+                        if let Some(Value::Object(b)) = blocks.last_mut() {
+                            let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                            if matches!(
+                                ty,
+                                "text" | "image" | "tool_result" | "tool_addition" | "tool_removal"
+                            ) {
+                                b.insert("cache_control".into(), cc.clone());
+                            }
+                        }
+                    }
+                    Some(Value::String(t)) => {
+                        let t = t.clone();
+                        lm.insert(
+                            "content".into(),
+                            Value::Array(vec![obj([
+                                ("type", s("text")),
+                                ("text", s(t)),
+                                ("cache_control", cc.clone()),
+                            ])]),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (params, levels)
+}
+
+fn insert_thinking_level_messages(
+    converted: Vec<Value>,
+    levels: &HashMap<usize, Value>,
+    active: Value,
+) -> Vec<Value> {
+    let mut out = Vec::with_capacity(converted.len() + levels.len() + 1);
+    let level_msg = |effort: Value| {
+        obj([
+            ("role", s("system")),
+            ("content", Value::Array(Vec::new())),
+            ("output_config", obj([("effort", effort)])),
+        ])
+    };
+    for (index, m) in converted.into_iter().enumerate() {
+        if let Some(e) = levels.get(&index) {
+            out.push(level_msg(e.clone()));
+        }
+        out.push(m);
+    }
+    out.push(level_msg(active));
+    out
 }

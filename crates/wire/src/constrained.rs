@@ -1,0 +1,336 @@
+//! Constrained sampling for tools (pi-ai `api/constrained-sampling.js`): strict JSON-schema tools
+//! and grammar (custom) tools.
+
+use serde_json::{Map, Value};
+
+use crate::error::AssembleError;
+use crate::js;
+
+const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+fn is_schema_object(v: &Value) -> bool {
+    v.is_object()
+}
+
+fn type_list(schema: &Value) -> Vec<&Value> {
+    match schema.get("type") {
+        Some(Value::String(_)) => vec![&schema["type"]],
+        Some(Value::Array(a)) => a.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_structured(schema: &Value) -> bool {
+    if !is_schema_object(schema) {
+        return false;
+    }
+    let types = type_list(schema);
+    types.iter().any(|t| t.as_str() == Some("object"))
+        || types.iter().any(|t| t.as_str() == Some("array"))
+        || schema.get("properties").is_some()
+        || schema.get("items").is_some()
+}
+
+fn allows_null(schema: &Value) -> bool {
+    if !is_schema_object(schema) {
+        return false;
+    }
+    let t = schema.get("type");
+    if t.and_then(Value::as_str) == Some("null")
+        || t.and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| x.as_str() == Some("null")))
+    {
+        return true;
+    }
+    if matches!(schema.get("const"), Some(Value::Null))
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(Value::is_null))
+    {
+        return true;
+    }
+    schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(allows_null))
+}
+
+fn make_strict_node(schema: &mut Value) -> Result<(), String> {
+    let Some(obj) = schema.as_object_mut() else {
+        return Err("boolean schemas are unsupported".into());
+    };
+    for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
+        if obj.contains_key(key) {
+            return Err(format!("{key} schemas are unsupported"));
+        }
+    }
+    if let Some(any_of) = obj.get_mut("anyOf") {
+        match any_of.as_array_mut() {
+            Some(variants) if !variants.is_empty() => {
+                for v in variants.iter_mut() {
+                    if is_structured(v) {
+                        return Err("object and array unions are unsupported".into());
+                    }
+                    make_strict_node(v)?;
+                }
+            }
+            _ => return Err("anyOf must contain at least one schema".into()),
+        }
+    }
+    if let Some(items) = obj.get_mut("items") {
+        if items.is_array() {
+            return Err("tuple schemas are unsupported".into());
+        }
+        make_strict_node(items)?;
+    }
+    let is_object = obj.get("type").and_then(Value::as_str) == Some("object");
+    if obj.contains_key("properties") && !is_object {
+        return Err("properties require type object".into());
+    }
+    if !is_object {
+        return Ok(());
+    }
+    if let Some(ap) = obj.get("additionalProperties") {
+        if *ap != Value::Bool(false) {
+            return Err("schema-valued or true additionalProperties is unsupported".into());
+        }
+    }
+    if let Some(p) = obj.get("properties") {
+        if !p.is_object() {
+            return Err("object properties must be a schema map".into());
+        }
+    }
+    if let Some(r) = obj.get("required") {
+        let ok = r.as_array().is_some_and(|a| a.iter().all(Value::is_string));
+        if !ok {
+            return Err("object required must be a string array".into());
+        }
+    }
+    let required: Vec<String> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut properties = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let names: Vec<String> = forge_replay_model::json::js_key_order(&properties)
+        .into_iter()
+        .map(|(k, _)| k.clone())
+        .collect();
+    if required.iter().any(|k| !names.contains(k)) {
+        return Err("required contains an unknown property".into());
+    }
+    for key in &names {
+        let mut prop = properties.get(key).cloned().unwrap_or(Value::Null);
+        make_strict_node(&mut prop)?;
+        if !required.contains(key) && !allows_null(&prop) {
+            prop = js::obj([(
+                "anyOf",
+                Value::Array(vec![prop, js::obj([("type", js::s("null"))])]),
+            )]);
+        }
+        properties.insert(key.clone(), prop);
+    }
+    if obj.contains_key("properties") {
+        obj.insert("properties".into(), Value::Object(properties));
+    }
+    obj.insert(
+        "required".into(),
+        Value::Array(names.into_iter().map(Value::String).collect()),
+    );
+    obj.insert("additionalProperties".into(), Value::Bool(false));
+    Ok(())
+}
+
+/// `makeStrictJsonSchema(schema)`; `Err` holds the unsupported-schema reason.
+pub fn make_strict_json_schema(schema: &Value) -> Result<Value, String> {
+    let mut cloned = schema.clone();
+    if !is_schema_object(&cloned) {
+        return Err("root schema must have type object".into());
+    }
+    make_strict_node(&mut cloned)?;
+    if cloned.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("root schema must have type object".into());
+    }
+    Ok(cloned)
+}
+
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)`: `Some(true)` when the tool is sent
+/// strict; pi-ai's error when a `require` tool cannot be.
+pub fn resolve_json_schema_strict_sampling(
+    tool: &Value,
+    supports_strict: bool,
+) -> Result<Option<bool>, AssembleError> {
+    let config = tool.get("constrainedSampling");
+    if !js::truthy(config)
+        || js::str_of(config.unwrap_or(&Value::Null), "type") != Some("json_schema")
+    {
+        return Ok(None);
+    }
+    let config = config.unwrap_or(&Value::Null);
+    let require = js::str_of(config, "strict") == Some("require");
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    if supports_strict {
+        return match make_strict_json_schema(tool.get("parameters").unwrap_or(&Value::Null)) {
+            Ok(_) => Ok(Some(true)),
+            Err(_) if !require => Ok(None),
+            Err(reason) => Err(AssembleError::rejected(format!(
+                "Tool \"{name}\" requires JSON-schema constrained sampling, but {reason}."
+            ))),
+        };
+    }
+    if require {
+        return Err(AssembleError::rejected(format!(
+            "Tool \"{name}\" requires JSON-schema constrained sampling, but strict tools are unsupported."
+        )));
+    }
+    Ok(None)
+}
+
+/// `getJsonSchemaToolParameters(tool, strict)`.
+pub fn json_schema_tool_parameters(tool: &Value, strict: Option<bool>) -> Value {
+    let params = tool.get("parameters").cloned().unwrap_or(Value::Null);
+    if strict == Some(true) {
+        make_strict_json_schema(&params).unwrap_or(params)
+    } else {
+        params
+    }
+}
+
+/// A grammar tool's resolved format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grammar {
+    /// `"lark"` or `"regex"`.
+    pub format: &'static str,
+    /// The grammar text.
+    pub definition: String,
+    /// The one required string property that carries the input.
+    pub input_property: String,
+}
+
+fn infer_grammar_input_property(tool: &Value) -> Result<String, String> {
+    let schema = tool.get("parameters").unwrap_or(&Value::Null);
+    if js::str_of(schema, "type") != Some("object") {
+        return Err("grammar constrained sampling requires an object parameter schema".into());
+    }
+    let req = schema.get("required").and_then(Value::as_array);
+    let prop = match req {
+        Some(a) if a.len() == 1 && a[0].is_string() => a[0].as_str().unwrap_or("").to_string(),
+        _ => {
+            return Err(
+                "grammar constrained sampling requires exactly one required string property".into(),
+            )
+        }
+    };
+    let entry = js::get(schema.get("properties"), &prop);
+    if !js::truthy(entry) {
+        return Err(format!(
+            "grammar constrained sampling requires a properties entry for {prop}"
+        ));
+    }
+    if entry.and_then(|e| e.get("type")).and_then(Value::as_str) != Some("string") {
+        return Err(format!(
+            "grammar constrained sampling property {prop} must have type string"
+        ));
+    }
+    Ok(prop)
+}
+
+/// `resolveGrammarConstrainedSampling(tool, supportsOpenAIGrammarTools)`.
+pub fn resolve_grammar_constrained_sampling(
+    tool: &Value,
+    supports: bool,
+) -> Result<Option<Grammar>, AssembleError> {
+    let config = tool.get("constrainedSampling");
+    if !js::truthy(config) || js::str_of(config.unwrap_or(&Value::Null), "type") != Some("grammar")
+    {
+        return Ok(None);
+    }
+    if !supports {
+        return Ok(None);
+    }
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let variants = js::get(config, "variants");
+    let lark = js::get(variants, "openai_lark").and_then(Value::as_str);
+    let regex = js::get(variants, "openai_regex").and_then(Value::as_str);
+    let has_lark = lark.is_some_and(|s| !forge_replay_model::text::js_trim(s).is_empty());
+    let has_regex = regex.is_some_and(|s| !forge_replay_model::text::js_trim(s).is_empty());
+    if !has_lark && !has_regex {
+        return Err(AssembleError::rejected(format!(
+            "Tool \"{name}\" cannot use grammar constrained sampling: no supported grammar variant was provided."
+        )));
+    }
+    match infer_grammar_input_property(tool) {
+        Ok(input_property) => Ok(Some(Grammar {
+            format: if has_lark { "lark" } else { "regex" },
+            definition: if has_lark { lark } else { regex }
+                .unwrap_or("")
+                .to_string(),
+            input_property,
+        })),
+        Err(m) => Err(AssembleError::rejected(format!(
+            "Tool \"{name}\" cannot use grammar constrained sampling: {m}."
+        ))),
+    }
+}
+
+/// A property map helper: inserts `key` only when `value` is defined (JavaScript drops
+/// `undefined` properties when serializing).
+pub fn insert_defined(map: &mut Map<String, Value>, key: &str, value: Option<&Value>) {
+    if let Some(v) = value {
+        map.insert(key.to_string(), v.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strict_schema_wraps_optional_properties() {
+        let s = json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}},"required":["a"]});
+        let strict = make_strict_json_schema(&s).unwrap();
+        assert_eq!(
+            forge_replay_model::json::stringify(&strict),
+            r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"anyOf":[{"type":"number"},{"type":"null"}]}},"required":["a","b"],"additionalProperties":false}"#
+        );
+        assert!(make_strict_json_schema(&json!({"type":"object","oneOf":[]})).is_err());
+    }
+
+    #[test]
+    fn require_without_support_is_refused() {
+        let tool = json!({"name":"t","parameters":{"type":"object"},"constrainedSampling":{"type":"json_schema","strict":"require"}});
+        let e = resolve_json_schema_strict_sampling(&tool, false).unwrap_err();
+        assert!(e.to_string().contains("strict tools are unsupported"));
+        assert_eq!(
+            resolve_json_schema_strict_sampling(&tool, true).unwrap(),
+            Some(true)
+        );
+    }
+}
