@@ -3,6 +3,7 @@
 //! placeholder overview (filled in below once the API settles).
 
 pub mod anchor;
+pub mod binding;
 pub mod discovery;
 pub mod event;
 pub mod fingerprint;
