@@ -253,7 +253,7 @@ fn invalid_visible_anchor_fails() {
 fn pending_tool_call_detector() {
     let call = json!({"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"ls","arguments":{}}]});
     let result = json!({"role":"toolResult","toolCallId":"t1","content":[]});
-    assert!(has_pending_tool_calls(&[call.clone()]));
+    assert!(has_pending_tool_calls(std::slice::from_ref(&call)));
     assert!(!has_pending_tool_calls(&[call.clone(), result.clone()]));
     assert!(!has_pending_tool_calls(&[call.clone(), u("next")]));
     assert!(has_pending_tool_calls(&[call.clone(), c("x", 1)]));
