@@ -243,7 +243,7 @@ async function runScenario(spec) {
 		bash: (s, command) => s.executeBash(command),
 	};
 	try {
-		await spec.drive(session, { user });
+		await spec.drive(session, { user, sessionManager });
 	} finally {
 		session.dispose();
 	}

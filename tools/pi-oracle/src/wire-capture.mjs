@@ -7,6 +7,7 @@
 // Run this in a fresh process per case: pi-ai reads process.env (PI_CACHE_RETENTION, AZURE_OPENAI_*,
 // AWS_*), and SDK clients are cached per process.
 import { readFileSync } from "node:fs";
+import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 
 export const STOP = "PI_ORACLE_WIRE_STOP";
@@ -46,13 +47,20 @@ function cleanHeaders(entries) {
 	return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-async function bodyText(body) {
+/** The body as text; a zstd/gzip content-encoded body (codex SSE) is decoded first. */
+async function bodyText(body, encoding) {
 	if (body == null) return null;
 	if (typeof body === "string") return body;
-	if (body instanceof Uint8Array || body instanceof ArrayBuffer) return Buffer.from(body).toString("utf8");
-	if (typeof body.text === "function") return await body.text();
-	if (typeof body.getReader === "function") return await new Response(body).text();
-	return String(body);
+	let bytes;
+	if (body instanceof Uint8Array || body instanceof ArrayBuffer) bytes = Buffer.from(body);
+	else if (typeof body.arrayBuffer === "function") bytes = Buffer.from(await body.arrayBuffer());
+	else if (typeof body.getReader === "function") bytes = Buffer.from(await new Response(body).arrayBuffer());
+	else return String(body);
+	if (encoding === "zstd") bytes = zlib.zstdDecompressSync(bytes);
+	else if (encoding === "gzip") bytes = zlib.gunzipSync(bytes);
+	else if (encoding === "deflate") bytes = zlib.inflateSync(bytes);
+	else if (encoding === "br") bytes = zlib.brotliDecompressSync(bytes);
+	return bytes.toString("utf8");
 }
 
 /** A JWT-shaped dummy: openai-codex-responses reads chatgpt_account_id from the key. */
@@ -122,7 +130,8 @@ export async function captureCase(caseJson, { timeoutMs = 15000 } = {}) {
 		} else {
 			url = String(input);
 		}
-		const text = await bodyText(body);
+		const encoding = entries.find(([k]) => k.toLowerCase() === "content-encoding")?.[1];
+		const text = await bodyText(body, encoding);
 		let parsed = null;
 		if (text != null) {
 			try {

@@ -121,4 +121,38 @@ const completionsKimi = {
 	},
 };
 
-export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi];
+/** Tree navigation in a real agent: summarized branch, plain navigation to a user message. */
+const anthropicTree = {
+	name: "anthropic-tree-navigation",
+	about: "anthropic-messages claude-opus-4-8: navigateTree with branch summary (summarization request) and label, navigateTree to a user message without summary, tool loadout restored from the transcript",
+	sessionId: "019c0005-0000-7000-8000-0000000000e5",
+	model: ["anthropic", "claude-opus-4-8"],
+	extraModels: [],
+	thinkingLevel: "low",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, call }) => [
+		() => msg([call("toolu_T1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md and src/.")]),
+		() => msg([text("Plan A: rewrite everything.")]),
+		() => msg([text("Plan B: small steps.")]),
+		() => msg([call("toolu_T2", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("Fresh start: README says hello.")]),
+	],
+	async drive(session, { sessionManager }) {
+		await session.prompt("List the files.");
+		const firstAnswer = sessionManager.getLeafId();
+		session.setActiveToolsByName(["read"]);
+		await session.prompt("Propose a plan.");
+		// Back to the first answer, summarizing the abandoned plan (a summarization request).
+		await session.navigateTree(firstAnswer, { summarize: true, label: "plan-b" });
+		await session.prompt("Propose a different plan.");
+		// Back to the very first user message without summary: the leaf becomes its parent.
+		const firstUser = sessionManager
+			.getBranch()
+			.find((e) => e.type === "message" && e.message.role === "user");
+		await session.navigateTree(firstUser.id, { summarize: false });
+		await session.prompt("Start over: read README.md.");
+	},
+};
+
+export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi, anthropicTree];
