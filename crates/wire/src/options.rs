@@ -308,6 +308,53 @@ pub fn resolve_cache_retention(options: &Map<String, Value>, env: &Env) -> Strin
     }
 }
 
+/// Thinking levels in pi-ai's order (`EXTENDED_THINKING_LEVELS`).
+pub const EXTENDED_THINKING_LEVELS: [&str; 7] =
+    ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+/// `getSupportedThinkingLevels(model)`.
+pub fn supported_thinking_levels(model: &Model) -> Vec<&'static str> {
+    if !model.reasoning() {
+        return vec!["off"];
+    }
+    EXTENDED_THINKING_LEVELS
+        .into_iter()
+        .filter(|level| {
+            let mapped = model.thinking_level(level);
+            if matches!(mapped, Some(Value::Null)) {
+                return false;
+            }
+            if *level == "xhigh" || *level == "max" {
+                return mapped.is_some();
+            }
+            true
+        })
+        .collect()
+}
+
+/// `clampThinkingLevel(model, level)`.
+pub fn clamp_thinking_level(model: &Model, level: &str) -> String {
+    let available = supported_thinking_levels(model);
+    if available.contains(&level) {
+        return level.to_string();
+    }
+    let first = available.first().copied().unwrap_or("off").to_string();
+    let Some(requested) = EXTENDED_THINKING_LEVELS.iter().position(|l| *l == level) else {
+        return first;
+    };
+    for candidate in &EXTENDED_THINKING_LEVELS[requested..] {
+        if available.contains(candidate) {
+            return candidate.to_string();
+        }
+    }
+    for candidate in EXTENDED_THINKING_LEVELS[..requested].iter().rev() {
+        if available.contains(candidate) {
+            return candidate.to_string();
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

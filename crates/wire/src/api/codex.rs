@@ -1,11 +1,229 @@
-//! Builder for this API.
+//! `openai-codex-responses` (pi-ai `api/openai-codex-responses.js`). The transport is a WebSocket
+//! first, so only the `onPayload` body exists (no wire request).
 
-use crate::api::{Api, ApiInput, ApiOutput};
+use forge_replay_model::json::parse;
+use serde_json::Value;
+
+use crate::api::responses::{simple_options, with_api_key};
+use crate::api::responses_shared::{
+    clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
+    grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
+};
+use crate::api::{ApiInput, ApiOutput, Entry};
 use crate::error::AssembleError;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::transcript::{
+    initial_system_message, resolve_transcript, resolve_transcript_tools, system_message_text,
+};
 
-/// Assembles the request.
-pub fn assemble(_input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    Err(AssembleError::Unsupported {
-        api: Api::OpenAiCodexResponses,
+const CODEX_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+const JWT_CLAIM_PATH: &str = "https://api.openai.com/auth";
+/// A JWT-shaped key carrying `chatgpt_account_id` (the oracle harness uses one like it).
+const DUMMY_CODEX_KEY: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjdF9vcmFjbGUifX0.sig";
+
+fn flag(model: &Model, key: &str, default: bool) -> bool {
+    match model.compat_value(key) {
+        None | Some(Value::Null) => default,
+        v => js::truthy(v),
+    }
+}
+
+/// `atob` (forgiving base64) followed by a UTF-8-ish decode; `None` when it would throw.
+fn atob(input: &str) -> Option<String> {
+    let cleaned: String = input
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '\t' | '\n' | '\x0c' | '\r'))
+        .collect();
+    let mut data = cleaned.as_str();
+    if data.len() % 4 == 0 {
+        data = data
+            .strip_suffix("==")
+            .or_else(|| data.strip_suffix('='))
+            .unwrap_or(data);
+    }
+    if data.len() % 4 == 1 {
+        return None;
+    }
+    let mut bits: u32 = 0;
+    let mut nbits = 0;
+    let mut bytes = Vec::new();
+    for c in data.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        nbits += 6;
+        if nbits >= 8 {
+            nbits -= 8;
+            bytes.push((bits >> nbits) as u8);
+        }
+    }
+    // atob yields a Latin-1 "binary string".
+    Some(bytes.into_iter().map(char::from).collect())
+}
+
+fn check_account_id(token: &str) -> Result<(), AssembleError> {
+    let fail = || AssembleError::rejected("Failed to extract accountId from token");
+    let parts: Vec<&str> = token.split('.').collect();
+    if parts.len() != 3 {
+        return Err(fail());
+    }
+    let payload = parse(&atob(parts[1]).ok_or_else(fail)?).map_err(|_| fail())?;
+    let id = js::get(
+        js::get(Some(&payload), JWT_CLAIM_PATH),
+        "chatgpt_account_id",
+    );
+    if !js::truthy(id) {
+        return Err(fail());
+    }
+    Ok(())
+}
+
+/// Assembles an `openai-codex-responses` body.
+pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
+    let model = input.model;
+    let options = with_api_key(input, DUMMY_CODEX_KEY);
+    if !js::truthy(options.get("apiKey")) {
+        return Err(AssembleError::rejected(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
+    }
+    let options = match input.entry {
+        Entry::StreamSimple => simple_options(input, &options),
+        Entry::Stream => options,
+    };
+    check_account_id(options.get("apiKey").and_then(Value::as_str).unwrap_or(""))?;
+    let messages = resolve_transcript(
+        input.messages,
+        js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
+    );
+    let supports_strict = flag(model, "supportsStrictMode", true);
+    let supports_grammar = flag(model, "supportsOpenAIGrammarTools", false);
+    let supports_additional = flag(model, "supportsAdditionalTools", false);
+    let supports_search = flag(model, "supportsToolSearch", false);
+    let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
+    let session = if options.get("cacheRetention").and_then(Value::as_str) == Some("none") {
+        None
+    } else {
+        options
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(clamp_prompt_cache_key)
+    };
+    let (request_tools, _) =
+        resolve_transcript_tools(&messages, supports_additional || supports_search);
+    let tool_options = ToolOptions {
+        strict: Some(Value::Null),
+        supports_strict_mode: Some(supports_strict),
+        supports_openai_grammar_tools: supports_grammar,
+        tool_search_result: false,
+    };
+    let items = convert_responses_messages(
+        model,
+        &messages,
+        &CODEX_TOOL_CALL_PROVIDERS,
+        &ConvertOptions {
+            include_system_prompt: false,
+            grammar_tool_input_properties: grammar,
+            supports_additional_tools: supports_additional,
+            supports_tool_search: supports_search,
+            tool_options: tool_options.clone(),
+        },
+    )?;
+    let instructions = initial_system_message(&messages)
+        .map(system_message_text)
+        .unwrap_or_default();
+    let mut b = JsObject::new();
+    b.put("model", s(model.id()));
+    b.put("store", Value::Bool(false));
+    b.put("stream", Value::Bool(true));
+    b.put(
+        "instructions",
+        s(if instructions.is_empty() {
+            "You are a helpful assistant.".to_string()
+        } else {
+            instructions
+        }),
+    );
+    b.put("input", Value::Array(items));
+    let verbosity = options
+        .get("textVerbosity")
+        .filter(|v| js::truthy(Some(v)))
+        .cloned()
+        .unwrap_or_else(|| s("low"));
+    b.put("text", obj([("verbosity", verbosity)]));
+    b.put(
+        "include",
+        Value::Array(vec![s("reasoning.encrypted_content")]),
+    );
+    b.set("prompt_cache_key", session.map(s));
+    b.put(
+        "tool_choice",
+        match options.get("toolChoice") {
+            None | Some(Value::Null) => s("auto"),
+            Some(v) => v.clone(),
+        },
+    );
+    b.put("parallel_tool_calls", Value::Bool(true));
+    if let Some(t) = options.get("temperature") {
+        b.put("temperature", t.clone());
+    }
+    if let Some(t) = options.get("serviceTier") {
+        b.put("service_tier", t.clone());
+    }
+    if !request_tools.is_empty() {
+        b.put(
+            "tools",
+            Value::Array(convert_responses_tools(&request_tools, &tool_options)?),
+        );
+    }
+    match options.get("reasoningEffort") {
+        Some(effort) => {
+            let e = if effort.as_str() == Some("none") {
+                match model.thinking_level("off") {
+                    None => s("none"),
+                    Some(v) => v.clone(),
+                }
+            } else {
+                crate::api::responses::mapped_level(model, effort)
+            };
+            if !e.is_null() {
+                let summary = match options.get("reasoningSummary") {
+                    None | Some(Value::Null) => s("auto"),
+                    Some(v) => v.clone(),
+                };
+                b.put("reasoning", obj([("effort", e), ("summary", summary)]));
+            }
+        }
+        None => {
+            if model.reasoning() && !matches!(model.thinking_level("off"), Some(Value::Null)) {
+                b.put(
+                    "reasoning",
+                    obj([("effort", crate::api::responses::off_effort(model))]),
+                );
+            }
+        }
+    }
+    Ok(ApiOutput {
+        payload: b.into_value(),
+        wire: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dummy_key_carries_an_account() {
+        assert!(check_account_id(DUMMY_CODEX_KEY).is_ok());
+        assert!(check_account_id("sk-plain").is_err());
+    }
 }

@@ -1,11 +1,295 @@
-//! Builder for this API.
+//! `openai-responses` (pi-ai `api/openai-responses.js`). URL `{baseUrl}/responses`; the OpenAI SDK
+//! sends the params object as is.
 
-use crate::api::{Api, ApiInput, ApiOutput};
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::api::anthropic::join_url;
+use crate::api::responses_shared::{
+    clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
+    grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
+};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::options::{build_base_options, clamp_thinking_level, resolve_cache_retention};
+use crate::transcript::{resolve_transcript, resolve_transcript_tools};
 
-/// Assembles the request.
-pub fn assemble(_input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    Err(AssembleError::Unsupported {
-        api: Api::OpenAiResponses,
+const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+const MIN_OUTPUT_TOKENS: f64 = 16.0;
+
+fn flag(model: &Model, key: &str, default: bool) -> bool {
+    match model.compat_value(key) {
+        None | Some(Value::Null) => default,
+        v => js::truthy(v),
+    }
+}
+
+fn has_auth_header(headers: Option<&Value>, name: &str) -> bool {
+    headers.and_then(Value::as_object).is_some_and(|m| {
+        m.iter().any(|(k, v)| {
+            k.to_lowercase() == name
+                && v.as_str()
+                    .is_some_and(|v| !forge_replay_model::text::js_trim(v).is_empty())
+        })
     })
+}
+
+/// `getClientApiKey(provider, apiKey, headers)`.
+pub(crate) fn client_api_key(
+    model: &Model,
+    options: &Map<String, Value>,
+) -> Result<String, AssembleError> {
+    if let Some(k) = options.get("apiKey").filter(|v| js::truthy(Some(v))) {
+        return Ok(k.as_str().unwrap_or("").to_string());
+    }
+    let h = options.get("headers");
+    if has_auth_header(h, "authorization") || has_auth_header(h, "cf-aig-authorization") {
+        return Ok("unused".into());
+    }
+    Err(AssembleError::rejected(format!(
+        "No API key for provider: {}",
+        model.provider()
+    )))
+}
+
+/// The options object `streamSimple` hands to `stream` for the Responses family.
+pub(crate) fn simple_options(
+    input: &ApiInput<'_>,
+    options: &Map<String, Value>,
+) -> Map<String, Value> {
+    let mut base = build_base_options(input.model, input.messages, options);
+    if let Some(tc) = options.get("toolChoice") {
+        base.insert("toolChoice".into(), tc.clone());
+    }
+    if let Some(level) = options.get("reasoning").filter(|v| js::truthy(Some(v))) {
+        let clamped = clamp_thinking_level(input.model, level.as_str().unwrap_or(""));
+        if clamped != "off" {
+            base.insert("reasoningEffort".into(), s(clamped));
+        }
+    }
+    base
+}
+
+/// Options with the harness's dummy key when the case sets none.
+pub(crate) fn with_api_key(input: &ApiInput<'_>, key: &str) -> Map<String, Value> {
+    let mut options = input.options.clone();
+    if !options.contains_key("apiKey") {
+        options.insert("apiKey".into(), s(key));
+    }
+    options
+}
+
+/// Assembles an `openai-responses` request.
+pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
+    let model = input.model;
+    let options = with_api_key(input, crate::api::DUMMY_API_KEY);
+    let options = match input.entry {
+        Entry::StreamSimple => {
+            client_api_key(model, &options)?;
+            simple_options(input, &options)
+        }
+        Entry::Stream => options,
+    };
+    let api_key = client_api_key(model, &options)?;
+    let supports_mid = flag(model, "supportsMidConvoSystemMessages", false);
+    let messages = resolve_transcript(input.messages, supports_mid);
+    let retention = resolve_cache_retention(&options, input.env);
+    let supports_strict = flag(model, "supportsStrictMode", false);
+    let supports_grammar = flag(model, "supportsOpenAIGrammarTools", false);
+    let supports_additional = flag(model, "supportsAdditionalTools", false);
+    let supports_search = flag(model, "supportsToolSearch", false);
+    let explicit_cache = flag(model, "supportsExplicitPromptCacheMode", false);
+    let long_cache = flag(model, "supportsLongCacheRetention", true);
+    let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
+    let (request_tools, _) =
+        resolve_transcript_tools(&messages, supports_additional || supports_search);
+    let tool_options = ToolOptions {
+        strict: None,
+        supports_strict_mode: Some(supports_strict),
+        supports_openai_grammar_tools: supports_grammar,
+        tool_search_result: false,
+    };
+    let input_items = convert_responses_messages(
+        model,
+        &messages,
+        &OPENAI_TOOL_CALL_PROVIDERS,
+        &ConvertOptions {
+            include_system_prompt: true,
+            grammar_tool_input_properties: grammar,
+            supports_additional_tools: supports_additional,
+            supports_tool_search: supports_search,
+            tool_options: tool_options.clone(),
+        },
+    )?;
+    let session = options.get("sessionId").and_then(Value::as_str);
+    let mut p = JsObject::new();
+    p.put("model", s(model.id()));
+    p.put("input", Value::Array(input_items));
+    p.put("stream", Value::Bool(true));
+    p.set(
+        "prompt_cache_key",
+        if retention == "none" {
+            None
+        } else {
+            session.map(|k| s(clamp_prompt_cache_key(k)))
+        },
+    );
+    p.set(
+        "prompt_cache_retention",
+        (retention == "long" && long_cache && !explicit_cache).then(|| s("24h")),
+    );
+    p.set(
+        "prompt_cache_options",
+        if !explicit_cache {
+            None
+        } else if retention == "none" {
+            Some(obj([("mode", s("explicit"))]))
+        } else if retention == "long" && long_cache {
+            Some(obj([("ttl", s("30m"))]))
+        } else {
+            None
+        },
+    );
+    p.put("store", Value::Bool(false));
+    if js::truthy(options.get("maxTokens")) && flag(model, "supportsMaxOutputTokens", true) {
+        let mt = options
+            .get("maxTokens")
+            .and_then(js::as_f64)
+            .unwrap_or(f64::NAN);
+        p.put("max_output_tokens", js::num(mt.max(MIN_OUTPUT_TOKENS)));
+    }
+    if let Some(t) = options.get("temperature") {
+        p.put("temperature", t.clone());
+    }
+    if let Some(t) = options.get("serviceTier") {
+        p.put("service_tier", t.clone());
+    }
+    if !request_tools.is_empty() {
+        p.put(
+            "tools",
+            Value::Array(convert_responses_tools(&request_tools, &tool_options)?),
+        );
+    }
+    if let Some(tc) = options.get("toolChoice") {
+        p.put("tool_choice", tc.clone());
+    }
+    if model.reasoning() {
+        let effort = options
+            .get("reasoningEffort")
+            .filter(|v| js::truthy(Some(v)));
+        let summary = options
+            .get("reasoningSummary")
+            .filter(|v| js::truthy(Some(v)));
+        if effort.is_some() || summary.is_some() {
+            let effort = match effort {
+                Some(e) => mapped_level(model, e),
+                None => s("medium"),
+            };
+            p.put(
+                "reasoning",
+                obj([
+                    ("effort", effort),
+                    ("summary", summary.cloned().unwrap_or_else(|| s("auto"))),
+                ]),
+            );
+            p.put(
+                "include",
+                Value::Array(vec![s("reasoning.encrypted_content")]),
+            );
+        } else if model.provider() != "github-copilot"
+            && !matches!(model.thinking_level("off"), Some(Value::Null))
+        {
+            p.put("reasoning", obj([("effort", off_effort(model))]));
+        }
+        if model.provider() == "xai" {
+            p.put(
+                "include",
+                Value::Array(vec![s("reasoning.encrypted_content")]),
+            );
+        }
+    }
+    if let Some(sp) = options
+        .get("samplingParams")
+        .filter(|v| js::truthy(Some(v)))
+    {
+        p.assign(sp);
+    }
+    let params = p.into_value();
+
+    let mut headers = BTreeMap::new();
+    headers.insert("accept".to_string(), "application/json".to_string());
+    headers.insert("content-type".into(), "application/json".into());
+    headers.insert("authorization".into(), format!("Bearer {api_key}"));
+    merge_headers(&mut headers, model.get("headers"));
+    if model.provider() == "github-copilot" {
+        copilot_headers(&mut headers, &messages);
+    }
+    if let (Some(sid), false) = (session, retention == "none") {
+        let openrouter_default =
+            model.provider() == "openrouter" || model.base_url().contains("openrouter.ai");
+        let format = match model.compat_value("sessionAffinityFormat") {
+            None | Some(Value::Null) => if openrouter_default {
+                "openrouter"
+            } else {
+                "openai"
+            }
+            .to_string(),
+            Some(v) => v.as_str().unwrap_or("").to_string(),
+        };
+        if format == "openrouter" {
+            headers.insert("x-session-id".into(), sid.to_string());
+        } else {
+            if format == "openai" {
+                headers.insert("session_id".into(), sid.to_string());
+            }
+            headers.insert("x-client-request-id".into(), sid.to_string());
+        }
+    }
+    merge_headers(&mut headers, options.get("headers"));
+    let url = join_url(model.base_url(), "/responses");
+    Ok(ApiOutput {
+        wire: Some(WireRequest::post_json(url, headers, params.clone())),
+        payload: params,
+    })
+}
+
+/// `model.thinkingLevelMap?.[level] ?? level`.
+pub(crate) fn mapped_level(model: &Model, level: &Value) -> Value {
+    let key = level.as_str().unwrap_or("");
+    match model.thinking_level(key) {
+        None | Some(Value::Null) => level.clone(),
+        Some(v) => v.clone(),
+    }
+}
+
+/// `model.thinkingLevelMap?.off ?? "none"`.
+pub(crate) fn off_effort(model: &Model) -> Value {
+    match model.thinking_level("off") {
+        None | Some(Value::Null) => s("none"),
+        Some(v) => v.clone(),
+    }
+}
+
+/// GitHub Copilot's dynamic headers.
+pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: &[Value]) {
+    let last = messages.last();
+    let initiator = if last.is_some_and(|m| crate::transcript::role(m) != "user") {
+        "agent"
+    } else {
+        "user"
+    };
+    headers.insert("x-initiator".into(), initiator.into());
+    headers.insert("openai-intent".into(), "conversation-edits".into());
+    let has_images = messages.iter().any(|m| {
+        matches!(crate::transcript::role(m), "user" | "toolResult")
+            && m.get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
+    });
+    if has_images {
+        headers.insert("copilot-vision-request".into(), "true".into());
+    }
 }

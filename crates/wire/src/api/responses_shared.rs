@@ -1,1 +1,572 @@
-//! Shared conversion for the Responses family (`openai-responses-shared.js`).
+//! Shared conversion for the Responses family (pi-ai `api/openai-responses-shared.js`), used by
+//! openai-responses, azure-openai-responses and openai-codex-responses.
+
+use std::collections::HashMap;
+
+use forge_replay_model::json::{parse, stringify, utf16_len};
+use forge_replay_model::text::sanitize_surrogates;
+use serde_json::{Map, Value};
+
+use crate::constrained::{
+    json_schema_tool_parameters, resolve_grammar_constrained_sampling,
+    resolve_json_schema_strict_sampling,
+};
+use crate::error::AssembleError;
+use crate::hash::short_hash;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::transcript::{
+    declared_tools, render_system_message_update, resolve_transcript_tools, role,
+    system_message_text,
+};
+use crate::transform::transform_messages;
+
+/// A JavaScript object under construction whose keys may hold `undefined` (kept for their
+/// position, dropped when serialized), so that later assignments land where JavaScript puts them.
+#[derive(Debug, Default, Clone)]
+pub struct JsObject {
+    entries: Vec<(String, Option<Value>)>,
+}
+
+impl JsObject {
+    /// An empty object.
+    pub fn new() -> Self {
+        JsObject::default()
+    }
+
+    /// `obj[key] = value` (`None` is `undefined`).
+    pub fn set(&mut self, key: &str, value: Option<Value>) {
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key.to_string(), value)),
+        }
+    }
+
+    /// `obj[key] = value`.
+    pub fn put(&mut self, key: &str, value: Value) {
+        self.set(key, Some(value));
+    }
+
+    /// `Object.assign(obj, src)`.
+    pub fn assign(&mut self, src: &Value) {
+        if let Some(m) = src.as_object() {
+            for (k, v) in forge_replay_model::json::js_key_order(m) {
+                self.set(k, Some(v.clone()));
+            }
+        }
+    }
+
+    /// The JSON value (`undefined` properties dropped).
+    pub fn into_value(self) -> Value {
+        let mut m = Map::with_capacity(self.entries.len());
+        for (k, v) in self.entries {
+            if let Some(v) = v {
+                m.insert(k, v);
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+/// Tool conversion options (`convertResponsesTools`'s second argument).
+#[derive(Debug, Clone, Default)]
+pub struct ToolOptions {
+    /// `strict` (`None` = undefined, which means `false`).
+    pub strict: Option<Value>,
+    /// `supportsStrictMode` (`None` = undefined = true).
+    pub supports_strict_mode: Option<bool>,
+    /// `supportsOpenAIGrammarTools`.
+    pub supports_openai_grammar_tools: bool,
+    /// `toolSearchResult`.
+    pub tool_search_result: bool,
+}
+
+/// `convertResponsesTools(tools, options)`.
+pub fn convert_responses_tools(
+    tools: &[Value],
+    options: &ToolOptions,
+) -> Result<Vec<Value>, AssembleError> {
+    let default_strict = options.strict.clone().unwrap_or(Value::Bool(false));
+    let supports_strict = options.supports_strict_mode.unwrap_or(true);
+    let mut out = Vec::with_capacity(tools.len());
+    for tool in tools {
+        if let Some(g) =
+            resolve_grammar_constrained_sampling(tool, options.supports_openai_grammar_tools)?
+        {
+            let mut m = Map::new();
+            m.insert("type".into(), s("custom"));
+            crate::constrained::insert_defined(&mut m, "name", tool.get("name"));
+            crate::constrained::insert_defined(&mut m, "description", tool.get("description"));
+            m.insert(
+                "format".into(),
+                obj([
+                    ("type", s("grammar")),
+                    ("syntax", s(g.format)),
+                    ("definition", s(g.definition)),
+                ]),
+            );
+            if options.tool_search_result {
+                m.insert("defer_loading".into(), Value::Bool(true));
+            }
+            out.push(Value::Object(m));
+            continue;
+        }
+        let constrained = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let strict = match constrained {
+            Some(b) => Value::Bool(b),
+            None => default_strict.clone(),
+        };
+        let mut m = Map::new();
+        m.insert("type".into(), s("function"));
+        crate::constrained::insert_defined(&mut m, "name", tool.get("name"));
+        crate::constrained::insert_defined(&mut m, "description", tool.get("description"));
+        let params =
+            json_schema_tool_parameters(tool, (strict == Value::Bool(true)).then_some(true));
+        if tool.get("parameters").is_some() || strict == Value::Bool(true) {
+            m.insert("parameters".into(), params);
+        }
+        if options.tool_search_result {
+            m.insert("defer_loading".into(), Value::Bool(true));
+        }
+        if supports_strict {
+            m.insert("strict".into(), strict);
+        }
+        out.push(Value::Object(m));
+    }
+    Ok(out)
+}
+
+/// `createGrammarToolInputProperties(tools, supports)`: tool name → input property.
+pub fn grammar_tool_input_properties(
+    messages: &[Value],
+    supports: bool,
+) -> Result<HashMap<String, String>, AssembleError> {
+    let mut out = HashMap::new();
+    for tool in declared_tools(messages) {
+        if let Some(g) = resolve_grammar_constrained_sampling(&tool, supports)? {
+            out.insert(
+                js::str_of(&tool, "name").unwrap_or("").to_string(),
+                g.input_property,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// `convertResponsesMessages`'s options.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertOptions {
+    /// `includeSystemPrompt` (default true).
+    pub include_system_prompt: bool,
+    /// Grammar tools by name.
+    pub grammar_tool_input_properties: HashMap<String, String>,
+    /// `supportsAdditionalTools`.
+    pub supports_additional_tools: bool,
+    /// `supportsToolSearch`.
+    pub supports_tool_search: bool,
+    /// Options for tool conversion inside the transcript.
+    pub tool_options: ToolOptions,
+}
+
+fn normalize_id_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for unit in js::utf16_units(part) {
+        let c = char::from_u32(u32::from(unit))
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-');
+        out.push(c.unwrap_or('_'));
+        if out.len() == 64 {
+            break;
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+fn split_pipe(id: &str) -> (&str, Option<&str>) {
+    let mut parts = id.split('|');
+    let first = parts.next().unwrap_or("");
+    (first, parts.next())
+}
+
+fn text_signature(sig: Option<&Value>) -> Option<(String, Option<String>)> {
+    let sig = sig.filter(|v| js::truthy(Some(v)))?;
+    let text = match sig {
+        Value::String(t) => t.clone(),
+        other => stringify(other),
+    };
+    if text.starts_with('{') {
+        if let Ok(parsed) = parse(&text) {
+            if parsed.get("v").and_then(js::as_f64) == Some(1.0) {
+                if let Some(Value::String(id)) = parsed.get("id") {
+                    let phase = parsed
+                        .get("phase")
+                        .and_then(Value::as_str)
+                        .filter(|p| *p == "commentary" || *p == "final_answer")
+                        .map(str::to_string);
+                    return Some((id.clone(), phase));
+                }
+            }
+        }
+    }
+    Some((text, None))
+}
+
+fn tool_result_output(model: &Model, content: &[Value]) -> Value {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter(|c| js::str_of(c, "type") == Some("text"))
+        .map(|c| js::str_of(c, "text").unwrap_or(""))
+        .collect();
+    let text = texts.join("\n");
+    let images: Vec<&Value> = content
+        .iter()
+        .filter(|c| js::str_of(c, "type") == Some("image"))
+        .collect();
+    let has_text = !text.is_empty();
+    if images.is_empty() || !model.supports_images() {
+        let t = if has_text {
+            text.as_str()
+        } else if !images.is_empty() {
+            "(see attached image)"
+        } else {
+            "(no tool output)"
+        };
+        return s(sanitize_surrogates(t).into_owned());
+    }
+    let mut out = Vec::new();
+    if has_text {
+        out.push(obj([
+            ("type", s("input_text")),
+            ("text", s(sanitize_surrogates(&text).into_owned())),
+        ]));
+    }
+    for img in images {
+        out.push(input_image(img));
+    }
+    Value::Array(out)
+}
+
+fn input_image(img: &Value) -> Value {
+    let mime = js::str_of(img, "mimeType").unwrap_or("undefined");
+    let data = js::str_of(img, "data").unwrap_or("undefined");
+    obj([
+        ("type", s("input_image")),
+        ("detail", s("auto")),
+        ("image_url", s(format!("data:{mime};base64,{data}"))),
+    ])
+}
+
+/// `convertResponsesMessages(model, context, allowedToolCallProviders, options)` over a transcript
+/// that is already resolved (collapsed when the model lacks mid-conversation system messages).
+pub fn convert_responses_messages(
+    model: &Model,
+    messages: &[Value],
+    allowed_tool_call_providers: &[&str],
+    options: &ConvertOptions,
+) -> Result<Vec<Value>, AssembleError> {
+    let allowed = allowed_tool_call_providers.contains(&model.provider());
+    let normalize = |id: &str, _target: &Model, source: &Value| -> String {
+        if !allowed || !id.contains('|') {
+            return normalize_id_part(id);
+        }
+        let (call_id, item_id) = split_pipe(id);
+        let item_id = item_id.unwrap_or("");
+        let foreign = js::str_of(source, "provider") != Some(model.provider())
+            || js::str_of(source, "api") != Some(model.api_name());
+        let mut item = if foreign {
+            let n = format!("fc_{}", short_hash(item_id));
+            js::slice_utf16(&n, 64)
+        } else {
+            normalize_id_part(item_id)
+        };
+        if !item.starts_with("fc_") {
+            item = normalize_id_part(&format!("fc_{item}"));
+        }
+        format!("{}|{item}", normalize_id_part(call_id))
+    };
+    let transformed = transform_messages(messages, model, Some(&normalize));
+    let (_, anchors) = resolve_transcript_tools(
+        messages,
+        options.supports_additional_tools || options.supports_tool_search,
+    );
+    let instruction_role = if model.reasoning()
+        && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false))
+    {
+        "developer"
+    } else {
+        "system"
+    };
+    let grammar = &options.grammar_tool_input_properties;
+    let mut out: Vec<Value> = Vec::with_capacity(transformed.len() + 4);
+    let mut msg_index: usize = 0;
+    for (source_index, msg) in transformed.iter().enumerate() {
+        let leading = source_index == 0 && role(msg) == "system";
+        match role(msg) {
+            "system" => {
+                if !leading {
+                    let tools = if anchors {
+                        js::arr(msg, "toolsAdded")
+                    } else {
+                        &[]
+                    };
+                    if !tools.is_empty() {
+                        if options.supports_additional_tools {
+                            out.push(obj([
+                                ("type", s("additional_tools")),
+                                ("role", s("developer")),
+                                (
+                                    "tools",
+                                    Value::Array(convert_responses_tools(
+                                        tools,
+                                        &options.tool_options,
+                                    )?),
+                                ),
+                            ]));
+                        } else if options.supports_tool_search {
+                            let names: Vec<String> = tools
+                                .iter()
+                                .map(|t| js::str_of(t, "name").unwrap_or("").to_string())
+                                .collect();
+                            let call_id = format!(
+                                "pi_tool_load_{}",
+                                short_hash(&format!("system:{msg_index}:{}", names.join(",")))
+                            );
+                            out.push(obj([
+                                ("type", s("tool_search_call")),
+                                ("call_id", s(call_id.clone())),
+                                ("execution", s("client")),
+                                ("status", s("completed")),
+                                (
+                                    "arguments",
+                                    obj([
+                                        ("query", s(names.join(" "))),
+                                        ("limit", Value::from(names.len())),
+                                    ]),
+                                ),
+                            ]));
+                            let mut topts = options.tool_options.clone();
+                            topts.tool_search_result = true;
+                            out.push(obj([
+                                ("type", s("tool_search_output")),
+                                ("call_id", s(call_id)),
+                                ("execution", s("client")),
+                                ("status", s("completed")),
+                                (
+                                    "tools",
+                                    Value::Array(convert_responses_tools(tools, &topts)?),
+                                ),
+                            ]));
+                        }
+                    }
+                }
+                if !leading || options.include_system_prompt {
+                    let text = if leading {
+                        system_message_text(msg)
+                    } else {
+                        render_system_message_update(msg)
+                    };
+                    if !text.is_empty() {
+                        out.push(obj([
+                            ("role", s(instruction_role)),
+                            ("content", s(sanitize_surrogates(&text).into_owned())),
+                        ]));
+                    }
+                }
+            }
+            "user" => match msg.get("content") {
+                Some(Value::String(t)) => {
+                    out.push(obj([
+                        ("role", s("user")),
+                        (
+                            "content",
+                            Value::Array(vec![obj([
+                                ("type", s("input_text")),
+                                ("text", s(sanitize_surrogates(t).into_owned())),
+                            ])]),
+                        ),
+                    ]));
+                }
+                _ => {
+                    let content: Vec<Value> = js::arr(msg, "content")
+                        .iter()
+                        .map(|item| {
+                            if js::str_of(item, "type") == Some("text") {
+                                obj([
+                                    ("type", s("input_text")),
+                                    (
+                                        "text",
+                                        s(sanitize_surrogates(
+                                            js::str_of(item, "text").unwrap_or(""),
+                                        )
+                                        .into_owned()),
+                                    ),
+                                ])
+                            } else {
+                                input_image(item)
+                            }
+                        })
+                        .collect();
+                    if content.is_empty() {
+                        continue;
+                    }
+                    out.push(obj([
+                        ("role", s("user")),
+                        ("content", Value::Array(content)),
+                    ]));
+                }
+            },
+            "assistant" => {
+                let same_pa = js::str_of(msg, "provider") == Some(model.provider())
+                    && js::str_of(msg, "api") == Some(model.api_name());
+                let same_model = same_pa && js::str_of(msg, "model") == Some(model.id());
+                let different_model = same_pa && js::str_of(msg, "model") != Some(model.id());
+                let mut output = Vec::new();
+                let mut text_index = 0usize;
+                for block in js::arr(msg, "content") {
+                    match js::str_of(block, "type") {
+                        Some("thinking") => {
+                            if let Some(sig) = block
+                                .get("thinkingSignature")
+                                .filter(|v| js::truthy(Some(v)))
+                            {
+                                let text = match sig {
+                                    Value::String(t) => t.clone(),
+                                    other => stringify(other),
+                                };
+                                let item = parse(&text).map_err(|e| {
+                                    AssembleError::rejected(format!(
+                                        "thinkingSignature is not valid JSON ({e}); pi-ai's JSON.parse throws here"
+                                    ))
+                                })?;
+                                output.push(item);
+                            }
+                        }
+                        Some("text") => {
+                            let parsed = text_signature(block.get("textSignature"));
+                            let fallback = if text_index == 0 {
+                                format!("msg_pi_{msg_index}")
+                            } else {
+                                format!("msg_pi_{msg_index}_{text_index}")
+                            };
+                            text_index += 1;
+                            let mut id = parsed.as_ref().map(|p| p.0.clone()).unwrap_or_default();
+                            if id.is_empty() {
+                                id = fallback;
+                            } else if utf16_len(&id) > 64 {
+                                id = format!("msg_{}", short_hash(&id));
+                            }
+                            let mut m = Map::new();
+                            m.insert("type".into(), s("message"));
+                            m.insert("role".into(), s("assistant"));
+                            m.insert(
+                                "content".into(),
+                                Value::Array(vec![obj([
+                                    ("type", s("output_text")),
+                                    (
+                                        "text",
+                                        s(sanitize_surrogates(
+                                            js::str_of(block, "text").unwrap_or(""),
+                                        )
+                                        .into_owned()),
+                                    ),
+                                    ("annotations", Value::Array(Vec::new())),
+                                ])]),
+                            );
+                            m.insert("status".into(), s("completed"));
+                            m.insert("id".into(), s(id));
+                            if let Some((_, Some(phase))) = parsed {
+                                m.insert("phase".into(), s(phase));
+                            }
+                            output.push(Value::Object(m));
+                        }
+                        Some("toolCall") => {
+                            let full_id = js::str_of(block, "id").unwrap_or("");
+                            let (call_id, item_raw) = split_pipe(full_id);
+                            let name = js::str_of(block, "name").unwrap_or("");
+                            let custom = grammar.get(name);
+                            let mut item_id = item_raw;
+                            let starts_fc = item_id.is_some_and(|i| i.starts_with("fc_"));
+                            if (different_model && starts_fc) || (custom.is_none() && !starts_fc) {
+                                item_id = None;
+                            }
+                            let mut m = Map::new();
+                            if let Some(prop) = custom {
+                                let input = match js::get(block.get("arguments"), prop) {
+                                    Some(Value::String(t)) => t.clone(),
+                                    _ => {
+                                        return Err(AssembleError::rejected(format!(
+                                            "Grammar tool call \"{name}\" requires argument \"{prop}\" to be a string."
+                                        )))
+                                    }
+                                };
+                                m.insert("type".into(), s("custom_tool_call"));
+                                if let Some(i) = item_id {
+                                    m.insert("id".into(), s(i));
+                                }
+                                m.insert("call_id".into(), s(call_id));
+                                crate::constrained::insert_defined(
+                                    &mut m,
+                                    "name",
+                                    block.get("name"),
+                                );
+                                m.insert(
+                                    "input".into(),
+                                    s(sanitize_surrogates(&input).into_owned()),
+                                );
+                            } else {
+                                m.insert("type".into(), s("function_call"));
+                                if let Some(i) = item_id {
+                                    m.insert("id".into(), s(i));
+                                }
+                                m.insert("call_id".into(), s(call_id));
+                                crate::constrained::insert_defined(
+                                    &mut m,
+                                    "name",
+                                    block.get("name"),
+                                );
+                                if let Some(args) = block.get("arguments") {
+                                    m.insert("arguments".into(), s(stringify(args)));
+                                }
+                            }
+                            if same_model {
+                                if let Some(ns) = block.get("namespace") {
+                                    m.insert("namespace".into(), ns.clone());
+                                }
+                            }
+                            output.push(Value::Object(m));
+                        }
+                        _ => {}
+                    }
+                }
+                if output.is_empty() {
+                    continue;
+                }
+                out.extend(output);
+            }
+            "toolResult" => {
+                let (call_id, _) = split_pipe(js::str_of(msg, "toolCallId").unwrap_or(""));
+                let output = tool_result_output(model, js::arr(msg, "content"));
+                let tool_name = js::str_of(msg, "toolName").unwrap_or("");
+                let ty = if msg.get("toolName").is_some() && grammar.contains_key(tool_name) {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
+                out.push(obj([
+                    ("type", s(ty)),
+                    ("call_id", s(call_id)),
+                    ("output", output),
+                ]));
+            }
+            _ => {}
+        }
+        if !leading {
+            msg_index += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// `clampOpenAIPromptCacheKey(key)`: at most 64 code points.
+pub fn clamp_prompt_cache_key(key: &str) -> String {
+    key.chars().take(64).collect()
+}
