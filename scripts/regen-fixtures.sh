@@ -2,6 +2,7 @@
 # Regenerate the fixtures that come from the real Pi 0.87.1 npm packages (tools/pi-oracle):
 #   fixtures/sessions/<name>/{session.jsonl,expected.json}
 #   fixtures/agent/<name>/{session.jsonl,requests.json,checks.json,expected.json}
+#   fixtures/wire/<name>.{case,expected}.json (+ fixtures/wire/bench/)
 #
 # usage: scripts/regen-fixtures.sh [--check]
 #   (no flag)  regenerate into a temp dir, then replace the committed files (each file atomically)
@@ -38,8 +39,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$node" "$oracle/src/sessions.mjs" --out "$tmp/sessions"
 "$node" "$oracle/src/agent.mjs" --out "$tmp/agent"
+"$node" "$oracle/src/gen-wire-cases.mjs" --out "$tmp/wire"
 
-owned=(sessions agent)
+owned=(sessions agent wire)
 
 if [ "$check" -eq 1 ]; then
   drift=0
@@ -53,7 +55,7 @@ if [ "$check" -eq 1 ]; then
     echo "regen-fixtures: committed fixtures differ from what Pi 0.87.1 produces (run scripts/regen-fixtures.sh)" >&2
     exit 1
   fi
-  echo "regen-fixtures: fixtures/{sessions,agent} are up to date" >&2
+  echo "regen-fixtures: fixtures/{sessions,agent,wire} are up to date" >&2
   exit 0
 fi
 
