@@ -7,6 +7,9 @@
 //! * [`golden`]: the golden store ([`golden::GoldenStore`], [`golden::Golden`]): versioned
 //!   documents under `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`, atomic writes.
 
+//! * [`scenario`]: the versioned TOML scenario format and its compiler to Pi session JSONL.
+
 pub mod diff;
 pub mod golden;
 pub mod payload;
+pub mod scenario;
