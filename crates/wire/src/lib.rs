@@ -92,7 +92,7 @@ pub fn assemble(
     Ok(Assembled {
         api,
         payload: out.payload,
-        wire: if api.has_wire() { out.wire } else { None },
+        wire: out.wire,
     })
 }
 

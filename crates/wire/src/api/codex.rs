@@ -1,5 +1,6 @@
 //! `openai-codex-responses` (pi-ai `api/openai-codex-responses.js`). The transport is a WebSocket
-//! first, so only the `onPayload` body exists (no wire request).
+//! first, so only the `onPayload` body exists, unless `options.transport` is `"sse"`: then the
+//! body goes through fetch to `{baseUrl}/codex/responses`.
 
 use forge_replay_model::json::parse;
 use serde_json::Value;
@@ -9,7 +10,7 @@ use crate::api::responses_shared::{
     clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
     grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
 };
-use crate::api::{ApiInput, ApiOutput, Entry};
+use crate::api::{ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -163,7 +164,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         "include",
         Value::Array(vec![s("reasoning.encrypted_content")]),
     );
-    b.set("prompt_cache_key", session.map(s));
+    b.set("prompt_cache_key", session.clone().map(s));
     b.put(
         "tool_choice",
         match options.get("toolChoice") {
@@ -211,10 +212,45 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             }
         }
     }
-    Ok(ApiOutput {
-        payload: b.into_value(),
-        wire: None,
-    })
+    let payload = b.into_value();
+    // With `transport: "sse"` the request goes through fetch (zstd-compressed JSON; the body here
+    // is the uncompressed text). Otherwise a WebSocket carries it and there is no wire request.
+    let wire = (options.get("transport").and_then(Value::as_str) == Some("sse")).then(|| {
+        let mut headers = std::collections::BTreeMap::new();
+        crate::api::merge_headers(&mut headers, model.get("headers"));
+        crate::api::merge_headers(&mut headers, options.get("headers"));
+        let key = options.get("apiKey").and_then(Value::as_str).unwrap_or("");
+        headers.insert("authorization".into(), format!("Bearer {key}"));
+        headers.insert("chatgpt-account-id".into(), "[account]".into());
+        headers.insert("originator".into(), "pi".into());
+        headers.insert("openai-beta".into(), "responses=experimental".into());
+        headers.insert("accept".into(), "text/event-stream".into());
+        headers.insert("content-type".into(), "application/json".into());
+        headers.insert("content-encoding".into(), "zstd".into());
+        if let Some(sid) = &session {
+            headers.insert("session-id".into(), sid.clone());
+            headers.insert("x-client-request-id".into(), sid.clone());
+        }
+        WireRequest::post_json(codex_url(model.base_url()), headers, payload.clone())
+    });
+    Ok(ApiOutput { payload, wire })
+}
+
+/// `resolveCodexUrl(baseUrl)`.
+fn codex_url(base: &str) -> String {
+    let raw = if forge_replay_model::text::js_trim(base).is_empty() {
+        "https://chatgpt.com/backend-api"
+    } else {
+        base
+    };
+    let n = raw.trim_end_matches('/');
+    if n.ends_with("/codex/responses") {
+        n.to_string()
+    } else if n.ends_with("/codex") {
+        format!("{n}/responses")
+    } else {
+        format!("{n}/codex/responses")
+    }
 }
 
 #[cfg(test)]

@@ -76,8 +76,9 @@ impl Api {
         Api::ALL.into_iter().find(|a| a.name() == name)
     }
 
-    /// Whether pi-ai sends this API's request through `fetch` (so a wire request exists).
-    /// Bedrock uses the AWS SDK transport and Codex a WebSocket first.
+    /// Whether pi-ai sends this API's request through `fetch` by default (so a wire request
+    /// exists). Bedrock uses the AWS SDK transport and Codex a WebSocket first (fetch only with
+    /// `transport: "sse"`).
     pub fn has_wire(self) -> bool {
         !matches!(self, Api::BedrockConverseStream | Api::OpenAiCodexResponses)
     }
