@@ -101,15 +101,34 @@ impl Diagnostic {
         }
     }
 
-    /// `file:line: severity: message [code]`, the form the CLI prints.
+    /// `file:line: severity: message`, the form warnings take on stderr.
     pub fn display<'a>(&'a self, file: &'a Path) -> impl fmt::Display + 'a {
-        DisplayDiag { d: self, file }
+        DisplayDiag {
+            d: self,
+            file,
+            with_code: false,
+        }
+    }
+
+    /// `file:line: severity[code]: message`, the form `forge-replay check` prints.
+    pub fn display_with_code<'a>(&'a self, file: &'a Path) -> impl fmt::Display + 'a {
+        DisplayDiag {
+            d: self,
+            file,
+            with_code: true,
+        }
+    }
+
+    /// Whether this is a finding (a warning or an error), as opposed to a note.
+    pub fn is_finding(&self) -> bool {
+        self.severity >= Severity::Warning
     }
 }
 
 struct DisplayDiag<'a> {
     d: &'a Diagnostic,
     file: &'a Path,
+    with_code: bool,
 }
 
 impl fmt::Display for DisplayDiag<'_> {
@@ -118,10 +137,14 @@ impl fmt::Display for DisplayDiag<'_> {
         if let Some(line) = self.d.line {
             write!(f, ":{line}")?;
         }
-        write!(
-            f,
-            ": {}: {} [{}]",
-            self.d.severity, self.d.message, self.d.code
-        )
+        if self.with_code {
+            write!(
+                f,
+                ": {}[{}]: {}",
+                self.d.severity, self.d.code, self.d.message
+            )
+        } else {
+            write!(f, ": {}: {}", self.d.severity, self.d.message)
+        }
     }
 }

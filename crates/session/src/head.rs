@@ -154,6 +154,10 @@ pub struct Head {
     pub v: Option<Value>,
     /// JavaScript truthiness of `summary`.
     pub summary_truthy: bool,
+    /// JavaScript truthiness of `systemMessage`.
+    pub system_message_truthy: bool,
+    /// `replacement` is present and `null`.
+    pub replacement_null: bool,
     /// Recognised keys present ([`TOP_KEYS`] bits).
     pub keys: u64,
     /// Keys outside [`TOP_KEYS`] (plus `v`).
@@ -266,6 +270,10 @@ impl<'de> Visitor<'de> for TopVisitor {
                 "version" => h.version = Some(map.next_value()?),
                 "kind" => h.kind = Some(map.next_value()?),
                 "summary" => h.summary_truthy = map.next_value::<Truthy>()?.0,
+                "systemMessage" => h.system_message_truthy = map.next_value::<Truthy>()?.0,
+                "replacement" => {
+                    h.replacement_null = map.next_value::<Option<IgnoredAny>>()?.is_none();
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }

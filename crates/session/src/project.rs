@@ -13,6 +13,7 @@ use forge_replay_model::session::EntryType;
 use serde_json::{Map, Value};
 
 use crate::error::ProjectError;
+use crate::head::MessageShape;
 use crate::js;
 use crate::session::Session;
 
@@ -308,6 +309,41 @@ fn project_entry(s: &Session, i: usize, edit: Option<usize>) -> Result<Vec<Value
             Value::Object(m)
         })
         .collect())
+}
+
+/// `buildSessionContext(entries, leafId).messages.length`, from the entries' heads only (no
+/// parsing): what `forge-replay tree` shows per leaf.
+pub fn message_count(s: &Session, leaf: usize) -> usize {
+    let ctx = context_entries(s, &s.path_to(leaf));
+    let mut omitted: HashMap<Cow<'_, str>, bool> = HashMap::new();
+    for &i in &ctx {
+        let e = s.entry(i);
+        if *e.entry_type() == EntryType::ContextEdit {
+            omitted.insert(map_key(e.target_id_value()), e.head.replacement_null);
+        }
+    }
+    ctx.iter()
+        .enumerate()
+        .map(|(pos, &i)| {
+            let e = s.entry(i);
+            if !e.is_object()
+                || (!omitted.is_empty()
+                    && omitted.get(&map_key(e.id_value())).copied() == Some(true))
+            {
+                return 0;
+            }
+            match e.entry_type() {
+                EntryType::Message => usize::from(matches!(
+                    e.message_shape(),
+                    MessageShape::Object | MessageShape::NotObject
+                )),
+                EntryType::CustomMessage => 1,
+                EntryType::BranchSummary => usize::from(e.summary_is_truthy()),
+                EntryType::Compaction if pos == 0 => 1 + usize::from(e.head.system_message_truthy),
+                _ => 0,
+            }
+        })
+        .sum()
 }
 
 /// `buildSessionProjection(entries, leafId)` at `leaf`.

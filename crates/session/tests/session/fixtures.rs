@@ -1,0 +1,178 @@
+//! Every case of every `fixtures/{sessions,agent}/*/expected.json` (written by tools/pi-oracle
+//! from the real `@earendil-works/pi-coding-agent@0.87.1`): `buildSessionContext(...).messages`,
+//! `convertToLlm(...)`, model and thinking level must equal ours, as JSON and as
+//! `JSON.stringify` bytes (key order included).
+
+use std::path::{Path, PathBuf};
+
+use forge_replay_model::json;
+use forge_replay_session::{llm, Session};
+use serde_json::Value;
+
+fn fixture_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut dirs = Vec::new();
+    for group in ["sessions", "agent"] {
+        let Ok(rd) = std::fs::read_dir(root.join(group)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if e.path().join("expected.json").is_file() && e.path().join("session.jsonl").is_file()
+            {
+                dirs.push(e.path());
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+fn load_expected(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("expected.json")).unwrap();
+    json::parse(&text).unwrap()
+}
+
+/// Compares two values; on difference, names the first differing message.
+fn assert_same(what: &str, ours: &Value, theirs: &Value) -> Result<(), String> {
+    if ours == theirs && json::stringify(ours) == json::stringify(theirs) {
+        return Ok(());
+    }
+    if let (Some(a), Some(b)) = (ours.as_array(), theirs.as_array()) {
+        if a.len() != b.len() {
+            return Err(format!(
+                "{what}: {} messages, expected {}",
+                a.len(),
+                b.len()
+            ));
+        }
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let (sx, sy) = (json::stringify(x), json::stringify(y));
+            if sx != sy {
+                return Err(format!("{what}[{i}]:\n  ours:     {sx}\n  expected: {sy}"));
+            }
+        }
+    }
+    Err(format!(
+        "{what}:\n  ours:     {}\n  expected: {}",
+        json::stringify(ours),
+        json::stringify(theirs)
+    ))
+}
+
+#[test]
+fn fixtures_exist() {
+    let n = fixture_dirs()
+        .iter()
+        .filter(|d| d.parent().is_some_and(|p| p.ends_with("sessions")))
+        .count();
+    assert!(n >= 8, "expected at least 8 fixtures/sessions/*, found {n}");
+}
+
+#[test]
+fn projections_equal_pi_on_every_case() {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for dir in fixture_dirs() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let (session, _diags) = Session::open(dir.join("session.jsonl")).unwrap();
+        let expected = load_expected(&dir);
+        let default_id = session
+            .default_leaf()
+            .and_then(|l| session.entry(l).id_value().cloned())
+            .unwrap_or(Value::Null);
+        if let Some(d) = expected.get("defaultLeafId") {
+            if *d != default_id {
+                failures.push(format!("{name}: default leaf {default_id}, expected {d}"));
+            }
+        }
+        for case in expected["cases"].as_array().unwrap() {
+            cases += 1;
+            let leaf_id = case["leafId"].as_str().unwrap();
+            let kind = case["kind"].as_str().unwrap_or("?");
+            let leaf = if kind == "default" {
+                session.default_leaf()
+            } else {
+                Some(
+                    session
+                        .find(leaf_id)
+                        .unwrap_or_else(|| panic!("{name}: no entry {leaf_id}")),
+                )
+            };
+            let p = session.context(leaf).unwrap();
+            let tag = format!("{name} @ {leaf_id} ({kind})");
+            let ours_messages = Value::Array(p.messages.clone());
+            let ours_llm = Value::Array(llm::convert_to_llm(&p.messages));
+            for (what, ours, theirs) in [
+                ("messages", &ours_messages, &case["messages"]),
+                ("llm", &ours_llm, &case["llm"]),
+                ("model", &p.model, &case["model"]),
+            ] {
+                if let Err(e) = assert_same(&format!("{tag} {what}"), ours, theirs) {
+                    failures.push(e);
+                }
+            }
+            if p.thinking_level.as_ref() != case.get("thinkingLevel") {
+                failures.push(format!(
+                    "{tag} thinkingLevel: {:?}, expected {:?}",
+                    p.thinking_level,
+                    case.get("thinkingLevel")
+                ));
+            }
+        }
+    }
+    assert!(cases > 0, "no cases found");
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The incremental builder gives the same projection as projecting each entry from scratch.
+#[test]
+fn builder_matches_full_projection_on_every_entry() {
+    for dir in fixture_dirs() {
+        let (session, _) = Session::open(dir.join("session.jsonl")).unwrap();
+        for leaf in session.tree().leaves() {
+            let mut b = session.builder();
+            for i in session.path_to(leaf) {
+                b.push(i).unwrap();
+                let full = session.context(Some(i)).unwrap();
+                let snap = b.snapshot();
+                assert_eq!(
+                    snap,
+                    full,
+                    "{} at line {}",
+                    dir.display(),
+                    session.entry(i).line()
+                );
+            }
+        }
+        // Jumping between leaves restarts cleanly.
+        let mut b = session.builder();
+        for i in 0..session.entries().len() {
+            b.push(i).unwrap();
+            assert_eq!(b.snapshot(), session.context(Some(i)).unwrap());
+        }
+    }
+}
+
+/// Writing entries back gives the same JSON (`JSON.stringify` bytes of what Pi parsed).
+#[test]
+fn entries_round_trip() {
+    for dir in fixture_dirs() {
+        let text = std::fs::read_to_string(dir.join("session.jsonl")).unwrap();
+        let (session, _) = Session::open(dir.join("session.jsonl")).unwrap();
+        let lines: Vec<&str> = text.split('\n').collect();
+        let migrated = session.header().version() != json::parse(lines[0]).unwrap().get("version");
+        for e in session.entries() {
+            let v = e.value().unwrap();
+            if !migrated {
+                let original = lines[e.line() as usize - 1];
+                assert_eq!(e.raw(), original);
+            }
+            assert_eq!(json::parse(&json::stringify(&v)).unwrap(), v);
+        }
+    }
+}
