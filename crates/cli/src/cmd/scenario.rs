@@ -1,8 +1,32 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay scenario FILE --out DIR`: compile a scenario into a Pi session JSONL plus its
+//! capability library.
+
+use forge_replay_engine::scenario;
 
 use crate::args::ScenarioArgs;
 use crate::Exit;
 
-pub fn run(_args: ScenarioArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
+    let loaded = match scenario::load(&args.scenario) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("forge-replay: error: {e}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let compiled = match scenario::compile(&loaded) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("forge-replay: error: {e}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    scenario::write(&compiled, &args.out)?;
+    println!(
+        "{}: {} entries -> {}",
+        compiled.name,
+        compiled.entries,
+        args.out.join("session.jsonl").display()
+    );
+    Ok(Exit::Ok)
 }
