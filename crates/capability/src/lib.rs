@@ -4,6 +4,7 @@
 
 pub mod anchor;
 pub mod binding;
+pub mod context;
 pub mod discovery;
 pub mod event;
 pub mod fingerprint;
@@ -12,5 +13,6 @@ pub mod js;
 pub mod projection;
 pub mod reducer;
 pub mod resource;
+pub mod status;
 pub mod tools;
 pub mod warning;

@@ -7,6 +7,7 @@ mod events;
 mod fingerprints;
 mod projection;
 mod reducer;
+mod sessions;
 mod tools;
 mod warning;
 

@@ -1,0 +1,312 @@
+//! The per-request entry point: Pi's canonical projection of a session with pi-forge's
+//! capability projection applied, exactly as Forge's `context_with_system` hook would produce it
+//! for a request made at that point of the branch.
+//!
+//! Steps (spec Appendix B): `readCapabilitySession` over the raw path (§2.7) → Pi's projection
+//! from the session crate (§4.6) → anchors materialized at their ordinal positions (§4.3; with
+//! Pi's own messages the alignment is the identity) → `projectCapabilityMessages` (§5.2) with the
+//! request's presentation, or markers stripped for an untrusted project (§5.8).
+
+use std::collections::HashMap;
+
+use forge_replay_session::{EntryType, Projection, Session};
+use serde_json::Value;
+
+use crate::anchor::{materialize_canonical, ContextEntry};
+use crate::history::{CapabilityHistory, EntryLocation, HistoryBuilder, HistoryError};
+use crate::projection::{project_capability_messages, strip_markers, Presentation, UpdateKind};
+
+/// How to project one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Native system sections or attributed user updates (from the request model's
+    /// `compat.supportsMidConvoSystemMessages`).
+    pub presentation: Presentation,
+    /// Whether the project is trusted; untrusted projects get no capability text at all.
+    pub trusted: bool,
+}
+
+impl Options {
+    /// Trusted project with the given presentation.
+    pub fn new(presentation: Presentation) -> Self {
+        Self {
+            presentation,
+            trusted: true,
+        }
+    }
+}
+
+/// A fail-closed capability failure: Forge's exact message and, when known, the entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CapabilityFailure {
+    /// Forge's error text, byte for byte.
+    pub message: String,
+    pub location: Option<EntryLocation>,
+}
+
+impl From<HistoryError> for CapabilityFailure {
+    fn from(e: HistoryError) -> Self {
+        Self {
+            message: e.message,
+            location: Some(e.location),
+        }
+    }
+}
+
+/// Errors of [`project_at`] and [`Replayer::project`].
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    /// Pi's projection failed (an unparseable entry, an unknown leaf).
+    #[error("cannot project the session")]
+    Session(#[from] forge_replay_session::ProjectError),
+    /// Forge would fail closed on this branch (corrupt capability history, bad anchors, …).
+    #[error("capability history is invalid: {0}")]
+    Capability(#[from] CapabilityFailure),
+}
+
+/// Pi's messages with the capability projection applied, plus the state behind them.
+#[derive(Debug, Clone)]
+pub struct CapabilityContext {
+    /// Pi's projection (leaf, entries, model, thinking level) *before* the capability step.
+    pub projection: Projection,
+    /// The messages the request is built from.
+    pub messages: Vec<Value>,
+    /// The branch's capability history (events, anchors, checkpoint, tools entry, active set).
+    pub history: CapabilityHistory,
+    /// Last event id covered by this projection (`preparedRevision`).
+    pub through_event_id: Option<String>,
+    /// Index in `messages` and kind of every capability update inserted.
+    pub updates: Vec<(usize, UpdateKind)>,
+}
+
+/// Projects `session` at `leaf` (`None` = Pi's empty context) for one request.
+pub fn project_at(
+    session: &Session,
+    leaf: Option<usize>,
+    options: Options,
+) -> Result<CapabilityContext, ContextError> {
+    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+    let mut cache = EntryCache::default();
+    let mut history = HistoryBuilder::new();
+    for &i in &path {
+        push_history(session, &mut cache, &mut history, i)?;
+    }
+    let projection = session.context(leaf)?;
+    finish(session, &mut cache, &history, projection, options)
+}
+
+/// Parsed raw JSON of the entries the capability layer reads (custom, custom_message,
+/// compaction), by entry index.
+#[derive(Debug, Default, Clone)]
+struct EntryCache {
+    values: HashMap<usize, Value>,
+}
+
+impl EntryCache {
+    fn get(&mut self, session: &Session, i: usize) -> Result<&Value, ContextError> {
+        match self.values.entry(i) {
+            std::collections::hash_map::Entry::Occupied(o) => Ok(o.into_mut()),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let e = session.entry(i);
+                let parsed = e.value().map_err(|source| {
+                    ContextError::Session(forge_replay_session::ProjectError::Parse {
+                        path: session.path().to_path_buf(),
+                        line: e.line(),
+                        source,
+                    })
+                })?;
+                Ok(v.insert(parsed))
+            }
+        }
+    }
+}
+
+fn reads_entry(t: &EntryType) -> bool {
+    matches!(
+        t,
+        EntryType::Custom | EntryType::CustomMessage | EntryType::Compaction
+    )
+}
+
+fn push_history(
+    session: &Session,
+    cache: &mut EntryCache,
+    history: &mut HistoryBuilder,
+    i: usize,
+) -> Result<(), ContextError> {
+    let e = session.entry(i);
+    let line = Some(e.line() as usize);
+    if reads_entry(e.entry_type()) {
+        let v = cache.get(session, i)?;
+        history.push(v, line).map_err(CapabilityFailure::from)?;
+    } else {
+        history
+            .push(&Value::Null, line)
+            .map_err(CapabilityFailure::from)?;
+    }
+    Ok(())
+}
+
+fn finish(
+    session: &Session,
+    cache: &mut EntryCache,
+    history: &HistoryBuilder,
+    projection: Projection,
+    options: Options,
+) -> Result<CapabilityContext, ContextError> {
+    let history = history.finish().map_err(CapabilityFailure::from)?;
+    // Raw values of custom entries in the context (anchors are among them).
+    for ce in &projection.entries {
+        if ce.entry_type == EntryType::Custom {
+            cache.get(session, ce.index)?;
+        }
+    }
+    let null = Value::Null;
+    let entries: Vec<ContextEntry<'_>> = projection
+        .entries
+        .iter()
+        .map(|ce| ContextEntry {
+            raw: cache.values.get(&ce.index).unwrap_or(&null),
+            line: Some(session.entry(ce.index).line() as usize),
+            message_count: ce.messages.len(),
+        })
+        .collect();
+    let locate = |entry_pos: Option<usize>| {
+        entry_pos.map(|p| {
+            let idx = projection.entries[p].index;
+            let e = session.entry(idx);
+            EntryLocation {
+                entry_id: e.id().map(str::to_string),
+                line: Some(e.line() as usize),
+            }
+        })
+    };
+    let materialized =
+        materialize_canonical(&entries, projection.messages.clone()).map_err(|e| {
+            CapabilityFailure {
+                message: e.message,
+                location: e.location,
+            }
+        })?;
+    if !options.trusted {
+        return Ok(CapabilityContext {
+            messages: strip_markers(materialized.messages),
+            projection,
+            through_event_id: None,
+            updates: Vec::new(),
+            history,
+        });
+    }
+    let events: Vec<_> = history.events.iter().map(|e| e.event.clone()).collect();
+    let sources = materialized.sources.clone();
+    let projected = project_capability_messages(
+        materialized.messages,
+        &events,
+        history.checkpoint_through.as_deref(),
+        options.presentation,
+    )
+    .map_err(|e| CapabilityFailure {
+        message: e.message,
+        location: e
+            .message_index
+            .and_then(|i| locate(sources.get(i).copied().flatten())),
+    })?;
+    Ok(CapabilityContext {
+        projection,
+        messages: projected.messages,
+        history,
+        through_event_id: projected.through_event_id,
+        updates: projected.updates,
+    })
+}
+
+/// Incremental projection along one path: push entries root→leaf and call
+/// [`Replayer::project`] whenever a request needs its context (for an assistant entry A, project
+/// *before* pushing A: the request was built at A's parent).
+///
+/// Pushing an entry that is not a child of the last one restarts from that entry's own path,
+/// so a caller may visit a tree depth-first; cloning a `Replayer` forks it.
+#[derive(Debug, Clone)]
+pub struct Replayer<'s> {
+    session: &'s Session,
+    context: forge_replay_session::ContextBuilder<'s>,
+    history: HistoryBuilder,
+    cache: EntryCache,
+    last: Option<usize>,
+}
+
+impl<'s> Replayer<'s> {
+    /// An empty path.
+    pub fn new(session: &'s Session) -> Self {
+        Self {
+            session,
+            context: session.builder(),
+            history: HistoryBuilder::new(),
+            cache: EntryCache::default(),
+            last: None,
+        }
+    }
+
+    /// Extends the path with entry `i`.
+    ///
+    /// A capability failure is remembered and returned by every later [`Replayer::project`]
+    /// (Forge fails closed from that entry on); `push` itself only fails on unreadable entries.
+    pub fn push(&mut self, i: usize) -> Result<(), ContextError> {
+        if self.session.tree().parent(i) != self.last {
+            self.history = HistoryBuilder::new();
+            for p in self.session.path_to(i) {
+                if p != i {
+                    self.push_one_history(p)?;
+                }
+            }
+        }
+        self.push_one_history(i)?;
+        self.context.push(i)?;
+        self.last = Some(i);
+        Ok(())
+    }
+
+    fn push_one_history(&mut self, i: usize) -> Result<(), ContextError> {
+        match push_history(self.session, &mut self.cache, &mut self.history, i) {
+            Err(ContextError::Capability(_)) | Ok(()) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The context at the last entry pushed.
+    pub fn project(&mut self, options: Options) -> Result<CapabilityContext, ContextError> {
+        let projection = self.context.snapshot();
+        finish(
+            self.session,
+            &mut self.cache,
+            &self.history,
+            projection,
+            options,
+        )
+    }
+
+    /// The capability history at the last entry pushed.
+    pub fn history(&self) -> Result<CapabilityHistory, CapabilityFailure> {
+        Ok(self.history.finish()?)
+    }
+}
+
+/// Applies the capability step to a projection Pi's layer already built for `session` at
+/// `projection.leaf` (what `forge-replay context --capabilities` does).
+pub fn apply_to_projection(
+    session: &Session,
+    projection: &Projection,
+    options: Options,
+) -> Result<CapabilityContext, ContextError> {
+    let path = projection
+        .leaf
+        .map(|l| session.path_to(l))
+        .unwrap_or_default();
+    let mut cache = EntryCache::default();
+    let mut history = HistoryBuilder::new();
+    for &i in &path {
+        push_history(session, &mut cache, &mut history, i)?;
+    }
+    finish(session, &mut cache, &history, projection.clone(), options)
+}
