@@ -274,7 +274,11 @@ fn make_header(
     let id_ok = head.id.as_ref().is_some_and(Value::is_string);
     if !is_object || entry_type != EntryType::Session || !id_ok {
         let found = if !is_object {
-            "a JSON value that is not an object".to_string()
+            let mut shown: String = text.chars().take(40).collect();
+            if shown.len() < text.len() {
+                shown.push('…');
+            }
+            format!("a JSON value that is not an object: {shown:?}")
         } else if entry_type != EntryType::Session {
             format!("an entry of type {:?}", entry_type.name())
         } else {
@@ -343,6 +347,10 @@ fn tally_unknown(
         | key_bit(&TOP_KEYS, "timestamp");
     for f in known {
         allowed |= key_bit(&TOP_KEYS, f);
+    }
+    if *entry_type == EntryType::Compaction {
+        // The v1 field Pi's migration converts to `firstKeptEntryId`.
+        allowed |= key_bit(&TOP_KEYS, "firstKeptEntryIndex");
     }
     let mut note = |field: &str| {
         let e = tally

@@ -138,13 +138,14 @@ impl Tree {
                 if s == stamp {
                     // `c` closes a cycle: the stack from `c` to the top.
                     let pos = stack.iter().position(|&x| x == c).unwrap_or(0);
-                    let members: Vec<u32> = stack[pos..].to_vec();
+                    let mut members: Vec<u32> = stack[pos..].to_vec();
+                    members.sort_unstable();
                     let lines: Vec<String> = members
                         .iter()
                         .map(|&m| entries[m as usize].line.to_string())
                         .collect();
-                    // Cut at the last member walked (its parent link closes the loop).
-                    let cut = *stack.last().unwrap_or(&c);
+                    // Cut at the member written last: its parent link closes the loop.
+                    let cut = *members.last().unwrap_or(&c);
                     parent[cut as usize] = None;
                     diags.push(Diagnostic::new(
                         Severity::Error,
