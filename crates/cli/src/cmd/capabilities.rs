@@ -1,8 +1,168 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay capabilities <SESSION> [--leaf ID] [--format text|json] [--model provider/id]
+//! [--project DIR]`: the state `/capability status` shows at a leaf — active activations (id,
+//! source, actor, name, fingerprint, tool patch), effective tools, delivery state
+//! (none/pending/prepared) and presentation (native system sections or attributed user
+//! updates).
+//!
+//! Presentation follows the model's catalog flag `compat.supportsMidConvoSystemMessages`: the
+//! `--model` given, else the session's current model at the leaf (Pi's projection `model`). A
+//! corrupt capability history exits 2 with Forge's error text and the entry's line.
 
-use crate::args::CapabilitiesArgs;
+use std::io::Write;
+
+use anyhow::Context as _;
+use forge_replay_capability::context::{project_at, ContextError, Options};
+use forge_replay_capability::discovery::{Catalog, Roots};
+use forge_replay_capability::projection::Presentation;
+use forge_replay_capability::status::status_view;
+use forge_replay_model::json;
+use forge_replay_session::Session;
+use serde_json::{json, Value};
+
+use crate::args::{CapabilitiesArgs, TextOrJson};
 use crate::Exit;
 
-pub fn run(_args: CapabilitiesArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+/// How the presentation was decided.
+#[derive(Debug, Clone)]
+pub struct PresentationChoice {
+    pub presentation: Presentation,
+    /// `provider/id` looked up, if any.
+    pub model: Option<String>,
+    /// Whether the model was found in the catalog.
+    pub in_catalog: bool,
+}
+
+/// Native iff the model's catalog entry has `compat.supportsMidConvoSystemMessages === true`.
+pub fn choose_presentation(model: Option<(&str, &str)>) -> PresentationChoice {
+    let Some((provider, id)) = model else {
+        return PresentationChoice {
+            presentation: Presentation::Fallback,
+            model: None,
+            in_catalog: false,
+        };
+    };
+    let found = forge_replay_wire::Catalog::builtin().get(provider, id);
+    PresentationChoice {
+        presentation: Presentation::from_native(
+            found.is_some_and(|m| m.compat_true("supportsMidConvoSystemMessages")),
+        ),
+        model: Some(format!("{provider}/{id}")),
+        in_catalog: found.is_some(),
+    }
+}
+
+/// Prints a capability failure as Forge's text plus the entry location, and returns exit 2.
+pub fn report_failure(path: &std::path::Path, e: &ContextError) -> anyhow::Result<Exit> {
+    match e {
+        ContextError::Capability(f) => {
+            let at = match &f.location {
+                Some(l) => match (l.line, &l.entry_id) {
+                    (Some(line), Some(id)) => format!("{}:{line}: entry {id}: ", path.display()),
+                    (Some(line), None) => format!("{}:{line}: ", path.display()),
+                    _ => format!("{}: ", path.display()),
+                },
+                None => format!("{}: ", path.display()),
+            };
+            eprintln!("{at}error: {}", f.message);
+            Ok(Exit::BadInput)
+        }
+        ContextError::Session(_) => Err(anyhow::anyhow!("{e:#}")),
+    }
+}
+
+pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
+    let (session, _diags) = Session::open(&args.session)
+        .with_context(|| format!("cannot read {}", args.session.display()))?;
+    let leaf = session
+        .resolve_leaf(args.leaf.as_deref())
+        .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
+    let pi = session.context(leaf)?;
+    let model_arg = match &args.model {
+        Some(m) => Some(
+            m.split_once('/')
+                .map(|(p, i)| (p.to_string(), i.to_string()))
+                .with_context(|| format!("--model must be provider/id, got {m:?}"))?,
+        ),
+        None => match (pi.model.get("provider"), pi.model.get("modelId")) {
+            (Some(Value::String(p)), Some(Value::String(i))) => Some((p.clone(), i.clone())),
+            _ => None,
+        },
+    };
+    let choice = choose_presentation(model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())));
+    let ctx = match project_at(&session, leaf, Options::new(choice.presentation)) {
+        Ok(c) => c,
+        Err(e) => return report_failure(&args.session, &e),
+    };
+    let view = status_view(
+        &session,
+        leaf,
+        &ctx.history,
+        &ctx.projection.messages,
+        choice.presentation,
+    );
+    let library = match &args.project {
+        Some(p) => Some(Catalog::discover(&Roots {
+            project: Some(p.clone()),
+            global: Roots::default_global(),
+        })?),
+        None => None,
+    };
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        TextOrJson::Json => {
+            let mut doc = serde_json::to_value(&view)?;
+            doc["model"] = json!(choice.model);
+            doc["modelInCatalog"] = json!(choice.in_catalog);
+            if let Some(lib) = &library {
+                doc["library"] = Value::Array(
+                    lib.entries
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "key": c.key.to_string(),
+                                "name": c.capability.name,
+                                "usable": c.is_usable(),
+                                "diagnostics": c.diagnostics,
+                                "path": c.path.display().to_string(),
+                            })
+                        })
+                        .collect(),
+                );
+            }
+            writeln!(out, "{}", json::stringify_pretty(&doc))?;
+        }
+        TextOrJson::Text => {
+            out.write_all(view.to_text().as_bytes())?;
+            match &choice.model {
+                Some(m) if !choice.in_catalog => writeln!(
+                    out,
+                    "(model {m} is not in the catalog: presentation falls back to user updates)"
+                )?,
+                None => writeln!(
+                    out,
+                    "(no model on this branch and no --model: presentation falls back to user updates)"
+                )?,
+                _ => {}
+            }
+            if let Some(lib) = &library {
+                if lib.entries.is_empty() {
+                    writeln!(out, "No capabilities. Place JSON in .pi/forge/capabilities/ or ~/.pi/forge/capabilities/.")?;
+                }
+                for c in &lib.entries {
+                    let mut line = c.key.to_string();
+                    if let Some(n) = &c.capability.name {
+                        line.push_str(&format!(" — {n}"));
+                    }
+                    if !c.is_usable() {
+                        let errs: Vec<&str> =
+                            c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+                        line.push_str(&format!(" [invalid: {}]", errs.join("; ")));
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Ok)
 }
