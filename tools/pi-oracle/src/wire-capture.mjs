@@ -66,12 +66,12 @@ async function bodyText(body, encoding) {
 /** A JWT-shaped dummy: openai-codex-responses reads chatgpt_account_id from the key. */
 function fakeCodexJwt() {
 	const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
-	return `${b64({ alg: "none", typ: "JWT" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: "acct_wire_cases" } })}.sig`;
+	return `${b64({ alg: "none", typ: "JWT" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: "acct_oracle" } })}.sig`;
 }
 
 /** Dummy credential. Never contains "sk-ant-oat" (that switches Anthropic to its OAuth payload). */
 export function dummyKeyFor(api) {
-	return api === "openai-codex-responses" ? fakeCodexJwt() : "wire-cases-dummy-key";
+	return api === "openai-codex-responses" ? fakeCodexJwt() : "oracle-dummy-key";
 }
 
 export async function packageVersions() {
