@@ -417,3 +417,31 @@ fn tool_baseline_entry() {
         "Invalid Forge tool baseline lastApplied."
     );
 }
+
+#[test]
+fn unknown_order_reduction_error_before_bad_tools_entry() {
+    // UNKNOWN (spec §2.7): Forge decodes the last tools entry and reduces the events after the
+    // walk; we report the reduction failure first. This test pins that choice.
+    let on = ev_entry(
+        "x1",
+        activate("e1", "a1", Source::Manual, "R", &[], &[], 1.0),
+    );
+    let bad_off = ev_entry("x2", deactivate("e2", "lifecycle", "a1", 2.0));
+    let bad_tools = json!({"type":"custom","customType":"pi-forge-capability-tools","data":[],"id":"t","parentId":null,"timestamp":"t"});
+    let err = read(&[on, bad_off, bad_tools]).unwrap_err();
+    assert!(
+        err.message.starts_with("Invalid Forge capability event 1:"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn anchor_timestamp_without_offset_is_utc() {
+    // JavaScript reads a date-time without an offset as local time; Pi always writes `Z`, and we
+    // read such strings as UTC (documented choice).
+    assert_eq!(
+        anchor_message("e", Some(&json!("1970-01-01T00:00:01.000")))["timestamp"],
+        json!(1000)
+    );
+}

@@ -3,6 +3,7 @@
 
 mod anchors;
 mod codec;
+mod discovery;
 mod events;
 mod fingerprints;
 mod projection;
