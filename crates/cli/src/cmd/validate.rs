@@ -28,10 +28,15 @@ fn scope_of(path: &Path) -> Scope {
 }
 
 fn collect(path: &Path) -> anyhow::Result<Vec<LoadedCapability>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.is_dir() {
         let nested: PathBuf = path.join(".pi").join("forge").join("capabilities");
-        let dir = if nested.is_dir() { nested } else { path.to_path_buf() };
+        let dir = if nested.is_dir() {
+            nested
+        } else {
+            path.to_path_buf()
+        };
         Ok(read_scope_dir(&dir, scope_of(&dir))?)
     } else {
         Ok(vec![load_file(path, scope_of(path))])
@@ -92,5 +97,9 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
         }
     }
     out.flush()?;
-    Ok(if invalid > 0 { Exit::Findings } else { Exit::Ok })
+    Ok(if invalid > 0 {
+        Exit::Findings
+    } else {
+        Exit::Ok
+    })
 }
