@@ -1,0 +1,353 @@
+//! Replaying a session: one request per assistant message on the root→leaf path, rebuilt as the
+//! agent sent it.
+//!
+//! For an assistant entry A the request was built from the context at A's parent: Pi's canonical
+//! projection (session crate), pi-forge's capability projection with the request model's
+//! presentation (capability crate), `convertToLlm`, `normalizeContext`, then pi-ai's assembly
+//! for the model (wire crate) with the options the coding agent passes: `reasoning` = the
+//! thinking level unless `off`, `sessionId` = the header id. [`replay`] walks the path once with
+//! a [`Replayer`], so N requests cost the size of their contexts, not N re-projections.
+//!
+//! [`Target`] re-targets the history ("what if this session had run on another model").
+
+use std::path::PathBuf;
+
+use forge_replay_capability::context::{ContextError, Options as CapOptions, Replayer};
+use forge_replay_capability::projection::Presentation;
+use forge_replay_session::{llm, ProjectError, Session};
+use forge_replay_wire::api::Api;
+use forge_replay_wire::{AssembleError, Catalog, CatalogError, Entry, Env, Model, WireRequest};
+use serde_json::{json, Map, Value};
+
+/// The representative catalog model of each API (`--api`, `--all-apis`, the verify matrix).
+pub const REPRESENTATIVE_MODELS: [(&str, &str); 10] = [
+    ("openai-completions", "moonshotai/kimi-k3"),
+    ("mistral-conversations", "mistral/mistral-large-latest"),
+    ("openai-responses", "openai/gpt-5.5"),
+    ("azure-openai-responses", "azure-openai-responses/gpt-5.5"),
+    ("openai-codex-responses", "openai-codex/gpt-5.5"),
+    ("anthropic-messages", "anthropic/claude-opus-4-8"),
+    (
+        "bedrock-converse-stream",
+        "amazon-bedrock/anthropic.claude-opus-4-8",
+    ),
+    ("google-generative-ai", "google/gemini-2.5-pro"),
+    ("google-vertex", "google-vertex/gemini-2.5-flash"),
+    ("pi-messages", "radius/balanced"),
+];
+
+/// The representative model (`provider/id`) of an API name.
+pub fn representative_model(api: &str) -> Option<&'static str> {
+    REPRESENTATIVE_MODELS
+        .iter()
+        .find(|(a, _)| *a == api)
+        .map(|(_, m)| *m)
+}
+
+/// Which model each request is assembled for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The model recorded on each assistant message.
+    Recorded,
+    /// One model (`provider/id`) for every request.
+    Models(Vec<String>),
+}
+
+impl Target {
+    /// The representative model of every API.
+    pub fn all_apis() -> Target {
+        Target::Models(
+            REPRESENTATIVE_MODELS
+                .iter()
+                .map(|(_, m)| m.to_string())
+                .collect(),
+        )
+    }
+}
+
+/// Replay settings.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions<'c> {
+    /// Entry id to replay to (default: the last entry, as Pi does on load).
+    pub leaf: Option<String>,
+    pub target: Target,
+    pub catalog: &'c Catalog,
+    /// Environment pi-ai sees (e.g. `PI_CACHE_RETENTION`, Azure endpoints).
+    pub env: Env,
+    /// Whether the project is trusted (untrusted: no capability text).
+    pub trusted: bool,
+}
+
+impl<'c> ReplayOptions<'c> {
+    pub fn new(catalog: &'c Catalog) -> Self {
+        ReplayOptions {
+            leaf: None,
+            target: Target::Recorded,
+            catalog,
+            env: default_env(),
+            trusted: true,
+        }
+    }
+}
+
+/// The environment replay assumes: an Azure endpoint so the Azure API can build its URL
+/// (pi-ai reads `AZURE_OPENAI_BASE_URL`; the value is a placeholder).
+pub fn default_env() -> Env {
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert(
+        "AZURE_OPENAI_BASE_URL".to_string(),
+        "https://replay.openai.azure.com/openai/v1".to_string(),
+    );
+    Env::new(vars)
+}
+
+/// One replayed request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Position among the requests of the path (0-based).
+    pub index: usize,
+    /// The assistant entry the request produced.
+    pub entry_id: String,
+    /// Its line in the session file.
+    pub line: u64,
+    pub api: Api,
+    pub provider: String,
+    pub model: String,
+    /// The options passed to `streamSimple`.
+    pub options: Map<String, Value>,
+    /// The transcript handed to the provider layer (`normalizeContext(...).messages`).
+    pub transcript: Vec<Value>,
+    /// The `onPayload` object.
+    pub payload: Value,
+    /// The HTTP request (fetch transports).
+    pub wire: Option<WireRequest>,
+}
+
+impl Request {
+    /// `{url, method, body}` or null.
+    pub fn wire_json(&self) -> Value {
+        match &self.wire {
+            Some(w) => json!({"url": w.url, "method": w.method, "body": w.body}),
+            None => Value::Null,
+        }
+    }
+
+    /// `{"entryId","api","provider","model","payload","wire"}`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("entryId".into(), self.entry_id.clone().into());
+        m.insert("api".into(), self.api.name().into());
+        m.insert("provider".into(), self.provider.clone().into());
+        m.insert("model".into(), self.model.clone().into());
+        m.insert("payload".into(), self.payload.clone());
+        m.insert("wire".into(), self.wire_json());
+        Value::Object(m)
+    }
+}
+
+/// Errors of [`replay`].
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{path}: {source}")]
+    Leaf {
+        path: PathBuf,
+        #[source]
+        source: Box<ProjectError>,
+    },
+    #[error("{path}:{line}: entry {entry_id}: cannot build the request context")]
+    Context {
+        path: PathBuf,
+        line: u64,
+        entry_id: String,
+        #[source]
+        source: Box<ContextError>,
+    },
+    #[error("{path}:{line}: entry {entry_id}: model {model}")]
+    Model {
+        path: PathBuf,
+        line: u64,
+        entry_id: String,
+        model: String,
+        #[source]
+        source: Box<CatalogError>,
+    },
+    #[error("{path}:{line}: entry {entry_id}: assistant message has no provider/model")]
+    NoModel {
+        path: PathBuf,
+        line: u64,
+        entry_id: String,
+    },
+    #[error("{path}:{line}: entry {entry_id}: cannot assemble the {model} request")]
+    Assemble {
+        path: PathBuf,
+        line: u64,
+        entry_id: String,
+        model: String,
+        #[source]
+        source: Box<AssembleError>,
+    },
+    #[error("unknown model {model:?} (expected provider/id)")]
+    BadModel { model: String },
+}
+
+/// Parses `provider/id` (the id may itself contain `/`).
+pub fn split_model(s: &str) -> Option<(&str, &str)> {
+    let (p, id) = s.split_once('/')?;
+    (!p.is_empty() && !id.is_empty()).then_some((p, id))
+}
+
+/// LLM messages and `streamSimple` options of one projection.
+type Projected = (Vec<Value>, Map<String, Value>);
+
+/// Replays every request on the path to the leaf, for every target model.
+///
+/// With [`Target::Models`] the output holds, for each request, one [`Request`] per model, in the
+/// given model order.
+pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request>, ReplayError> {
+    let path_err = |source| ReplayError::Leaf {
+        path: session.path().to_path_buf(),
+        source: Box::new(source),
+    };
+    let leaf = session
+        .resolve_leaf(opts.leaf.as_deref())
+        .map_err(path_err)?;
+    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+    let fixed: Vec<(String, Model)> = match &opts.target {
+        Target::Recorded => Vec::new(),
+        Target::Models(ms) => ms
+            .iter()
+            .map(|m| {
+                let (p, id) =
+                    split_model(m).ok_or_else(|| ReplayError::BadModel { model: m.clone() })?;
+                let model = opts
+                    .catalog
+                    .lookup(p, id)
+                    .map_err(|source| ReplayError::Model {
+                        path: session.path().to_path_buf(),
+                        line: 0,
+                        entry_id: String::new(),
+                        model: m.clone(),
+                        source: Box::new(source),
+                    })?
+                    .clone();
+                Ok((m.clone(), model))
+            })
+            .collect::<Result<_, ReplayError>>()?,
+    };
+    let session_id = session.header().id().to_string();
+    let mut replayer = Replayer::new(session);
+    let mut out = Vec::new();
+    let mut index = 0;
+    for &i in &path {
+        let e = session.entry(i);
+        if e.is_assistant_message() {
+            let entry_id = e.id().unwrap_or_default().to_string();
+            let line = e.line();
+            let models: Vec<(String, Model)> = if fixed.is_empty() {
+                vec![recorded_model(session, opts.catalog, i)?]
+            } else {
+                fixed.clone()
+            };
+            let mut cached: [Option<Projected>; 2] = [None, None];
+            for (name, model) in models {
+                let presentation = Presentation::from_native(model.is_flagged());
+                let slot = usize::from(presentation == Presentation::Native);
+                if cached[slot].is_none() {
+                    let ctx = replayer
+                        .project(CapOptions {
+                            presentation,
+                            trusted: opts.trusted,
+                        })
+                        .map_err(|source| ReplayError::Context {
+                            path: session.path().to_path_buf(),
+                            line,
+                            entry_id: entry_id.clone(),
+                            source: Box::new(source),
+                        })?;
+                    let mut options = Map::new();
+                    let level = ctx
+                        .projection
+                        .thinking_level
+                        .as_ref()
+                        .and_then(Value::as_str)
+                        .unwrap_or("off");
+                    if level != "off" {
+                        options.insert("reasoning".into(), level.into());
+                    }
+                    options.insert("sessionId".into(), session_id.clone().into());
+                    cached[slot] = Some((llm::convert_to_llm(&ctx.messages), options));
+                }
+                let (messages, options) = cached[slot].as_ref().expect("projected above");
+                let context = json!({ "messages": messages });
+                let asm_err = |source| ReplayError::Assemble {
+                    path: session.path().to_path_buf(),
+                    line,
+                    entry_id: entry_id.clone(),
+                    model: name.clone(),
+                    source: Box::new(source),
+                };
+                let transcript = forge_replay_wire::normalize_context(&context)
+                    .map_err(|e| asm_err(e.into()))?;
+                let assembled = forge_replay_wire::assemble(
+                    &model,
+                    &context,
+                    options,
+                    Entry::StreamSimple,
+                    &opts.env,
+                )
+                .map_err(asm_err)?;
+                out.push(Request {
+                    index,
+                    entry_id: entry_id.clone(),
+                    line,
+                    api: assembled.api,
+                    provider: model.provider().to_string(),
+                    model: model.id().to_string(),
+                    options: options.clone(),
+                    transcript,
+                    payload: assembled.payload,
+                    wire: assembled.wire,
+                });
+            }
+            index += 1;
+        }
+        replayer.push(i).map_err(|source| ReplayError::Context {
+            path: session.path().to_path_buf(),
+            line: e.line(),
+            entry_id: e.id().unwrap_or_default().to_string(),
+            source: Box::new(source),
+        })?;
+    }
+    Ok(out)
+}
+
+fn recorded_model(
+    session: &Session,
+    catalog: &Catalog,
+    i: usize,
+) -> Result<(String, Model), ReplayError> {
+    let e = session.entry(i);
+    let entry_id = e.id().unwrap_or_default().to_string();
+    let no_model = || ReplayError::NoModel {
+        path: session.path().to_path_buf(),
+        line: e.line(),
+        entry_id: entry_id.clone(),
+    };
+    let v = e.value().map_err(|_| no_model())?;
+    let m = &v["message"];
+    let (Some(p), Some(id)) = (m["provider"].as_str(), m["model"].as_str()) else {
+        return Err(no_model());
+    };
+    let name = format!("{p}/{id}");
+    let model = catalog
+        .lookup(p, id)
+        .map_err(|source| ReplayError::Model {
+            path: session.path().to_path_buf(),
+            line: e.line(),
+            entry_id: entry_id.clone(),
+            model: name.clone(),
+            source: Box::new(source),
+        })?
+        .clone();
+    Ok((name, model))
+}
