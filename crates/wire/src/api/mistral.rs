@@ -1,10 +1,574 @@
-//! Builder for this API (written by the wire-cases engineer; a stub until then).
+//! `mistral-conversations` (pi-ai `api/mistral-conversations.js`).
+//!
+//! pi-ai builds a camelCase payload (what `onPayload` sees: `maxTokens`, `toolCalls`,
+//! `toolCallId`, `imageUrl`, `promptCacheKey`, …) and `toMistralWirePayload` renames it to the
+//! snake_case body POSTed to `{baseUrl}/v1/chat/completions`; each renamed key moves to the end of
+//! its object, as `record[target] = record[source]; delete record[source]` does. The session id
+//! also goes out as the `x-affinity` header.
 
-use crate::api::{Api, ApiInput, ApiOutput};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+use forge_replay_model::json::stringify;
+use forge_replay_model::text::{js_trim, sanitize_surrogates};
+use serde_json::{Map, Value};
+
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
+use crate::constrained::{json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use crate::error::AssembleError;
+use crate::hash::short_hash;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::options::{build_base_options, clamp_thinking_level};
+use crate::transcript::{
+    current_tools, render_system_message_update, resolve_transcript, system_message_text,
+};
+use crate::transform::transform_messages;
 
-/// Assembles the request (not implemented yet).
+const MISTRAL_TOOL_CALL_ID_LENGTH: usize = 9;
+
+/// `deriveMistralToolCallId(id, attempt)`.
+fn derive_tool_call_id(id: &str, attempt: u32) -> String {
+    let normalized: String = id.chars().filter(char::is_ascii_alphanumeric).collect();
+    if attempt == 0 && normalized.len() == MISTRAL_TOOL_CALL_ID_LENGTH {
+        return normalized;
+    }
+    let base = if normalized.is_empty() {
+        id
+    } else {
+        normalized.as_str()
+    };
+    let seed = if attempt == 0 {
+        base.to_string()
+    } else {
+        format!("{base}:{attempt}")
+    };
+    short_hash(&seed)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(MISTRAL_TOOL_CALL_ID_LENGTH)
+        .collect()
+}
+
+/// `createMistralToolCallIdNormalizer()`: derived ids, collision-checked per request.
+#[derive(Default)]
+struct IdNormalizer {
+    ids: HashMap<String, String>,
+    owners: HashMap<String, String>,
+}
+
+impl IdNormalizer {
+    fn normalize(&mut self, id: &str) -> String {
+        if let Some(existing) = self.ids.get(id).filter(|e| !e.is_empty()) {
+            return existing.clone();
+        }
+        let mut attempt = 0;
+        loop {
+            let candidate = derive_tool_call_id(id, attempt);
+            match self.owners.get(&candidate) {
+                Some(owner) if owner != id => attempt += 1,
+                _ => {
+                    self.ids.insert(id.to_string(), candidate.clone());
+                    self.owners.insert(candidate.clone(), id.to_string());
+                    return candidate;
+                }
+            }
+        }
+    }
+}
+
+fn text_value(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(t)) => sanitize_surrogates(t).into_owned(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => stringify(other),
+    }
+}
+
+fn image_url(block: &Value) -> String {
+    format!(
+        "data:{};base64,{}",
+        text_value(block.get("mimeType")),
+        text_value(block.get("data"))
+    )
+}
+
+/// `buildToolResultText(text, hasImages, supportsImages, isError)`.
+fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
+    let trimmed = js_trim(text);
+    let prefix = if is_error { "[tool error] " } else { "" };
+    if !trimmed.is_empty() {
+        let suffix = if has_images && !supports_images {
+            "\n[tool image omitted: model does not support images]"
+        } else {
+            ""
+        };
+        return format!("{prefix}{trimmed}{suffix}");
+    }
+    if has_images {
+        if supports_images {
+            return format!("{prefix}(see attached image)");
+        }
+        return format!("{prefix}(image omitted: model does not support images)");
+    }
+    format!("{prefix}(no tool output)")
+}
+
+fn is_type(b: &Value, ty: &str) -> bool {
+    b.get("type").and_then(Value::as_str) == Some(ty)
+}
+
+/// `toChatMessages(messages, supportsImages)`.
+fn to_chat_messages(messages: &[Value], supports_images: bool) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    for (index, msg) in messages.iter().enumerate() {
+        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+            "system" => {
+                let text = if index == 0 {
+                    system_message_text(msg)
+                } else {
+                    render_system_message_update(msg)
+                };
+                if !text.is_empty() {
+                    out.push(obj([
+                        ("role", s("system")),
+                        ("content", s(sanitize_surrogates(&text).into_owned())),
+                    ]));
+                }
+            }
+            "user" => {
+                let content = msg.get("content");
+                if let Some(Value::String(t)) = content {
+                    out.push(obj([
+                        ("role", s("user")),
+                        ("content", s(sanitize_surrogates(t).into_owned())),
+                    ]));
+                    continue;
+                }
+                let blocks = js::arr(msg, "content");
+                let had_images = blocks.iter().any(|b| is_type(b, "image"));
+                let parts: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| is_type(b, "text") || supports_images)
+                    .map(|b| {
+                        if is_type(b, "text") {
+                            obj([("type", s("text")), ("text", s(text_value(b.get("text"))))])
+                        } else {
+                            obj([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
+                        }
+                    })
+                    .collect();
+                if !parts.is_empty() {
+                    out.push(obj([("role", s("user")), ("content", Value::Array(parts))]));
+                } else if had_images && !supports_images {
+                    out.push(obj([
+                        ("role", s("user")),
+                        (
+                            "content",
+                            s("(image omitted: model does not support images)"),
+                        ),
+                    ]));
+                }
+            }
+            "assistant" => {
+                let mut parts = Vec::new();
+                let mut calls = Vec::new();
+                for b in js::arr(msg, "content") {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            let t = b.get("text").and_then(Value::as_str).unwrap_or("");
+                            if !js_trim(t).is_empty() {
+                                parts.push(obj([
+                                    ("type", s("text")),
+                                    ("text", s(sanitize_surrogates(t).into_owned())),
+                                ]));
+                            }
+                        }
+                        Some("thinking") => {
+                            let t = b.get("thinking").and_then(Value::as_str).unwrap_or("");
+                            if !js_trim(t).is_empty() {
+                                parts.push(obj([
+                                    ("type", s("thinking")),
+                                    (
+                                        "thinking",
+                                        Value::Array(vec![obj([
+                                            ("type", s("text")),
+                                            ("text", s(sanitize_surrogates(t).into_owned())),
+                                        ])]),
+                                    ),
+                                ]));
+                            }
+                        }
+                        _ => {
+                            let args = match b.get("arguments") {
+                                Some(v) if js::truthy(Some(v)) => stringify(v),
+                                _ => "{}".to_string(),
+                            };
+                            calls.push(obj([
+                                ("id", b.get("id").cloned().unwrap_or(Value::Null)),
+                                ("type", s("function")),
+                                (
+                                    "function",
+                                    obj([
+                                        ("name", b.get("name").cloned().unwrap_or(Value::Null)),
+                                        ("arguments", s(args)),
+                                    ]),
+                                ),
+                                ("index", Value::from(0)),
+                            ]));
+                        }
+                    }
+                }
+                let mut m = Map::new();
+                m.insert("role".into(), s("assistant"));
+                m.insert("prefix".into(), Value::Bool(false));
+                let has_parts = !parts.is_empty();
+                let has_calls = !calls.is_empty();
+                if has_parts {
+                    m.insert("content".into(), Value::Array(parts));
+                }
+                if has_calls {
+                    m.insert("toolCalls".into(), Value::Array(calls));
+                }
+                if has_parts || has_calls {
+                    out.push(Value::Object(m));
+                }
+            }
+            _ => {
+                let blocks = js::arr(msg, "content");
+                let text = blocks
+                    .iter()
+                    .filter(|b| is_type(b, "text"))
+                    .map(|b| text_value(b.get("text")))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let has_images = blocks.iter().any(|b| is_type(b, "image"));
+                let is_error = js::truthy(msg.get("isError"));
+                let mut content = vec![obj([
+                    ("type", s("text")),
+                    (
+                        "text",
+                        s(tool_result_text(
+                            &text,
+                            has_images,
+                            supports_images,
+                            is_error,
+                        )),
+                    ),
+                ])];
+                if supports_images {
+                    for b in blocks.iter().filter(|b| is_type(b, "image")) {
+                        content.push(obj([
+                            ("type", s("image_url")),
+                            ("imageUrl", s(image_url(b))),
+                        ]));
+                    }
+                }
+                let mut m = Map::new();
+                m.insert("role".into(), s("tool"));
+                js_set(&mut m, "toolCallId", msg.get("toolCallId"));
+                js_set(&mut m, "name", msg.get("toolName"));
+                m.insert("content".into(), Value::Array(content));
+                out.push(Value::Object(m));
+            }
+        }
+    }
+    out
+}
+
+/// `obj[key] = value` where `undefined` is dropped on serialization.
+fn js_set(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
+    if let Some(v) = v {
+        m.insert(key.into(), v.clone());
+    }
+}
+
+/// `toFunctionTools(tools)`.
+fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
+    tools
+        .iter()
+        .map(|tool| {
+            let strict = resolve_json_schema_strict_sampling(tool, true)?;
+            let mut f = Map::new();
+            js_set(&mut f, "name", tool.get("name"));
+            js_set(&mut f, "description", tool.get("description"));
+            f.insert(
+                "parameters".into(),
+                json_schema_tool_parameters(tool, strict),
+            );
+            f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
+            Ok(obj([
+                ("type", s("function")),
+                ("function", Value::Object(f)),
+            ]))
+        })
+        .collect()
+}
+
+/// `mapToolChoice(choice)`.
+fn map_tool_choice(choice: &Value) -> Result<Value, AssembleError> {
+    if let Some(c) = choice.as_str() {
+        if matches!(c, "auto" | "none" | "any" | "required") {
+            return Ok(choice.clone());
+        }
+    }
+    match js::get(Some(choice), "function") {
+        Some(f) if f.is_object() => Ok(obj([
+            ("type", s("function")),
+            (
+                "function",
+                match f.get("name") {
+                    Some(n) => obj([("name", n.clone())]),
+                    None => Value::Object(Map::new()),
+                },
+            ),
+        ])),
+        _ => Err(AssembleError::rejected(
+            "Cannot read properties of undefined (reading 'name')",
+        )),
+    }
+}
+
+fn uses_reasoning_effort(model: &Model) -> bool {
+    let id = model.id();
+    id == "mistral-small-2603"
+        || id == "mistral-small-latest"
+        || id.starts_with("mistral-medium-")
+        || id == "zai-glm-5-2"
+}
+
+/// `streamSimple`'s options: base options + toolChoice + promptMode / reasoningEffort.
+fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
+    let model = input.model;
+    let mut base = build_base_options(model, input.messages, options);
+    if let Some(tc) = options.get("toolChoice") {
+        base.insert("toolChoice".into(), tc.clone());
+    }
+    let reasoning = options
+        .get("reasoning")
+        .filter(|v| js::truthy(Some(v)))
+        .map(|v| clamp_thinking_level(model, v.as_str().unwrap_or("")))
+        .filter(|l| l != "off");
+    if let (true, Some(level)) = (model.reasoning(), reasoning) {
+        if !uses_reasoning_effort(model) {
+            base.insert("promptMode".into(), s("reasoning"));
+        } else {
+            let effort = match model.thinking_level(&level) {
+                None | Some(Value::Null) => s("high"),
+                Some(v) => v.clone(),
+            };
+            base.insert("reasoningEffort".into(), effort);
+        }
+    }
+    base
+}
+
+fn should_use_prompt_caching(options: &Map<String, Value>) -> bool {
+    options.get("cacheRetention").and_then(Value::as_str) != Some("none")
+        && js::truthy(options.get("sessionId"))
+}
+
+/// `buildChatPayload(model, context, messages, options)`.
+fn build_payload(
+    model: &Model,
+    resolved: &[Value],
+    transformed: &[Value],
+    options: &Map<String, Value>,
+) -> Result<Value, AssembleError> {
+    let mut p = Map::new();
+    p.insert("model".into(), s(model.id()));
+    p.insert("stream".into(), Value::Bool(true));
+    p.insert(
+        "messages".into(),
+        Value::Array(to_chat_messages(transformed, model.supports_images())),
+    );
+    let tools = current_tools(resolved);
+    if !tools.is_empty() {
+        p.insert("tools".into(), Value::Array(to_function_tools(&tools)?));
+    }
+    js_set(&mut p, "temperature", options.get("temperature"));
+    js_set(&mut p, "maxTokens", options.get("maxTokens"));
+    if let Some(tc) = options.get("toolChoice").filter(|v| js::truthy(Some(v))) {
+        p.insert("toolChoice".into(), map_tool_choice(tc)?);
+    }
+    if let Some(v) = options.get("promptMode").filter(|v| js::truthy(Some(v))) {
+        p.insert("promptMode".into(), v.clone());
+    }
+    if let Some(v) = options
+        .get("reasoningEffort")
+        .filter(|v| js::truthy(Some(v)))
+    {
+        p.insert("reasoningEffort".into(), v.clone());
+    }
+    if should_use_prompt_caching(options) {
+        js_set(&mut p, "promptCacheKey", options.get("sessionId"));
+    }
+    Ok(Value::Object(p))
+}
+
+/// `remapMistralProperty(record, source, target)`: the value moves to the end under `target`.
+fn remap(m: &mut Map<String, Value>, source: &str, target: &str) {
+    if let Some(v) = m.shift_remove(source) {
+        m.shift_remove(target);
+        m.insert(target.into(), v);
+    }
+}
+
+/// `toMistralWirePayload(payload)`.
+pub fn to_wire_payload(payload: &Value) -> Value {
+    let Some(src) = payload.as_object() else {
+        return payload.clone();
+    };
+    let mut wire = src.clone();
+    for (source, target) in [
+        ("topP", "top_p"),
+        ("maxTokens", "max_tokens"),
+        ("randomSeed", "random_seed"),
+        ("responseFormat", "response_format"),
+        ("toolChoice", "tool_choice"),
+        ("presencePenalty", "presence_penalty"),
+        ("frequencyPenalty", "frequency_penalty"),
+        ("parallelToolCalls", "parallel_tool_calls"),
+        ("reasoningEffort", "reasoning_effort"),
+        ("promptMode", "prompt_mode"),
+        ("promptCacheKey", "prompt_cache_key"),
+        ("safePrompt", "safe_prompt"),
+    ] {
+        remap(&mut wire, source, target);
+    }
+    if let Some(Value::Array(messages)) = src.get("messages") {
+        let converted = messages.iter().map(to_wire_message).collect();
+        wire.insert("messages".into(), Value::Array(converted));
+    }
+    if let Some(Value::Object(rf)) = wire.get("response_format").cloned() {
+        let mut rf = rf;
+        remap(&mut rf, "jsonSchema", "json_schema");
+        if let Some(Value::Object(js)) = rf.get("json_schema").cloned() {
+            let mut js = js;
+            remap(&mut js, "schemaDefinition", "schema");
+            rf.insert("json_schema".into(), Value::Object(js));
+        }
+        wire.insert("response_format".into(), Value::Object(rf));
+    }
+    Value::Object(wire)
+}
+
+fn to_wire_message(message: &Value) -> Value {
+    let Some(src) = message.as_object() else {
+        return message.clone();
+    };
+    let mut m = src.clone();
+    remap(&mut m, "toolCalls", "tool_calls");
+    remap(&mut m, "toolCallId", "tool_call_id");
+    if let Some(Value::Array(chunks)) = src.get("content") {
+        let converted = chunks
+            .iter()
+            .map(|chunk| match chunk.as_object() {
+                Some(c) => {
+                    let mut c = c.clone();
+                    for (source, target) in [
+                        ("imageUrl", "image_url"),
+                        ("documentUrl", "document_url"),
+                        ("documentName", "document_name"),
+                        ("fileId", "file_id"),
+                        ("referenceIds", "reference_ids"),
+                        ("inputAudio", "input_audio"),
+                    ] {
+                        remap(&mut c, source, target);
+                    }
+                    Value::Object(c)
+                }
+                None => chunk.clone(),
+            })
+            .collect();
+        m.insert("content".into(), Value::Array(converted));
+    }
+    Value::Object(m)
+}
+
+/// `new URL("v1/chat/completions", base-with-trailing-slash)`.
+fn chat_url(base: &str) -> String {
+    let base = base.split(['?', '#']).next().unwrap_or(base);
+    format!("{}/v1/chat/completions", base.trim_end_matches('/'))
+}
+
+fn has_header_override(headers: Option<&Value>, target: &str) -> bool {
+    headers
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.keys().any(|k| k.to_lowercase() == target))
+}
+
+/// Assembles a `mistral-conversations` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    let api = input.model.api().unwrap_or(Api::MistralConversations);
-    Err(AssembleError::Unsupported { api })
+    let model = input.model;
+    let mut options = input.options.clone();
+    if !options.contains_key("apiKey") {
+        options.insert("apiKey".into(), s(DUMMY_API_KEY));
+    }
+    if !js::truthy(options.get("apiKey")) {
+        return Err(AssembleError::rejected(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
+    }
+    let options = match input.entry {
+        Entry::StreamSimple => simple_options(input, &options),
+        Entry::Stream => options,
+    };
+    let resolved = resolve_transcript(
+        input.messages,
+        js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
+    );
+    let ids = RefCell::new(IdNormalizer::default());
+    let normalize = |id: &str, _: &Model, _: &Value| ids.borrow_mut().normalize(id);
+    let transformed = transform_messages(&resolved, model, Some(&normalize));
+    let payload = build_payload(model, &resolved, &transformed, &options)?;
+
+    let mut headers = BTreeMap::new();
+    headers.insert("accept".into(), "text/event-stream".to_string());
+    headers.insert("authorization".into(), "Bearer [redacted]".to_string());
+    headers.insert("content-type".into(), "application/json".to_string());
+    merge_headers(&mut headers, model.get("headers"));
+    merge_headers(&mut headers, options.get("headers"));
+    let explicit_affinity = has_header_override(model.get("headers"), "x-affinity")
+        || has_header_override(options.get("headers"), "x-affinity");
+    if should_use_prompt_caching(&options) && !explicit_affinity {
+        headers.insert("x-affinity".into(), text_value(options.get("sessionId")));
+    }
+    let wire = WireRequest::post_json(
+        chat_url(model.base_url()),
+        headers,
+        to_wire_payload(&payload),
+    );
+    Ok(ApiOutput {
+        payload,
+        wire: Some(wire),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_call_ids_are_nine_alphanumerics() {
+        assert_eq!(derive_tool_call_id("aB3dE5gH1", 0), "aB3dE5gH1");
+        let mut n = IdNormalizer::default();
+        let a = n.normalize("toolu_01A+B/c.d:e");
+        assert_eq!(a.len(), 9);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(n.normalize("toolu_01A+B/c.d:e"), a);
+    }
+
+    #[test]
+    fn wire_payload_renames_and_moves_keys_last() {
+        let p = json!({"model":"m","stream":true,"messages":[
+            {"role":"tool","toolCallId":"x","name":"n","content":[{"type":"image_url","imageUrl":"u"}]}
+        ],"maxTokens":5,"promptCacheKey":"k"});
+        assert_eq!(
+            stringify(&to_wire_payload(&p)),
+            r#"{"model":"m","stream":true,"messages":[{"role":"tool","name":"n","content":[{"type":"image_url","image_url":"u"}],"tool_call_id":"x"}],"max_tokens":5,"prompt_cache_key":"k"}"#
+        );
+    }
 }
