@@ -67,7 +67,11 @@ export function selectCases(entries, extraInner = []) {
 		if (e.type === "message" && e.message?.role === "assistant" && e.parentId && byId.has(e.parentId)) wanted.add(e.parentId);
 	}
 	const cases = [];
+	const seen = new Set();
 	for (const e of entries) {
+		// Duplicate ids (a defect Pi tolerates; its index keeps the later entry) get one case.
+		if (seen.has(e.id)) continue;
+		seen.add(e.id);
 		const isLeaf = !children.has(e.id);
 		let kind;
 		if (e.id === defaultLeafId) kind = "default";
