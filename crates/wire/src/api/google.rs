@@ -1,10 +1,888 @@
-//! Builder for this API (written by the wire-cases engineer; a stub until then).
+//! `google-generative-ai` and `google-vertex` (pi-ai `api/google-generative-ai.js`,
+//! `api/google-vertex.js`, `api/google-shared.js`).
+//!
+//! Both always fold system messages into `config.systemInstruction`. pi-ai hands the
+//! `@google/genai` SDK `{model, contents, config}` (the `onPayload` object; `config.abortSignal`
+//! serializes as `{}`), and the SDK (2.21.0) rewrites it into the REST body
+//! `{contents, systemInstruction:{parts:[{text}],role:"user"}, tools?, toolConfig?,
+//! generationConfig:{temperature?, maxOutputTokens?, thinkingConfig?}}`. The SDK's converters
+//! rebuild every part with a fixed key order (`functionCall`, `functionResponse`, `inlineData`,
+//! `text`, `thought`, `thoughtSignature`); the Gemini API converter also reorders
+//! `functionCall` to `{args, id, name}` and `inlineData` to `{data, mimeType}`, Vertex keeps them.
 
-use crate::api::{Api, ApiInput, ApiOutput};
+use std::collections::BTreeMap;
+
+use forge_replay_model::text::{js_trim, sanitize_surrogates};
+use serde_json::{Map, Value};
+
+use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
+use crate::constrained::{json_schema_tool_parameters, resolve_json_schema_strict_sampling};
 use crate::error::AssembleError;
+use crate::js::{self, obj, s};
+use crate::model::Model;
+use crate::options::{build_base_options, clamp_thinking_level, provider_env_value};
+use crate::transcript::{
+    collapse_system_messages, current_tools, initial_system_message, system_message_text,
+    without_initial_system_message,
+};
+use crate::transform::transform_messages;
 
-/// Assembles the request (not implemented yet).
+const GCP_VERTEX_CREDENTIALS_MARKER: &str = "gcp-vertex-credentials";
+
+fn sanitize(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(t)) => s(sanitize_surrogates(t).into_owned()),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    }
+}
+
+fn is_blank(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::String(t)) => js_trim(t).is_empty(),
+        other => !js::truthy(other),
+    }
+}
+
+/// `getGeminiMajorVersion(modelId)`: `/^gemini(?:-live)?-(\d+)/` on the lowercased id.
+fn gemini_major_version(id: &str) -> Option<u64> {
+    let lower = id.to_lowercase();
+    let rest = lower.strip_prefix("gemini-")?;
+    let rest = rest
+        .strip_prefix("live-")
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        .unwrap_or(rest);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    // parseInt of a long digit run: saturate instead of overflowing.
+    Some(digits.parse().unwrap_or(u64::MAX))
+}
+
+/// `requiresToolCallId(modelId)`.
+fn requires_tool_call_id(id: &str) -> bool {
+    id.starts_with("claude-")
+        || id.starts_with("gpt-oss-")
+        || gemini_major_version(id).is_some_and(|v| v >= 3)
+}
+
+fn supports_multimodal_function_response(id: &str) -> bool {
+    gemini_major_version(id).is_none_or(|v| v >= 3)
+}
+
+/// `supportsGoogleStrictToolSampling(modelId)`.
+fn supports_strict_tools(id: &str) -> bool {
+    gemini_major_version(id).is_some_and(|v| v >= 3)
+}
+
+/// `usesGoogleThinkingLevel(model)`.
+fn uses_thinking_level(model: &Model) -> bool {
+    let id = model.id().to_lowercase();
+    let gemini3 = id.match_indices("gemini-3").any(|(i, _)| {
+        let rest = &id[i + "gemini-3".len()..];
+        let rest = match rest.strip_prefix('.') {
+            Some(r) => {
+                let n = r.chars().take_while(char::is_ascii_digit).count();
+                if n == 0 {
+                    return false;
+                }
+                &r[n..]
+            }
+            None => rest,
+        };
+        rest.starts_with("-pro") || rest.starts_with("-flash")
+    });
+    gemini3
+        || id == "gemini-flash-latest"
+        || id == "gemini-flash-lite-latest"
+        || id.contains("gemma4")
+        || id.contains("gemma-4")
+}
+
+/// `resolveGoogleThinkingLevel(model, level)`.
+fn resolve_thinking_level(model: &Model, level: &str) -> Result<String, AssembleError> {
+    let mapped = model.thinking_level(level);
+    let resolved = match mapped {
+        Some(Value::String(m)) => m.to_lowercase(),
+        _ => level.to_string(),
+    };
+    match resolved.as_str() {
+        "minimal" | "low" | "medium" | "high" => Ok(resolved),
+        _ => Err(AssembleError::rejected(format!(
+            "Unsupported Google thinking level mapping for {}/{}: {level} -> {}",
+            model.provider(),
+            model.id(),
+            match mapped {
+                None => "undefined".to_string(),
+                Some(Value::Null) => "null".to_string(),
+                Some(Value::String(m)) => m.clone(),
+                Some(other) => forge_replay_model::json::stringify(other),
+            }
+        ))),
+    }
+}
+
+/// `toGoogleThinkingLevel(level)` (the SDK enum values are the same strings).
+fn sdk_thinking_level(level: &str) -> Option<&'static str> {
+    match level {
+        "minimal" | "MINIMAL" => Some("MINIMAL"),
+        "low" | "LOW" => Some("LOW"),
+        "medium" | "MEDIUM" => Some("MEDIUM"),
+        "high" | "HIGH" => Some("HIGH"),
+        "THINKING_LEVEL_UNSPECIFIED" => Some("THINKING_LEVEL_UNSPECIFIED"),
+        _ => None,
+    }
+}
+
+/// `getDisabledGoogleThinkingConfig(model)`.
+fn disabled_thinking_config(model: &Model) -> Result<Value, AssembleError> {
+    if !uses_thinking_level(model) {
+        return Ok(obj([("thinkingBudget", Value::from(0))]));
+    }
+    let fallback = clamp_thinking_level(model, "off");
+    if fallback == "off" {
+        return Ok(obj([("thinkingBudget", Value::from(0))]));
+    }
+    let resolved = resolve_thinking_level(model, &fallback)?;
+    let mut m = Map::new();
+    if let Some(l) = sdk_thinking_level(&resolved) {
+        m.insert("thinkingLevel".into(), s(l));
+    }
+    Ok(Value::Object(m))
+}
+
+/// `getGoogleBudget(model, level, customBudgets)`; Vertex has no flash-lite row.
+fn google_budget(model: &Model, level: &str, custom: Option<&Value>, vertex: bool) -> Value {
+    if let Some(v) = js::get(custom, level) {
+        return v.clone();
+    }
+    let id = model.id();
+    let table: Option<[f64; 4]> = if id.contains("2.5-pro") {
+        Some([128.0, 2048.0, 8192.0, 32768.0])
+    } else if !vertex && id.contains("2.5-flash-lite") {
+        Some([512.0, 2048.0, 8192.0, 24576.0])
+    } else if id.contains("2.5-flash") {
+        Some([128.0, 2048.0, 8192.0, 24576.0])
+    } else {
+        None
+    };
+    match table {
+        None => Value::from(-1),
+        Some(t) => {
+            let i = match level {
+                "minimal" => 0,
+                "low" => 1,
+                "medium" => 2,
+                _ => 3,
+            };
+            js::num(t[i])
+        }
+    }
+}
+
+/// `/^[A-Za-z0-9+/]+={0,2}$/` and a length divisible by 4.
+fn is_valid_thought_signature(sig: Option<&Value>) -> bool {
+    let Some(sig) = sig.and_then(Value::as_str) else {
+        return false;
+    };
+    if sig.is_empty() || forge_replay_model::json::utf16_len(sig) % 4 != 0 {
+        return false;
+    }
+    let body = sig.trim_end_matches('=');
+    let pad = sig.len() - body.len();
+    pad <= 2
+        && !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
+
+fn thought_signature(same: bool, sig: Option<&Value>) -> Option<Value> {
+    (same && is_valid_thought_signature(sig)).then(|| sig.cloned().unwrap_or(Value::Null))
+}
+
+/// The tool-call id normalizer: `[^a-zA-Z0-9_-]` → `_` per UTF-16 unit, at most 64 units.
+fn normalize_tool_call_id(id: &str, model: &Model) -> String {
+    if !requires_tool_call_id(model.id()) {
+        return id.to_string();
+    }
+    js::utf16_units(id)
+        .into_iter()
+        .map(|u| match u {
+            0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x5f | 0x2d => u as u8 as char,
+            _ => '_',
+        })
+        .take(64)
+        .collect()
+}
+
+fn inline_data(block: &Value) -> Value {
+    let mut m = Map::new();
+    insert(&mut m, "mimeType", block.get("mimeType"));
+    insert(&mut m, "data", block.get("data"));
+    obj([("inlineData", Value::Object(m))])
+}
+
+fn insert(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
+    if let Some(v) = v {
+        m.insert(key.into(), v.clone());
+    }
+}
+
+/// `convertMessages(model, context)`.
+fn convert_messages(model: &Model, messages: &[Value]) -> Vec<Value> {
+    let conversation = without_initial_system_message(messages);
+    let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
+    let transformed = transform_messages(conversation, model, Some(&normalize));
+    let with_id = requires_tool_call_id(model.id());
+    let mut contents: Vec<Value> = Vec::new();
+    for msg in &transformed {
+        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+            "user" => {
+                let parts: Vec<Value> = match msg.get("content") {
+                    Some(Value::String(t)) => {
+                        vec![obj([("text", s(sanitize_surrogates(t).into_owned()))])]
+                    }
+                    _ => js::arr(msg, "content")
+                        .iter()
+                        .map(|item| {
+                            if item.get("type").and_then(Value::as_str) == Some("text") {
+                                obj([("text", sanitize(item.get("text")))])
+                            } else {
+                                inline_data(item)
+                            }
+                        })
+                        .collect(),
+                };
+                if parts.is_empty() {
+                    continue;
+                }
+                contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+            }
+            "assistant" => {
+                let same = js::str_of(msg, "provider") == Some(model.provider())
+                    && js::str_of(msg, "model") == Some(model.id());
+                let mut parts = Vec::new();
+                for block in js::arr(msg, "content") {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            let sig = thought_signature(same, block.get("textSignature"));
+                            if is_blank(block.get("text")) && sig.is_none() {
+                                continue;
+                            }
+                            let mut p = Map::new();
+                            p.insert("text".into(), sanitize(block.get("text")));
+                            insert(&mut p, "thoughtSignature", sig.as_ref());
+                            parts.push(Value::Object(p));
+                        }
+                        Some("thinking") => {
+                            if same {
+                                let sig = thought_signature(same, block.get("thinkingSignature"));
+                                if is_blank(block.get("thinking")) && sig.is_none() {
+                                    continue;
+                                }
+                                let mut p = Map::new();
+                                p.insert("thought".into(), Value::Bool(true));
+                                p.insert("text".into(), sanitize(block.get("thinking")));
+                                insert(&mut p, "thoughtSignature", sig.as_ref());
+                                parts.push(Value::Object(p));
+                            } else {
+                                if is_blank(block.get("thinking")) {
+                                    continue;
+                                }
+                                parts.push(obj([("text", sanitize(block.get("thinking")))]));
+                            }
+                        }
+                        Some("toolCall") => {
+                            let sig = thought_signature(same, block.get("thoughtSignature"));
+                            let mut call = Map::new();
+                            insert(&mut call, "name", block.get("name"));
+                            call.insert(
+                                "args".into(),
+                                match block.get("arguments") {
+                                    None | Some(Value::Null) => Value::Object(Map::new()),
+                                    Some(a) => a.clone(),
+                                },
+                            );
+                            if with_id {
+                                insert(&mut call, "id", block.get("id"));
+                            }
+                            let mut p = Map::new();
+                            p.insert("functionCall".into(), Value::Object(call));
+                            insert(&mut p, "thoughtSignature", sig.as_ref());
+                            parts.push(Value::Object(p));
+                        }
+                        _ => {}
+                    }
+                }
+                if parts.is_empty() {
+                    continue;
+                }
+                contents.push(obj([("role", s("model")), ("parts", Value::Array(parts))]));
+            }
+            "toolResult" => {
+                let blocks = js::arr(msg, "content");
+                let text_result = blocks
+                    .iter()
+                    .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+                    .map(|c| match c.get("text") {
+                        Some(Value::String(t)) => t.clone(),
+                        None | Some(Value::Null) => String::new(),
+                        Some(other) => forge_replay_model::json::stringify(other),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let images: Vec<&Value> = if model.supports_images() {
+                    blocks
+                        .iter()
+                        .filter(|c| c.get("type").and_then(Value::as_str) == Some("image"))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let has_text = !text_result.is_empty();
+                let has_images = !images.is_empty();
+                let multimodal = supports_multimodal_function_response(model.id());
+                let response_value = if has_text {
+                    sanitize_surrogates(&text_result).into_owned()
+                } else if has_images {
+                    "(see attached image)".to_string()
+                } else {
+                    String::new()
+                };
+                let image_parts: Vec<Value> = images.iter().map(|b| inline_data(b)).collect();
+                let mut fr = Map::new();
+                insert(&mut fr, "name", msg.get("toolName"));
+                fr.insert(
+                    "response".into(),
+                    if js::truthy(msg.get("isError")) {
+                        obj([("error", s(response_value))])
+                    } else {
+                        obj([("output", s(response_value))])
+                    },
+                );
+                if has_images && multimodal {
+                    fr.insert("parts".into(), Value::Array(image_parts.clone()));
+                }
+                if with_id {
+                    insert(&mut fr, "id", msg.get("toolCallId"));
+                }
+                let part = obj([("functionResponse", Value::Object(fr))]);
+                let merge = contents.last().is_some_and(|c| {
+                    c.get("role").and_then(Value::as_str) == Some("user")
+                        && js::arr(c, "parts")
+                            .iter()
+                            .any(|p| js::truthy(p.get("functionResponse")))
+                });
+                if merge {
+                    if let Some(Value::Array(parts)) =
+                        contents.last_mut().and_then(|c| c.get_mut("parts"))
+                    {
+                        parts.push(part);
+                    }
+                } else {
+                    contents.push(obj([
+                        ("role", s("user")),
+                        ("parts", Value::Array(vec![part])),
+                    ]));
+                }
+                if has_images && !multimodal {
+                    let mut parts = vec![obj([("text", s("Tool result image:"))])];
+                    parts.extend(image_parts);
+                    contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+                }
+            }
+            _ => {}
+        }
+    }
+    contents
+}
+
+/// `convertTools(tools, false, supportsStrictMode)`.
+fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, AssembleError> {
+    let decls = tools
+        .iter()
+        .map(|tool| {
+            let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+            let mut d = Map::new();
+            insert(&mut d, "name", tool.get("name"));
+            insert(&mut d, "description", tool.get("description"));
+            d.insert(
+                "parametersJsonSchema".into(),
+                json_schema_tool_parameters(tool, strict),
+            );
+            Ok(Value::Object(d))
+        })
+        .collect::<Result<Vec<_>, AssembleError>>()?;
+    Ok(Value::Array(vec![obj([(
+        "functionDeclarations",
+        Value::Array(decls),
+    )])]))
+}
+
+fn map_tool_choice(choice: Option<&Value>) -> &'static str {
+    match choice.and_then(Value::as_str) {
+        Some("none") => "NONE",
+        Some("any") => "ANY",
+        _ => "AUTO",
+    }
+}
+
+/// `resolveGoogleFunctionCallingMode(tools, toolChoice, supportsStrictMode)`.
+fn function_calling_mode(
+    tools: &[Value],
+    choice: Option<&Value>,
+    supports_strict: bool,
+) -> Result<Option<&'static str>, AssembleError> {
+    let mut use_strict = false;
+    for t in tools {
+        if resolve_json_schema_strict_sampling(t, supports_strict)? == Some(true) {
+            use_strict = true;
+        }
+    }
+    let c = choice.and_then(Value::as_str);
+    if c == Some("none") || c == Some("any") {
+        return Ok(Some(map_tool_choice(choice)));
+    }
+    if use_strict {
+        return Ok(Some("VALIDATED"));
+    }
+    Ok(js::truthy(choice).then(|| map_tool_choice(choice)))
+}
+
+/// `streamSimple`'s options: base options, toolChoice and `thinking`.
+fn simple_options(
+    input: &ApiInput<'_>,
+    options: &Map<String, Value>,
+    vertex: bool,
+) -> Result<Map<String, Value>, AssembleError> {
+    let model = input.model;
+    let mut base = build_base_options(model, input.messages, options);
+    if let Some(tc) = options.get("toolChoice") {
+        base.insert("toolChoice".into(), tc.clone());
+    }
+    let disabled = obj([("enabled", Value::Bool(false))]);
+    let level = options.get("reasoning").filter(|v| js::truthy(Some(v)));
+    let Some(level) = level else {
+        base.insert("thinking".into(), disabled);
+        return Ok(base);
+    };
+    let clamped = clamp_thinking_level(model, level.as_str().unwrap_or(""));
+    if clamped == "off" {
+        base.insert("thinking".into(), disabled);
+        return Ok(base);
+    }
+    let resolved = resolve_thinking_level(model, &clamped)?;
+    let thinking = if uses_thinking_level(model) {
+        let mut m = Map::new();
+        m.insert("enabled".into(), Value::Bool(true));
+        if let Some(l) = sdk_thinking_level(&resolved) {
+            m.insert("level".into(), s(l));
+        }
+        Value::Object(m)
+    } else {
+        obj([
+            ("enabled", Value::Bool(true)),
+            (
+                "budgetTokens",
+                google_budget(model, &resolved, options.get("thinkingBudgets"), vertex),
+            ),
+        ])
+    };
+    base.insert("thinking".into(), thinking);
+    Ok(base)
+}
+
+/// `buildParams(model, context, options)` (identical in both modules).
+fn build_params(
+    model: &Model,
+    messages: &[Value],
+    options: &Map<String, Value>,
+) -> Result<Value, AssembleError> {
+    let contents = convert_messages(model, messages);
+    let tools = current_tools(messages);
+    let mut config = Map::new();
+    insert(&mut config, "temperature", options.get("temperature"));
+    insert(&mut config, "maxOutputTokens", options.get("maxTokens"));
+    let supports_strict = supports_strict_tools(model.id());
+    let mode = if tools.is_empty() {
+        None
+    } else {
+        function_calling_mode(&tools, options.get("toolChoice"), supports_strict)?
+    };
+    let system = initial_system_message(messages)
+        .map(system_message_text)
+        .unwrap_or_default();
+    if !system.is_empty() {
+        config.insert(
+            "systemInstruction".into(),
+            s(sanitize_surrogates(&system).into_owned()),
+        );
+    }
+    if !tools.is_empty() {
+        config.insert("tools".into(), convert_tools(&tools, supports_strict)?);
+    }
+    if let Some(mode) = mode {
+        config.insert(
+            "toolConfig".into(),
+            obj([("functionCallingConfig", obj([("mode", s(mode))]))]),
+        );
+    }
+    let thinking = options.get("thinking");
+    if js::truthy(js::get(thinking, "enabled")) && model.reasoning() {
+        let mut tc = Map::new();
+        tc.insert("includeThoughts".into(), Value::Bool(true));
+        match (
+            js::get(thinking, "level"),
+            js::get(thinking, "budgetTokens"),
+        ) {
+            (Some(level), _) => {
+                if let Some(l) = level.as_str().and_then(sdk_thinking_level) {
+                    tc.insert("thinkingLevel".into(), s(l));
+                }
+            }
+            (None, Some(budget)) => {
+                tc.insert("thinkingBudget".into(), budget.clone());
+            }
+            (None, None) => {}
+        }
+        config.insert("thinkingConfig".into(), Value::Object(tc));
+    } else if model.reasoning() && js::truthy(thinking) && !js::truthy(js::get(thinking, "enabled"))
+    {
+        config.insert("thinkingConfig".into(), disabled_thinking_config(model)?);
+    }
+    // The agent always passes an AbortSignal; JSON.stringify renders it as `{}`.
+    config.insert("abortSignal".into(), Value::Object(Map::new()));
+    Ok(obj([
+        ("model", s(model.id())),
+        ("contents", Value::Array(contents)),
+        ("config", Value::Object(config)),
+    ]))
+}
+
+/// A part as the SDK's `partToMldev`/`partToVertex` rebuilds it.
+fn sdk_part(part: &Value, vertex: bool) -> Value {
+    let mut out = Map::new();
+    for key in [
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "text",
+        "thought",
+        "thoughtSignature",
+    ] {
+        let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let v = match (key, vertex) {
+            ("functionCall", false) => {
+                let mut c = Map::new();
+                for k in ["args", "id", "name"] {
+                    insert(&mut c, k, v.get(k).filter(|x| !x.is_null()));
+                }
+                Value::Object(c)
+            }
+            ("inlineData", false) => {
+                let mut c = Map::new();
+                for k in ["data", "mimeType"] {
+                    insert(&mut c, k, v.get(k).filter(|x| !x.is_null()));
+                }
+                Value::Object(c)
+            }
+            _ => v.clone(),
+        };
+        out.insert(key.into(), v);
+    }
+    Value::Object(out)
+}
+
+fn sdk_content(content: &Value, vertex: bool) -> Value {
+    let mut out = Map::new();
+    if let Some(Value::Array(parts)) = content.get("parts") {
+        out.insert(
+            "parts".into(),
+            Value::Array(parts.iter().map(|p| sdk_part(p, vertex)).collect()),
+        );
+    }
+    insert(
+        &mut out,
+        "role",
+        content.get("role").filter(|v| !v.is_null()),
+    );
+    Value::Object(out)
+}
+
+/// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
+fn rest_body(params: &Value, vertex: bool) -> Value {
+    let config = params.get("config").cloned().unwrap_or(Value::Null);
+    let mut body = Map::new();
+    if let Some(Value::Array(contents)) = params.get("contents") {
+        body.insert(
+            "contents".into(),
+            Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
+        );
+    }
+    let mut generation = Map::new();
+    let field = |k: &str| config.get(k).filter(|v| !v.is_null());
+    if let Some(si) = field("systemInstruction") {
+        let content = match si {
+            Value::String(t) => obj([
+                ("role", s("user")),
+                ("parts", Value::Array(vec![obj([("text", s(t.clone()))])])),
+            ]),
+            other => other.clone(),
+        };
+        body.insert("systemInstruction".into(), sdk_content(&content, vertex));
+    }
+    insert(&mut generation, "temperature", field("temperature"));
+    insert(&mut generation, "maxOutputTokens", field("maxOutputTokens"));
+    if let Some(tools) = field("tools") {
+        body.insert("tools".into(), tools.clone());
+    }
+    if let Some(tc) = field("toolConfig") {
+        let tc = match (vertex, tc.get("functionCallingConfig")) {
+            (false, Some(fcc)) if !fcc.is_null() => {
+                let mut f = Map::new();
+                insert(
+                    &mut f,
+                    "allowedFunctionNames",
+                    fcc.get("allowedFunctionNames").filter(|v| !v.is_null()),
+                );
+                insert(&mut f, "mode", fcc.get("mode").filter(|v| !v.is_null()));
+                obj([("functionCallingConfig", Value::Object(f))])
+            }
+            _ => tc.clone(),
+        };
+        body.insert("toolConfig".into(), tc);
+    }
+    insert(&mut generation, "thinkingConfig", field("thinkingConfig"));
+    if !config.is_null() {
+        body.insert("generationConfig".into(), Value::Object(generation));
+    }
+    Value::Object(body)
+}
+
+/// `tModel(apiClient, model)`.
+fn sdk_model_path(id: &str, vertex: bool) -> String {
+    if vertex {
+        if id.starts_with("publishers/") || id.starts_with("projects/") || id.starts_with("models/")
+        {
+            id.to_string()
+        } else if let Some((a, b)) = id.split_once('/') {
+            let b = b.split('/').next().unwrap_or(b);
+            format!("publishers/{a}/models/{b}")
+        } else {
+            format!("publishers/google/models/{id}")
+        }
+    } else if id.starts_with("models/") || id.starts_with("tunedModels/") {
+        id.to_string()
+    } else {
+        format!("models/{id}")
+    }
+}
+
+/// Whether a path segment looks like an API version (`v1`, `v1beta`, `v1beta2`).
+fn is_version_segment(part: &str) -> bool {
+    let Some(rest) = part.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let tail = &rest[digits..];
+    tail.is_empty()
+        || tail
+            .strip_prefix("beta")
+            .is_some_and(|t| t.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The request URL, following the SDK's `constructUrl`.
+fn request_url(
+    model: &Model,
+    options: &Map<String, Value>,
+    input: &ApiInput<'_>,
+    vertex: bool,
+) -> String {
+    let path = format!(
+        "{}:streamGenerateContent?alt=sse",
+        sdk_model_path(model.id(), vertex)
+    );
+    let join = |base: &str, version: &str| {
+        let base = base.strip_suffix('/').unwrap_or(base);
+        if version.is_empty() {
+            format!("{base}/{path}")
+        } else {
+            format!("{base}/{version}/{path}")
+        }
+    };
+    if !vertex {
+        // httpOptions.baseUrl = model.baseUrl with apiVersion "" (when baseUrl is set).
+        let base = model.base_url();
+        return if base.is_empty() {
+            join("https://generativelanguage.googleapis.com/", "v1beta")
+        } else {
+            join(base, "")
+        };
+    }
+    let custom = {
+        let t = js_trim(model.base_url());
+        (!t.is_empty() && !t.contains("{location}")).then_some(t)
+    };
+    if let Some(base) = custom {
+        let path_part = base.split_once("://").map_or(base, |(_, rest)| {
+            rest.split_once('/').map_or("", |(_, p)| p)
+        });
+        let has_version = path_part
+            .split(['?', '#'])
+            .next()
+            .unwrap_or("")
+            .split('/')
+            .any(is_version_segment);
+        return join(base, if has_version { "" } else { "v1" });
+    }
+    if vertex_api_key(options).is_some() {
+        return join("https://aiplatform.googleapis.com/", "v1");
+    }
+    let project = options
+        .get("project")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .or_else(|| provider_env_value("GOOGLE_CLOUD_PROJECT", options, input.env))
+        .or_else(|| provider_env_value("GCLOUD_PROJECT", options, input.env))
+        .unwrap_or("");
+    let location = options
+        .get("location")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .or_else(|| provider_env_value("GOOGLE_CLOUD_LOCATION", options, input.env))
+        .unwrap_or("");
+    let base = if location == "global" {
+        "https://aiplatform.googleapis.com/".to_string()
+    } else {
+        format!("https://{location}-aiplatform.googleapis.com/")
+    };
+    let base = format!(
+        "{}/v1/projects/{project}/locations/{location}",
+        base.trim_end_matches('/')
+    );
+    join(&base, "")
+}
+
+/// `resolveApiKey(options)` of google-vertex.
+fn vertex_api_key(options: &Map<String, Value>) -> Option<String> {
+    let key = js_trim(options.get("apiKey").and_then(Value::as_str)?).to_string();
+    let placeholder = key.starts_with('<')
+        && key.ends_with('>')
+        && key.len() > 2
+        && !key[1..key.len() - 1].contains('>');
+    (!key.is_empty() && key != GCP_VERTEX_CREDENTIALS_MARKER && !placeholder).then_some(key)
+}
+
+/// Assembles a `google-generative-ai` or `google-vertex` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    let api = input.model.api().unwrap_or(Api::GoogleGenerativeAi);
-    Err(AssembleError::Unsupported { api })
+    let model = input.model;
+    let vertex = model.api() == Some(Api::GoogleVertex);
+    let mut options = input.options.clone();
+    if !options.contains_key("apiKey") {
+        options.insert("apiKey".into(), s(DUMMY_API_KEY));
+    }
+    if !vertex && !js::truthy(options.get("apiKey")) {
+        return Err(AssembleError::rejected(format!(
+            "No API key for provider: {}",
+            model.provider()
+        )));
+    }
+    let options = match input.entry {
+        Entry::StreamSimple => simple_options(input, &options, vertex)?,
+        Entry::Stream => options,
+    };
+    if vertex && vertex_api_key(&options).is_none() {
+        let has = |opt: &str, envs: &[&str]| {
+            options.get(opt).is_some_and(|v| js::truthy(Some(v)))
+                || envs
+                    .iter()
+                    .any(|e| provider_env_value(e, &options, input.env).is_some())
+        };
+        if !has("project", &["GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT"]) {
+            return Err(AssembleError::rejected(
+                "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options.",
+            ));
+        }
+        if !has("location", &["GOOGLE_CLOUD_LOCATION"]) {
+            return Err(AssembleError::rejected(
+                "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options.",
+            ));
+        }
+    }
+    let messages = collapse_system_messages(input.messages);
+    let payload = build_params(model, &messages, &options)?;
+
+    // The SDK refuses an empty `contents` ("contents are required") before any request.
+    let has_contents = payload
+        .get("contents")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty());
+    let wire = has_contents.then(|| {
+        let mut headers = BTreeMap::new();
+        headers.insert("content-type".into(), "application/json".to_string());
+        merge_headers(&mut headers, model.get("headers"));
+        merge_headers(&mut headers, options.get("headers"));
+        WireRequest::post_json(
+            request_url(model, &options, input, vertex),
+            headers,
+            rest_body(&payload, vertex),
+        )
+    });
+    Ok(ApiOutput { payload, wire })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn model(id: &str) -> Model {
+        Model::from_value(
+            json!({"id": id, "api": "google-generative-ai", "provider": "google", "baseUrl": "u"}),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn version_and_thinking_level_detection() {
+        assert_eq!(gemini_major_version("gemini-2.5-pro"), Some(2));
+        assert_eq!(gemini_major_version("Gemini-Live-3-x"), Some(3));
+        assert_eq!(gemini_major_version("gemma-4"), None);
+        assert!(uses_thinking_level(&model("gemini-3.1-pro-preview")));
+        assert!(uses_thinking_level(&model("gemini-3-flash-preview")));
+        assert!(!uses_thinking_level(&model("gemini-3.x-pro")));
+        assert!(!uses_thinking_level(&model("gemini-2.5-flash")));
+        assert!(uses_thinking_level(&model("gemma-4-31b-it")));
+    }
+
+    #[test]
+    fn thought_signatures_must_be_base64() {
+        assert!(is_valid_thought_signature(Some(&json!("abcd"))));
+        assert!(is_valid_thought_signature(Some(&json!("ab=="))));
+        assert!(!is_valid_thought_signature(Some(&json!("a==="))));
+        assert!(!is_valid_thought_signature(Some(&json!("abc"))));
+        assert!(!is_valid_thought_signature(Some(&json!("ab-d"))));
+    }
+
+    #[test]
+    fn sdk_reorders_parts_for_the_gemini_api() {
+        let part =
+            json!({"functionCall": {"name": "n", "args": {}, "id": "i"}, "thoughtSignature": "x"});
+        assert_eq!(
+            forge_replay_model::json::stringify(&sdk_part(&part, false)),
+            r#"{"functionCall":{"args":{},"id":"i","name":"n"},"thoughtSignature":"x"}"#
+        );
+        let thought = json!({"thought": true, "text": "t"});
+        assert_eq!(
+            forge_replay_model::json::stringify(&sdk_part(&thought, true)),
+            r#"{"text":"t","thought":true}"#
+        );
+    }
 }
