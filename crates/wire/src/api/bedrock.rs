@@ -139,7 +139,7 @@ fn atob(input: &str) -> Option<Vec<u8>> {
         .bytes()
         .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r'))
         .collect();
-    if input.chars().any(|c| !c.is_ascii()) {
+    if !input.is_ascii() {
         return None;
     }
     let mut data: &[u8] = &cleaned;
