@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 
 use crate::event::CAPABILITY_DELIVERY_TYPE;
 use crate::history::{validate_anchor_data, EntryLocation};
-use crate::js;
 
 /// Forge's message when the incoming context does not align with the session.
 pub const NO_UNIQUE_ALIGNMENT: &str = "Cannot materialize capability anchors: context has no unique session alignment (possible preceding extension rewrite or deferred custom messages)";
@@ -43,9 +42,14 @@ pub fn is_anchor_entry(raw: &Value) -> bool {
 pub fn anchor_message(through_event_id: &str, entry_timestamp: Option<&Value>) -> Value {
     let timestamp = match entry_timestamp {
         Some(t @ Value::Number(_)) => t.clone(),
-        Some(Value::String(s)) => js::date_parse(s)
-            .filter(|f| f.is_finite())
-            .map_or(Value::from(0), forge_replay_model::json::f64_to_value),
+        Some(Value::String(s)) => {
+            let ms = forge_replay_session::js::parse_date(s);
+            if ms.is_finite() {
+                forge_replay_model::json::f64_to_value(ms)
+            } else {
+                Value::from(0)
+            }
+        }
         _ => Value::from(0),
     };
     let mut details = Map::new();

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::anchor::{materialize_canonical, ContextEntry};
 use crate::history::{CapabilityHistory, EntryLocation, HistoryBuilder, HistoryError};
-use crate::projection::{project_capability_messages, strip_markers, Presentation, UpdateKind};
+use crate::projection::{project_unique_events, strip_markers, Presentation, UpdateKind};
 
 /// How to project one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,9 +68,15 @@ pub enum ContextError {
 /// Pi's messages with the capability projection applied, plus the state behind them.
 #[derive(Debug, Clone)]
 pub struct CapabilityContext {
-    /// Pi's projection (leaf, entries, model, thinking level) *before* the capability step.
-    pub projection: Projection,
-    /// The messages the request is built from.
+    /// The leaf projected (an index into `Session::entries`).
+    pub leaf: Option<usize>,
+    /// The leaf's `id` (JSON `null` without a leaf).
+    pub leaf_id: Value,
+    /// Pi's projection `model` (`{provider, modelId}` or `null`).
+    pub model: Value,
+    /// Pi's projection thinking level.
+    pub thinking_level: Option<Value>,
+    /// The messages the request is built from: Pi's projection with the capability step applied.
     pub messages: Vec<Value>,
     /// The branch's capability history (events, anchors, checkpoint, tools entry, active set).
     pub history: CapabilityHistory,
@@ -152,7 +158,7 @@ fn finish(
     session: &Session,
     cache: &mut EntryCache,
     history: &HistoryBuilder,
-    projection: Projection,
+    mut projection: Projection,
     options: Options,
 ) -> Result<CapabilityContext, ContextError> {
     let history = history.finish().map_err(CapabilityFailure::from)?;
@@ -172,52 +178,58 @@ fn finish(
             message_count: ce.messages.len(),
         })
         .collect();
+    let messages = std::mem::take(&mut projection.messages);
+    let materialized =
+        materialize_canonical(&entries, messages).map_err(|e| CapabilityFailure {
+            message: e.message,
+            location: e.location,
+        })?;
     let locate = |entry_pos: Option<usize>| {
         entry_pos.map(|p| {
-            let idx = projection.entries[p].index;
-            let e = session.entry(idx);
+            let e = session.entry(projection.entries[p].index);
             EntryLocation {
                 entry_id: e.id().map(str::to_string),
                 line: Some(e.line() as usize),
             }
         })
     };
-    let materialized =
-        materialize_canonical(&entries, projection.messages.clone()).map_err(|e| {
-            CapabilityFailure {
-                message: e.message,
-                location: e.location,
-            }
+    let (messages, through_event_id, updates) = if options.trusted {
+        let unique: Vec<_> = history
+            .events
+            .iter()
+            .filter(|e| e.first)
+            .map(|e| &e.event)
+            .collect();
+        let sources = &materialized.sources;
+        let projected = project_unique_events(
+            materialized.messages,
+            &unique,
+            history.checkpoint_through.as_deref(),
+            options.presentation,
+        )
+        .map_err(|e| CapabilityFailure {
+            message: e.message,
+            location: e
+                .message_index
+                .and_then(|i| locate(sources.get(i).copied().flatten())),
         })?;
-    if !options.trusted {
-        return Ok(CapabilityContext {
-            messages: strip_markers(materialized.messages),
-            projection,
-            through_event_id: None,
-            updates: Vec::new(),
-            history,
-        });
-    }
-    let events: Vec<_> = history.events.iter().map(|e| e.event.clone()).collect();
-    let sources = materialized.sources.clone();
-    let projected = project_capability_messages(
-        materialized.messages,
-        &events,
-        history.checkpoint_through.as_deref(),
-        options.presentation,
-    )
-    .map_err(|e| CapabilityFailure {
-        message: e.message,
-        location: e
-            .message_index
-            .and_then(|i| locate(sources.get(i).copied().flatten())),
-    })?;
+        (
+            projected.messages,
+            projected.through_event_id,
+            projected.updates,
+        )
+    } else {
+        (strip_markers(materialized.messages), None, Vec::new())
+    };
     Ok(CapabilityContext {
-        projection,
-        messages: projected.messages,
+        leaf: projection.leaf,
+        leaf_id: projection.leaf_id,
+        model: projection.model,
+        thinking_level: projection.thinking_level,
+        messages,
         history,
-        through_event_id: projected.through_event_id,
-        updates: projected.updates,
+        through_event_id,
+        updates,
     })
 }
 

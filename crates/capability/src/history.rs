@@ -13,7 +13,9 @@ use crate::event::{
     CAPABILITY_TOOLS_ENTRY,
 };
 use crate::js;
-use crate::reducer::Reducer;
+use std::sync::Arc;
+
+use crate::reducer::{ActiveCapability, Reducer};
 
 /// Legacy (instruction-era) plain custom entry types.
 pub const LEGACY_CUSTOM_TYPES: [&str; 3] = [
@@ -172,15 +174,17 @@ pub struct BranchEvent {
 #[derive(Debug, Clone, Default)]
 pub struct CapabilityHistory {
     /// Every decoded event, duplicates included.
-    pub events: Vec<BranchEvent>,
+    pub events: Vec<Arc<BranchEvent>>,
     /// Last first-occurrence event at/before the latest compaction on the path.
     pub checkpoint_through: Option<String>,
     /// Raw index of the latest anchored event (−1 when none).
     pub last_anchored_index: isize,
     /// The last tools entry on the branch.
     pub tools: Option<ToolBaseline>,
-    /// Active capabilities after every event.
-    pub reducer: Reducer,
+    /// Active capabilities after the branch's events, in activation order.
+    pub active: Vec<ActiveCapability>,
+    /// The last new (first-occurrence) event id.
+    pub last_event_id: Option<String>,
     /// Raw index of each anchor seen, in order (for status views).
     pub anchors: Vec<usize>,
     /// Entry index (position in the pushed path) of the last new event, if any.
@@ -221,6 +225,7 @@ impl CapabilityHistory {
 #[derive(Debug, Clone)]
 pub struct HistoryBuilder {
     history: CapabilityHistory,
+    reducer: Reducer,
     event_index: std::collections::HashMap<String, usize>,
     last_new: Option<String>,
     tools_raw: Option<(Value, EntryLocation)>,
@@ -243,6 +248,7 @@ impl HistoryBuilder {
                 last_anchored_index: -1,
                 ..CapabilityHistory::default()
             },
+            reducer: Reducer::new(),
             event_index: Default::default(),
             last_new: None,
             tools_raw: None,
@@ -305,7 +311,7 @@ impl HistoryBuilder {
                         // Forge reduces after the whole walk, so a reduction failure is
                         // reported only if the walk itself succeeds (see `finish`).
                         if self.reduce_error.is_none() {
-                            if let Err(e) = self.history.reducer.apply(&ev) {
+                            if let Err(e) = self.reducer.apply(&ev) {
                                 self.reduce_error = Some(HistoryError {
                                     message: format!(
                                         "Invalid Forge capability event {}: {}",
@@ -321,11 +327,11 @@ impl HistoryBuilder {
                             self.last_new = Some(ev.event_id.clone());
                             self.history.last_new_event_position = Some(self.position);
                         }
-                        self.history.events.push(BranchEvent {
+                        self.history.events.push(Arc::new(BranchEvent {
                             event: ev,
                             first,
                             location: EntryLocation::of(raw, line),
-                        });
+                        }));
                     }
                     CAPABILITY_TOOLS_ENTRY => {
                         self.tools_raw = Some((data.clone(), EntryLocation::of(raw, line)));
@@ -385,6 +391,8 @@ impl HistoryBuilder {
             return Err(e.clone());
         }
         let mut h = self.history.clone();
+        h.active = self.reducer.active().to_vec();
+        h.last_event_id = self.reducer.last_event_id().map(str::to_string);
         if let Some((data, location)) = &self.tools_raw {
             h.tools = Some(decode_tool_baseline(data).map_err(|message| HistoryError {
                 message,

@@ -42,7 +42,7 @@
 //!     if session.entry(i).is_assistant_message() {
 //!         // `native` comes from the request model's compat.supportsMidConvoSystemMessages.
 //!         let ctx = replay.project(Options::new(Presentation::from_native(true)))?;
-//!         println!("{} messages, {} active", ctx.messages.len(), ctx.history.reducer.active().len());
+//!         println!("{} messages, {} active", ctx.messages.len(), ctx.history.active.len());
 //!     }
 //!     replay.push(i)?;
 //! }

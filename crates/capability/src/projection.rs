@@ -90,7 +90,7 @@ impl<'a> TextCursor<'a> {
     fn state_at(&mut self, k: usize) -> TextState {
         while self.applied <= k {
             // The full list reduced successfully, so every prefix does too.
-            let _ = self.reducer.apply(self.events[self.applied]);
+            self.reducer.apply_valid(self.events[self.applied]);
             self.applied += 1;
         }
         self.reducer
@@ -194,13 +194,32 @@ pub fn project_capability_messages(
         })?;
     }
     let mut unique: Vec<&CapabilityEvent> = Vec::new();
-    let mut pos: HashMap<&str, usize> = HashMap::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for ev in events {
-        if !pos.contains_key(ev.event_id.as_str()) {
-            pos.insert(ev.event_id.as_str(), unique.len());
+        if seen.insert(ev.event_id.as_str()) {
             unique.push(ev);
         }
     }
+    project_unique_events(messages, &unique, checkpoint_through, presentation)
+}
+
+/// [`project_capability_messages`] for a history that already reduced successfully, given its
+/// first occurrences in order (`E`): what the per-request replay path calls.
+pub fn project_unique_events(
+    messages: Vec<Value>,
+    unique: &[&CapabilityEvent],
+    checkpoint_through: Option<&str>,
+    presentation: Presentation,
+) -> Result<Projected, ProjectionError> {
+    let err = |message: String, message_index: Option<usize>| ProjectionError {
+        message,
+        message_index,
+    };
+    let pos: HashMap<&str, usize> = unique
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.event_id.as_str(), i))
+        .collect();
     let mut checkpoint_index: Option<usize> = None;
     if let Some(cp) = checkpoint_through {
         if cp.is_empty() {
@@ -252,7 +271,7 @@ pub fn project_capability_messages(
     }
 
     let mut cursor_state = TextCursor {
-        events: &unique,
+        events: unique,
         reducer: Reducer::new(),
         applied: 0,
     };

@@ -31,7 +31,7 @@ pub struct ReduceError {
 pub struct Reducer {
     active: Vec<ActiveCapability>,
     seen_activation: HashSet<String>,
-    seen_events: HashMap<String, String>,
+    seen_events: HashMap<String, CapabilityEvent>,
     last_event_id: Option<String>,
     count: usize,
 }
@@ -73,9 +73,9 @@ impl Reducer {
         let index = self.count;
         self.count += 1;
         let fail = |error: String| Err(ReduceError { index, error });
-        let canonical = canonical_json(&ev.to_value());
         if let Some(prev) = self.seen_events.get(&ev.event_id) {
-            if *prev == canonical {
+            // Canonical JSON of the decoded events (computed only for a repeated id).
+            if canonical_json(&prev.to_value()) == canonical_json(&ev.to_value()) {
                 return Ok(Applied::Replay);
             }
             return fail(format!(
@@ -83,7 +83,7 @@ impl Reducer {
                 ev.event_id
             ));
         }
-        self.seen_events.insert(ev.event_id.clone(), canonical);
+        self.seen_events.insert(ev.event_id.clone(), ev.clone());
         self.last_event_id = Some(ev.event_id.clone());
         match &ev.op {
             Op::Activate(snapshot) => {
@@ -136,6 +136,27 @@ impl Reducer {
             Op::Reset => self.active.clear(),
         }
         Ok(Applied::New)
+    }
+}
+
+impl Reducer {
+    /// Applies an event known to be a valid first occurrence (the projection's `E`, after the
+    /// full list reduced successfully): only the effect on the active list.
+    pub(crate) fn apply_valid(&mut self, ev: &CapabilityEvent) {
+        match &ev.op {
+            Op::Activate(snapshot) => self.active.push(ActiveCapability {
+                snapshot: (**snapshot).clone(),
+                actor: ev.actor,
+                event_id: ev.event_id.clone(),
+                created_at: ev.created_at,
+            }),
+            Op::Deactivate { activation_id } => {
+                self.active
+                    .retain(|a| a.snapshot.activation_id != *activation_id);
+            }
+            Op::Reset => self.active.clear(),
+        }
+        self.last_event_id = Some(ev.event_id.clone());
     }
 }
 

@@ -134,8 +134,7 @@ pub fn status_view(
 ) -> StatusView {
     let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
     let active: Vec<ActiveView> = history
-        .reducer
-        .active()
+        .active
         .iter()
         .map(|a| {
             let location = history
@@ -192,7 +191,7 @@ pub fn status_view(
         effective_tools,
         baseline_source,
         tool_baseline: history.tools.clone(),
-        last_event_id: history.reducer.last_event_id().map(str::to_string),
+        last_event_id: history.last_event_id.clone(),
         pending_event_ids: history
             .pending_events()
             .iter()

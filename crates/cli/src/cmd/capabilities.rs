@@ -76,7 +76,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
-    let pi = session.context(leaf)?;
+    let pi = session.context(leaf)?; // for the current model only
     let model_arg = match &args.model {
         Some(m) => Some(
             m.split_once('/')
@@ -97,7 +97,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         &session,
         leaf,
         &ctx.history,
-        &ctx.projection.messages,
+        &ctx.messages,
         choice.presentation,
     );
     let library = match &args.project {
