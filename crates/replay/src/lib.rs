@@ -9,9 +9,11 @@
 //! * [`replay`]: every request of a session rebuilt as the agent sent it ([`replay::replay`]),
 //!   incrementally along the path, optionally re-targeted to other models.
 //! * [`scenario`]: the versioned TOML scenario format and its compiler to Pi session JSONL.
+//! * [`verify`]: scenarios × models compared with their goldens; text, JSON and JUnit reports.
 
 pub mod diff;
 pub mod golden;
 pub mod payload;
 pub mod replay;
 pub mod scenario;
+pub mod verify;

@@ -37,7 +37,11 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
             }
         }
     }
-    Ok(if d.is_empty() { Exit::Ok } else { Exit::Findings })
+    Ok(if d.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    })
 }
 
 fn bad_input(e: &dyn std::error::Error) -> anyhow::Result<Exit> {

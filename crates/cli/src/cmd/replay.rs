@@ -1,8 +1,140 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it.
 
-use crate::args::ReplayArgs;
+use std::io::Write as _;
+use std::path::Path;
+
+use forge_replay_engine::golden::{model_slug, write_atomic};
+use forge_replay_engine::replay::{self, ReplayOptions, Target};
+use forge_replay_model::json;
+use forge_replay_session::Session;
+use forge_replay_wire::Catalog;
+use serde_json::{json, Value};
+
+use crate::args::{ReplayArgs, TextOrJson};
 use crate::Exit;
 
-pub fn run(_args: ReplayArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+/// The catalog: pi-ai's built-in one, with `--catalog` layered on top.
+pub(crate) fn load_catalog(
+    path: Option<&Path>,
+) -> anyhow::Result<std::borrow::Cow<'static, Catalog>> {
+    Ok(match path {
+        None => std::borrow::Cow::Borrowed(Catalog::builtin()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| anyhow::anyhow!("cannot read catalog {}: {e}", p.display()))?;
+            std::borrow::Cow::Owned(Catalog::with_user_file(&text, &p.to_string_lossy())?)
+        }
+    })
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(x) = src {
+        s.push_str(": ");
+        s.push_str(&x.to_string());
+        src = x.source();
+    }
+    s
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
+    let (session, _diags) = match Session::open(&args.session) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    };
+    let catalog = match load_catalog(args.catalog.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("forge-replay: error: {e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let mut opts = ReplayOptions::new(&catalog);
+    opts.leaf = args.leaf.clone();
+    opts.target = if let Some(m) = &args.model {
+        Target::Models(vec![m.clone()])
+    } else if let Some(api) = &args.api {
+        match replay::representative_model(api) {
+            Some(m) => Target::Models(vec![m.to_string()]),
+            None => {
+                eprintln!(
+                    "forge-replay: error: unknown API {api:?}; expected one of {}",
+                    replay::REPRESENTATIVE_MODELS
+                        .iter()
+                        .map(|(a, _)| *a)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return Ok(Exit::BadInput);
+            }
+        }
+    } else if args.all_apis {
+        Target::all_apis()
+    } else {
+        Target::Recorded
+    };
+    let requests = match replay::replay(&session, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    };
+    if let Some(out) = &args.out {
+        let mut index = Vec::new();
+        for r in &requests {
+            let name = format!(
+                "{:03}-{}-{}.json",
+                r.index,
+                r.entry_id,
+                model_slug(&format!("{}/{}", r.provider, r.model))
+            );
+            let mut text = json::stringify_pretty(&r.to_json());
+            text.push('\n');
+            write_atomic(&out.join(&name), text.as_bytes())?;
+            index.push(json!({
+                "file": name, "index": r.index, "entryId": r.entry_id, "api": r.api.name(),
+                "provider": r.provider, "model": r.model,
+            }));
+        }
+        let doc = json!({"session": args.session.to_string_lossy(), "requests": index});
+        let mut text = json::stringify_pretty(&doc);
+        text.push('\n');
+        write_atomic(&out.join("index.json"), text.as_bytes())?;
+        eprintln!("{} request(s) written to {}", requests.len(), out.display());
+        return Ok(Exit::Ok);
+    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        TextOrJson::Json => {
+            let doc =
+                json!({"requests": requests.iter().map(|r| r.to_json()).collect::<Vec<Value>>()});
+            writeln!(w, "{}", json::stringify_pretty(&doc))?;
+        }
+        TextOrJson::Text => {
+            for r in &requests {
+                let bytes = r
+                    .wire
+                    .as_ref()
+                    .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
+                writeln!(
+                    w,
+                    "{:03} {} {} {}/{} {} bytes",
+                    r.index,
+                    r.entry_id,
+                    r.api.name(),
+                    r.provider,
+                    r.model,
+                    bytes
+                )?;
+            }
+        }
+    }
+    w.flush()?;
+    Ok(Exit::Ok)
 }

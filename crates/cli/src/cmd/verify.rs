@@ -1,8 +1,170 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay verify [SCENARIO|DIR]...`: scenarios × models compared with their goldens.
 
-use crate::args::VerifyArgs;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use forge_replay_engine::diff;
+use forge_replay_engine::golden::{write_atomic, GoldenStore};
+use forge_replay_engine::replay::{self, REPRESENTATIVE_MODELS};
+use forge_replay_engine::scenario;
+use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
+use forge_replay_model::json;
+
+use crate::args::{TextOrJson, VerifyArgs};
 use crate::Exit;
 
-pub fn run(_args: VerifyArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+fn targets(args: &VerifyArgs) -> Result<Vec<String>, String> {
+    if let Some(m) = &args.models {
+        return Ok(m
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect());
+    }
+    match args.apis.as_deref().map(str::trim) {
+        None | Some("all") => Ok(REPRESENTATIVE_MODELS
+            .iter()
+            .map(|(_, m)| m.to_string())
+            .collect()),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|a| {
+                replay::representative_model(a)
+                    .map(String::from)
+                    .ok_or_else(|| format!("unknown API {a:?} in --apis"))
+            })
+            .collect(),
+    }
+}
+
+pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("scenarios")]
+    } else {
+        args.paths.clone()
+    };
+    let scenarios = match scenario::discover(&paths) {
+        Ok(s) if !s.is_empty() => s,
+        Ok(_) => {
+            eprintln!("forge-replay: error: no scenario files under {paths:?}");
+            return Ok(Exit::BadInput);
+        }
+        Err(e) => {
+            eprintln!("forge-replay: error: {e}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let models = match targets(&args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("forge-replay: error: {e}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let catalog = forge_replay_wire::Catalog::builtin();
+    let opts = VerifyOptions {
+        scenarios: scenarios.clone(),
+        models,
+        catalog,
+        store: GoldenStore::new(
+            args.golden_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("fixtures/golden")),
+        ),
+        bless: args.bless,
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let pb = indicatif::ProgressBar::new(scenarios.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let cases = verify::verify_with_progress(&opts, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(j) = &args.junit {
+        write_atomic(j, verify::junit_xml(&cases).as_bytes())?;
+    }
+    let summary = verify::summarize(&cases);
+    let stdout = std::io::stdout();
+    let color = stdout.is_terminal();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        TextOrJson::Json => writeln!(
+            w,
+            "{}",
+            json::stringify_pretty(&verify::report_json(&cases))
+        )?,
+        TextOrJson::Text => {
+            for c in &cases {
+                match &c.outcome {
+                    Outcome::Pass => {}
+                    Outcome::Blessed(n) if *n > 0 => writeln!(
+                        w,
+                        "blessed {} × {}: {n} file(s) written",
+                        c.scenario, c.model
+                    )?,
+                    Outcome::Blessed(_) => {}
+                    Outcome::Error(m) => writeln!(w, "ERROR {} × {}: {m}", c.scenario, c.model)?,
+                    Outcome::Fail(ms) => {
+                        writeln!(
+                            w,
+                            "FAIL {} × {} ({})",
+                            c.scenario,
+                            c.model,
+                            c.scenario_file.display()
+                        )?;
+                        for m in ms {
+                            writeln!(w, "  {}", m.summary())?;
+                            if let MismatchKind::Changed(d) = &m.kind {
+                                let text = diff::render_text(
+                                    d,
+                                    diff::RenderOptions {
+                                        color,
+                                        max_changes: 40,
+                                    },
+                                );
+                                for line in text.lines() {
+                                    writeln!(w, "    {line}")?;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            writeln!(
+                w,
+                "{} case(s), {} request(s): {} passed, {} failed, {} errors{}",
+                summary.cases,
+                summary.requests,
+                summary.passed,
+                summary.failed,
+                summary.errors,
+                if summary.blessed > 0 {
+                    format!(", {} blessed", summary.blessed)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
+    w.flush()?;
+    Ok(if summary.errors > 0 {
+        Exit::BadInput
+    } else if summary.failed > 0 {
+        Exit::Findings
+    } else {
+        Exit::Ok
+    })
 }

@@ -1,0 +1,429 @@
+//! `verify`: scenarios × models, every assembled request compared with its golden.
+//!
+//! A [`Case`] is one scenario replayed for one model. [`verify`] compiles each scenario in
+//! memory, replays it ([`crate::replay`]) for every target model and compares each request's
+//! [`Golden`] document with `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`. Scenarios run
+//! in parallel (rayon); results keep input order. With `bless`, the goldens are rewritten instead
+//! ([`GoldenStore::bless`], atomic) — the only writer.
+
+use std::path::{Path, PathBuf};
+
+use forge_replay_session::Session;
+use forge_replay_wire::Catalog;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use crate::diff::{self, Diff};
+use crate::golden::{model_slug, Golden, GoldenStore};
+use crate::replay::{self, ReplayOptions, Target};
+use crate::scenario;
+
+/// What to verify.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions<'c> {
+    /// Scenario files.
+    pub scenarios: Vec<PathBuf>,
+    /// Target models (`provider/id`); each scenario's `verify_models` are added.
+    pub models: Vec<String>,
+    pub catalog: &'c Catalog,
+    pub store: GoldenStore,
+    pub bless: bool,
+}
+
+/// Outcome of one scenario × model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every request equals its golden.
+    Pass,
+    /// Goldens written (`--bless`); the number of files changed.
+    Blessed(usize),
+    /// Differences.
+    Fail(Vec<Mismatch>),
+    /// The scenario could not be compiled or replayed.
+    Error(String),
+}
+
+/// One golden that does not match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub golden: PathBuf,
+    /// Request index, if a request exists for it.
+    pub index: Option<usize>,
+    pub kind: MismatchKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MismatchKind {
+    /// The golden differs from the assembled request.
+    Changed(Diff),
+    /// No golden file for this request.
+    Missing,
+    /// A golden file without a request.
+    Stale,
+    /// The golden file is unreadable or of another format version.
+    Unreadable(String),
+}
+
+impl Mismatch {
+    /// One-line summary naming the first JSON path.
+    pub fn summary(&self) -> String {
+        let g = self.golden.display();
+        match &self.kind {
+            MismatchKind::Changed(d) => format!(
+                "{g}: {} change(s), first at {}",
+                d.changes.len(),
+                d.first_path().unwrap_or("$")
+            ),
+            MismatchKind::Missing => format!("{g}: missing golden (run verify --bless)"),
+            MismatchKind::Stale => {
+                format!("{g}: stale golden without a request (run verify --bless)")
+            }
+            MismatchKind::Unreadable(m) => format!("{g}: {m}"),
+        }
+    }
+}
+
+/// One scenario × model.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub scenario: String,
+    pub scenario_file: PathBuf,
+    pub model: String,
+    /// Number of requests replayed.
+    pub requests: usize,
+    pub outcome: Outcome,
+}
+
+/// Errors that stop `verify` before any case runs.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+}
+
+/// Runs every scenario × model. Scenario errors become [`Outcome::Error`] cases.
+pub fn verify(opts: &VerifyOptions<'_>) -> Vec<Case> {
+    verify_with_progress(opts, &|| {})
+}
+
+/// [`verify`] calling `tick` after each scenario (for a progress bar).
+pub fn verify_with_progress(opts: &VerifyOptions<'_>, tick: &(dyn Fn() + Sync)) -> Vec<Case> {
+    opts.scenarios
+        .par_iter()
+        .map(|file| {
+            let cases = verify_scenario(opts, file);
+            tick();
+            cases
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
+    let error_case = |name: String, model: &str, msg: String| Case {
+        scenario: name,
+        scenario_file: file.to_path_buf(),
+        model: model.to_string(),
+        requests: 0,
+        outcome: Outcome::Error(msg),
+    };
+    let fallback_name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let compiled = match scenario::load(file).and_then(|l| scenario::compile(&l)) {
+        Ok(c) => c,
+        Err(e) => return vec![error_case(fallback_name, "*", e.to_string())],
+    };
+    let session_name = file.with_extension("jsonl");
+    let session = match Session::from_reader(compiled.session_jsonl.as_bytes(), &session_name) {
+        Ok((s, _)) => s,
+        Err(e) => return vec![error_case(compiled.name.clone(), "*", e.to_string())],
+    };
+    let mut models = opts.models.clone();
+    for m in &compiled.verify_models {
+        if !models.contains(m) {
+            models.push(m.clone());
+        }
+    }
+    models
+        .iter()
+        .map(|model| {
+            let mut ro = ReplayOptions::new(opts.catalog);
+            ro.target = Target::Models(vec![model.clone()]);
+            let requests = match replay::replay(&session, &ro) {
+                Ok(r) => r,
+                Err(e) => {
+                    let mut msg = e.to_string();
+                    let mut src = std::error::Error::source(&e);
+                    while let Some(s) = src {
+                        msg.push_str(": ");
+                        msg.push_str(&s.to_string());
+                        src = s.source();
+                    }
+                    return error_case(compiled.name.clone(), model, msg);
+                }
+            };
+            let goldens: Vec<Golden> = requests
+                .iter()
+                .map(|r| Golden {
+                    scenario: compiled.name.clone(),
+                    model: model.clone(),
+                    api: r.api.name().to_string(),
+                    index: r.index,
+                    entry_id: r.entry_id.clone(),
+                    payload: r.payload.clone(),
+                    wire: r.wire_json(),
+                })
+                .collect();
+            let outcome = if opts.bless {
+                match opts.store.bless(&compiled.name, model, &goldens) {
+                    Ok(n) => Outcome::Blessed(n),
+                    Err(e) => Outcome::Error(e.to_string()),
+                }
+            } else {
+                compare(&opts.store, &compiled.name, model, &goldens)
+            };
+            Case {
+                scenario: compiled.name.clone(),
+                scenario_file: file.to_path_buf(),
+                model: model.clone(),
+                requests: goldens.len(),
+                outcome,
+            }
+        })
+        .collect()
+}
+
+fn compare(store: &GoldenStore, scenario: &str, model: &str, goldens: &[Golden]) -> Outcome {
+    let mut mismatches = Vec::new();
+    for g in goldens {
+        let path = store.path(scenario, model, g.index);
+        match store.read(&path) {
+            Ok(Some(expected)) => {
+                let d = diff::diff(&expected.to_value(), &g.to_value());
+                if !d.is_empty() {
+                    mismatches.push(Mismatch {
+                        golden: path,
+                        index: Some(g.index),
+                        kind: MismatchKind::Changed(d),
+                    });
+                }
+            }
+            Ok(None) => mismatches.push(Mismatch {
+                golden: path,
+                index: Some(g.index),
+                kind: MismatchKind::Missing,
+            }),
+            Err(e) => mismatches.push(Mismatch {
+                golden: path,
+                index: Some(g.index),
+                kind: MismatchKind::Unreadable(e.to_string()),
+            }),
+        }
+    }
+    let expected: std::collections::BTreeSet<PathBuf> = goldens
+        .iter()
+        .map(|g| store.path(scenario, model, g.index))
+        .collect();
+    for p in store.existing(scenario, model) {
+        if !expected.contains(&p) {
+            mismatches.push(Mismatch {
+                golden: p,
+                index: None,
+                kind: MismatchKind::Stale,
+            });
+        }
+    }
+    if mismatches.is_empty() {
+        Outcome::Pass
+    } else {
+        Outcome::Fail(mismatches)
+    }
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub blessed: usize,
+    pub requests: usize,
+}
+
+/// Totals over `cases`.
+pub fn summarize(cases: &[Case]) -> Summary {
+    let mut s = Summary {
+        cases: cases.len(),
+        ..Summary::default()
+    };
+    for c in cases {
+        s.requests += c.requests;
+        match &c.outcome {
+            Outcome::Pass => s.passed += 1,
+            Outcome::Blessed(_) => s.blessed += 1,
+            Outcome::Fail(_) => s.failed += 1,
+            Outcome::Error(_) => s.errors += 1,
+        }
+    }
+    s
+}
+
+/// The machine-readable report.
+pub fn report_json(cases: &[Case]) -> Value {
+    let s = summarize(cases);
+    let items: Vec<Value> = cases
+        .iter()
+        .map(|c| {
+            let (status, detail) = match &c.outcome {
+                Outcome::Pass => ("pass", Value::Null),
+                Outcome::Blessed(n) => ("blessed", json!({"filesChanged": n})),
+                Outcome::Error(m) => ("error", json!({"message": m})),
+                Outcome::Fail(ms) => (
+                    "fail",
+                    Value::Array(
+                        ms.iter()
+                            .map(|m| {
+                                let mut v = json!({
+                                    "golden": m.golden.to_string_lossy(),
+                                    "request": m.index,
+                                });
+                                match &m.kind {
+                                    MismatchKind::Changed(d) => {
+                                        v["kind"] = json!("changed");
+                                        v["changes"] = diff::render_json(d)["changes"].clone();
+                                    }
+                                    MismatchKind::Missing => v["kind"] = json!("missing"),
+                                    MismatchKind::Stale => v["kind"] = json!("stale"),
+                                    MismatchKind::Unreadable(e) => {
+                                        v["kind"] = json!("unreadable");
+                                        v["message"] = json!(e);
+                                    }
+                                }
+                                v
+                            })
+                            .collect(),
+                    ),
+                ),
+            };
+            json!({
+                "scenario": c.scenario,
+                "model": c.model,
+                "modelSlug": model_slug(&c.model),
+                "requests": c.requests,
+                "status": status,
+                "detail": detail,
+            })
+        })
+        .collect();
+    json!({
+        "summary": {
+            "cases": s.cases, "passed": s.passed, "failed": s.failed, "errors": s.errors,
+            "blessed": s.blessed, "requests": s.requests
+        },
+        "cases": items,
+    })
+}
+
+/// JUnit XML (`testsuites` / `testsuite` per scenario / `testcase` per model, `failure` or
+/// `error` children), the shape CI systems read.
+pub fn junit_xml(cases: &[Case]) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let s = summarize(cases);
+    out.push_str(&format!(
+        "<testsuites name=\"forge-replay verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+        s.cases, s.failed, s.errors
+    ));
+    let mut i = 0;
+    while i < cases.len() {
+        let name = &cases[i].scenario;
+        let group: Vec<&Case> = cases[i..]
+            .iter()
+            .take_while(|c| &c.scenario == name)
+            .collect();
+        i += group.len();
+        let gs = summarize(&group.iter().map(|c| (*c).clone()).collect::<Vec<_>>());
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n",
+            xml_escape(name),
+            gs.cases,
+            gs.failed,
+            gs.errors
+        ));
+        for c in group {
+            out.push_str(&format!(
+                "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\"",
+                xml_escape(&c.scenario),
+                xml_escape(&c.model),
+                xml_escape(&c.scenario_file.to_string_lossy())
+            ));
+            match &c.outcome {
+                Outcome::Pass | Outcome::Blessed(_) => out.push_str("/>\n"),
+                Outcome::Error(m) => {
+                    out.push_str(">\n");
+                    out.push_str(&format!(
+                        "      <error message=\"{}\" type=\"error\">{}</error>\n",
+                        xml_escape(first_line(m)),
+                        xml_escape(m)
+                    ));
+                    out.push_str("    </testcase>\n");
+                }
+                Outcome::Fail(ms) => {
+                    out.push_str(">\n");
+                    let summary = ms.first().map(Mismatch::summary).unwrap_or_default();
+                    let mut body = String::new();
+                    for m in ms {
+                        body.push_str(&m.summary());
+                        body.push('\n');
+                        if let MismatchKind::Changed(d) = &m.kind {
+                            body.push_str(&diff::render_text(
+                                d,
+                                diff::RenderOptions {
+                                    color: false,
+                                    max_changes: 20,
+                                },
+                            ));
+                        }
+                    }
+                    out.push_str(&format!(
+                        "      <failure message=\"{}\" type=\"golden-mismatch\">{}</failure>\n",
+                        xml_escape(&summary),
+                        xml_escape(&body)
+                    ));
+                    out.push_str("    </testcase>\n");
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or_default()
+}
+
+/// Escapes text for XML attributes and content (and drops characters XML 1.0 forbids).
+fn xml_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\t' | '\n' | '\r' => o.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                o.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
