@@ -16,7 +16,7 @@ pub struct Entry {
     /// Position among the lines Pi parses (header = 0); used by the v1 migration.
     pub(crate) ordinal: u32,
     pub(crate) raw: Box<str>,
-    pub(crate) head: Box<Head>,
+    pub(crate) head: Head,
     pub(crate) entry_type: EntryType,
     /// False for a line whose JSON is not an object (Pi keeps it as a field-less entry).
     pub(crate) is_object: bool,
@@ -81,11 +81,11 @@ impl Entry {
 
     /// For `message` entries: `message.role` when it is a string.
     pub fn role(&self) -> Option<&str> {
-        self.head.message.as_ref().and_then(|m| m.role.as_deref())
+        self.head.message.as_deref().and_then(|m| m.role.as_deref())
     }
 
     pub(crate) fn message_head(&self) -> Option<&MessageHead> {
-        self.head.message.as_ref()
+        self.head.message.as_deref()
     }
 
     pub(crate) fn message_shape(&self) -> MessageShape {
@@ -107,37 +107,39 @@ impl Entry {
 
     /// `targetId` of a `context_edit` or `label` (raw value).
     pub fn target_id_value(&self) -> Option<&Value> {
-        self.head.target_id.as_ref()
+        self.head.fields().and_then(|f| f.target_id.as_ref())
     }
 
     /// `label` of a `label` entry (raw value).
     pub fn label_value(&self) -> Option<&Value> {
-        self.head.label.as_ref()
+        self.head.fields().and_then(|f| f.label.as_ref())
     }
 
     /// `firstKeptEntryId` of a `compaction` (raw value).
     pub fn first_kept_entry_id_value(&self) -> Option<&Value> {
-        self.head.first_kept_entry_id.as_ref()
+        self.head
+            .fields()
+            .and_then(|f| f.first_kept_entry_id.as_ref())
     }
 
     /// `thinkingLevel` of a `thinking_level_change` (raw value).
     pub fn thinking_level_value(&self) -> Option<&Value> {
-        self.head.thinking_level.as_ref()
+        self.head.fields().and_then(|f| f.thinking_level.as_ref())
     }
 
     /// `provider` of a `model_change` / `usage` entry (raw value).
     pub fn provider_value(&self) -> Option<&Value> {
-        self.head.provider.as_ref()
+        self.head.fields().and_then(|f| f.provider.as_ref())
     }
 
     /// `modelId` of a `model_change` (raw value).
     pub fn model_id_value(&self) -> Option<&Value> {
-        self.head.model_id.as_ref()
+        self.head.fields().and_then(|f| f.model_id.as_ref())
     }
 
     /// `name` of a `session_info` (raw value).
     pub fn name_value(&self) -> Option<&Value> {
-        self.head.name.as_ref()
+        self.head.fields().and_then(|f| f.name.as_ref())
     }
 
     /// For assistant messages: `message.provider` and `message.model` (raw values).

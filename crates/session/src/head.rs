@@ -132,14 +132,9 @@ pub struct MessageHead {
     pub other_keys: Vec<Box<str>>,
 }
 
-/// The cheap view of one entry line.
+/// Fields only some entry types have (boxed: most entries are messages and have none).
 #[derive(Debug, Clone, Default)]
-pub struct Head {
-    /// `type` when it is a string.
-    pub type_name: Option<Box<str>>,
-    pub id: Option<Value>,
-    pub parent_id: Option<Value>,
-    pub message: Option<MessageHead>,
+pub struct Fields {
     pub provider: Option<Value>,
     pub model_id: Option<Value>,
     pub thinking_level: Option<Value>,
@@ -152,6 +147,17 @@ pub struct Head {
     /// Header v4 marker (`kind`), and `v`.
     pub kind: Option<Value>,
     pub v: Option<Value>,
+}
+
+/// The cheap view of one entry line.
+#[derive(Debug, Clone, Default)]
+pub struct Head {
+    /// `type` when it is a string.
+    pub type_name: Option<Box<str>>,
+    pub id: Option<Value>,
+    pub parent_id: Option<Value>,
+    pub message: Option<Box<MessageHead>>,
+    pub fields: Option<Box<Fields>>,
     /// JavaScript truthiness of `summary`.
     pub summary_truthy: bool,
     /// JavaScript truthiness of `systemMessage`.
@@ -165,6 +171,14 @@ pub struct Head {
 }
 
 impl Head {
+    pub fn fields(&self) -> Option<&Fields> {
+        self.fields.as_deref()
+    }
+
+    fn fields_mut(&mut self) -> &mut Fields {
+        self.fields.get_or_insert_with(Box::default)
+    }
+
     pub fn entry_type(&self) -> EntryType {
         match &self.type_name {
             Some(t) => EntryType::from_name(t),
@@ -245,7 +259,7 @@ impl<'de> Visitor<'de> for TopVisitor {
                 None => {
                     if let Some(name) = other {
                         if &*name == "v" {
-                            h.v = Some(map.next_value()?);
+                            h.fields_mut().v = Some(map.next_value()?);
                             continue;
                         }
                         h.other_keys.push(name);
@@ -258,17 +272,19 @@ impl<'de> Visitor<'de> for TopVisitor {
                 "type" => h.type_name = map.next_value::<MaybeStr>()?.0,
                 "id" => h.id = Some(map.next_value()?),
                 "parentId" => h.parent_id = Some(map.next_value()?),
-                "message" => h.message = Some(map.next_value::<MessageDe>()?.0),
-                "provider" => h.provider = Some(map.next_value()?),
-                "modelId" => h.model_id = Some(map.next_value()?),
-                "thinkingLevel" => h.thinking_level = Some(map.next_value()?),
-                "firstKeptEntryId" => h.first_kept_entry_id = Some(map.next_value()?),
-                "firstKeptEntryIndex" => h.first_kept_entry_index = Some(map.next_value()?),
-                "targetId" => h.target_id = Some(map.next_value()?),
-                "label" => h.label = Some(map.next_value()?),
-                "name" => h.name = Some(map.next_value()?),
-                "version" => h.version = Some(map.next_value()?),
-                "kind" => h.kind = Some(map.next_value()?),
+                "message" => h.message = Some(Box::new(map.next_value::<MessageDe>()?.0)),
+                "provider" => h.fields_mut().provider = Some(map.next_value()?),
+                "modelId" => h.fields_mut().model_id = Some(map.next_value()?),
+                "thinkingLevel" => h.fields_mut().thinking_level = Some(map.next_value()?),
+                "firstKeptEntryId" => h.fields_mut().first_kept_entry_id = Some(map.next_value()?),
+                "firstKeptEntryIndex" => {
+                    h.fields_mut().first_kept_entry_index = Some(map.next_value()?)
+                }
+                "targetId" => h.fields_mut().target_id = Some(map.next_value()?),
+                "label" => h.fields_mut().label = Some(map.next_value()?),
+                "name" => h.fields_mut().name = Some(map.next_value()?),
+                "version" => h.fields_mut().version = Some(map.next_value()?),
+                "kind" => h.fields_mut().kind = Some(map.next_value()?),
                 "summary" => h.summary_truthy = map.next_value::<Truthy>()?.0,
                 "systemMessage" => h.system_message_truthy = map.next_value::<Truthy>()?.0,
                 "replacement" => {

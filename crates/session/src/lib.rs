@@ -20,6 +20,8 @@
 //!   `messages` (= `buildSessionContext(...).messages`), `entries` (= `buildContextEntries`, each
 //!   with its entry index, id and message range; capability anchors go against these), `model`
 //!   and `thinking_level`.
+//! * [`ContextPlan`] ([`Session::plan`]): the same projection before any message is built, to
+//!   stream a large context one entry at a time.
 //! * `convertToLlm(messages)` is [`llm::convert_to_llm`].
 //! * [`ContextBuilder`] ([`Session::builder`]): walks one path entry by entry, keeping the
 //!   projection current. Replaying every request of a path (the context at the parent of each
@@ -61,6 +63,6 @@ pub use diag::{Diagnostic, Severity};
 pub use entry::Entry;
 pub use error::{ProjectError, ReadError};
 pub use forge_replay_model::session::EntryType;
-pub use project::{ContextBuilder, ContextEntry, Projection};
+pub use project::{ContextBuilder, ContextEntry, ContextPlan, Projection};
 pub use session::{Header, Session};
 pub use tree::Tree;

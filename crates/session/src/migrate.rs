@@ -72,7 +72,7 @@ pub(crate) fn migrate(
         let text = json::stringify(&v);
         if let Ok(Parsed::Object(h)) = head::scan(&text) {
             e.entry_type = h.entry_type();
-            e.head = h;
+            e.head = *h;
             e.raw = text.into();
         }
     }

@@ -348,41 +348,122 @@ pub fn message_count(s: &Session, leaf: usize) -> usize {
 
 /// `buildSessionProjection(entries, leafId)` at `leaf`.
 pub fn project(s: &Session, leaf: Option<usize>) -> Result<Projection, ProjectError> {
-    let path = leaf.map(|l| s.path_to(l)).unwrap_or_default();
-    let mut settings = Settings::default();
-    for &i in &path {
-        settings.apply(s, i);
+    ContextPlan::new(s, leaf).into_projection()
+}
+
+/// The projection at a leaf before any message is built: the `buildContextEntries` list, the
+/// edits that apply, model and thinking level. Built from the entries' heads only; messages are
+/// parsed per entry on demand, so a large context can be streamed with
+/// [`ContextPlan::entry_messages`] without holding every message at once.
+#[derive(Debug, Clone)]
+pub struct ContextPlan<'s> {
+    session: &'s Session,
+    leaf: Option<usize>,
+    entries: Vec<usize>,
+    edits: HashMap<String, usize>,
+    settings: Settings,
+}
+
+impl<'s> ContextPlan<'s> {
+    /// Plans the context at `leaf` (`None`: Pi's `leafId === null`, empty).
+    pub fn new(s: &'s Session, leaf: Option<usize>) -> Self {
+        let path = leaf.map(|l| s.path_to(l)).unwrap_or_default();
+        let mut settings = Settings::default();
+        for &i in &path {
+            settings.apply(s, i);
+        }
+        Self::from_context_entries(s, leaf, context_entries(s, &path), settings)
     }
-    let ctx = context_entries(s, &path);
-    let slots = project_list(s, &ctx)?;
-    Ok(assemble(s, leaf, slots, settings))
+
+    fn from_context_entries(
+        s: &'s Session,
+        leaf: Option<usize>,
+        entries: Vec<usize>,
+        settings: Settings,
+    ) -> Self {
+        let mut edits = HashMap::new();
+        for &i in &entries {
+            let e = s.entry(i);
+            if *e.entry_type() == EntryType::ContextEdit {
+                edits.insert(map_key(e.target_id_value()).into_owned(), i);
+            }
+        }
+        ContextPlan {
+            session: s,
+            leaf,
+            entries,
+            edits,
+            settings,
+        }
+    }
+
+    /// The leaf.
+    pub fn leaf(&self) -> Option<usize> {
+        self.leaf
+    }
+
+    /// The leaf's `id` (JSON `null` when there is no leaf).
+    pub fn leaf_id(&self) -> Value {
+        self.leaf
+            .and_then(|l| self.session.entry(l).id_value().cloned())
+            .unwrap_or(Value::Null)
+    }
+
+    /// `buildContextEntries`: entry indices in context order.
+    pub fn entries(&self) -> &[usize] {
+        &self.entries
+    }
+
+    /// `{provider, modelId}` or `null`.
+    pub fn model(&self) -> &Value {
+        &self.settings.model
+    }
+
+    /// The thinking level (`None` = undefined).
+    pub fn thinking_level(&self) -> Option<&Value> {
+        self.settings.thinking_level.as_ref()
+    }
+
+    /// The messages of the context entry at position `pos` of [`ContextPlan::entries`].
+    pub fn entry_messages(&self, pos: usize) -> Result<Vec<Value>, ProjectError> {
+        let s = self.session;
+        let i = self.entries[pos];
+        let e = s.entry(i);
+        if *e.entry_type() == EntryType::Compaction && pos > 0 {
+            return Ok(Vec::new());
+        }
+        let edit = if self.edits.is_empty() {
+            None
+        } else {
+            self.edits.get(&*map_key(e.id_value())).copied()
+        };
+        project_entry(s, i, edit)
+    }
+
+    /// Builds every message.
+    pub fn into_projection(self) -> Result<Projection, ProjectError> {
+        let slots = (0..self.entries.len())
+            .map(|pos| {
+                Ok(Slot {
+                    index: self.entries[pos],
+                    messages: self.entry_messages(pos)?,
+                })
+            })
+            .collect::<Result<Vec<_>, ProjectError>>()?;
+        Ok(assemble(self.session, self.leaf, slots, self.settings))
+    }
 }
 
 /// Projects a context-entry list: edits inside the list apply, only index 0 may be a compaction
 /// that contributes.
 fn project_list(s: &Session, ctx: &[usize]) -> Result<Vec<Slot>, ProjectError> {
-    let mut edits: HashMap<Cow<'_, str>, usize> = HashMap::new();
-    for &i in ctx {
-        let e = s.entry(i);
-        if *e.entry_type() == EntryType::ContextEdit {
-            edits.insert(map_key(e.target_id_value()), i);
-        }
-    }
-    ctx.iter()
-        .enumerate()
-        .map(|(pos, &i)| {
-            let e = s.entry(i);
-            let messages = if *e.entry_type() == EntryType::Compaction && pos > 0 {
-                Vec::new()
-            } else {
-                let edit = if edits.is_empty() {
-                    None
-                } else {
-                    edits.get(&map_key(e.id_value())).copied()
-                };
-                project_entry(s, i, edit)?
-            };
-            Ok(Slot { index: i, messages })
+    let plan = ContextPlan::from_context_entries(s, None, ctx.to_vec(), Settings::default());
+    (0..ctx.len())
+        .map(|pos| {
+            Ok(Slot {
+                index: ctx[pos],
+                messages: plan.entry_messages(pos)?,
+            })
         })
         .collect()
 }

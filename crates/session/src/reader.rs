@@ -152,7 +152,7 @@ pub(crate) fn read<R: BufRead>(
                 ));
                 continue;
             }
-            Parsed::Other(what) => (Box::default(), {
+            Parsed::Other(what) => (head::Head::default(), {
                 if header.is_some() {
                     diags.push(Diagnostic::new(
                         Severity::Warning,
@@ -165,7 +165,7 @@ pub(crate) fn read<R: BufRead>(
                 }
                 false
             }),
-            Parsed::Object(h) => (h, true),
+            Parsed::Object(h) => (*h, true),
         };
         let entry_type = head.entry_type();
         let this_ordinal = ordinal;
@@ -260,10 +260,16 @@ fn make_header(
     entry_type: EntryType,
 ) -> Result<Header, ReadError> {
     let path_buf = || PathBuf::from(path);
-    if is_object && head.kind.as_ref().and_then(Value::as_str) == Some("header") {
+    if is_object
+        && head
+            .fields()
+            .and_then(|f| f.kind.as_ref())
+            .and_then(Value::as_str)
+            == Some("header")
+    {
         let v = head
-            .v
-            .as_ref()
+            .fields()
+            .and_then(|f| f.v.as_ref())
             .map_or_else(|| "?".to_string(), json::stringify);
         return Err(ReadError::UnsupportedVersion {
             path: path_buf(),
@@ -292,16 +298,13 @@ fn make_header(
             ),
         });
     }
-    if let Some(v) = head.version.as_ref().and_then(Value::as_f64) {
+    let version = head.fields().and_then(|f| f.version.as_ref());
+    if let Some(v) = version.and_then(Value::as_f64) {
         if v > f64::from(CURRENT_SESSION_VERSION) {
             return Err(ReadError::UnsupportedVersion {
                 path: path_buf(),
                 line,
-                version: head
-                    .version
-                    .as_ref()
-                    .map(json::stringify)
-                    .unwrap_or_default(),
+                version: version.map(json::stringify).unwrap_or_default(),
             });
         }
     }
@@ -369,7 +372,7 @@ fn tally_unknown(
     for k in &head.other_keys {
         note(k);
     }
-    if head.v.is_some() {
+    if head.fields().is_some_and(|f| f.v.is_some()) {
         note("v");
     }
     if *entry_type == EntryType::Message {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::diag::Diagnostic;
 use crate::entry::Entry;
 use crate::error::{ProjectError, ReadError};
-use crate::project::{ContextBuilder, Projection};
+use crate::project::{ContextBuilder, ContextPlan, Projection};
 use crate::tree::Tree;
 
 /// The header line (`{"type":"session","version":3,"id",...}`), after migration.
@@ -146,6 +146,11 @@ impl Session {
     /// (`None` = Pi's `leafId === null`, an empty context).
     pub fn context(&self, leaf: Option<usize>) -> Result<Projection, ProjectError> {
         crate::project::project(self, leaf)
+    }
+
+    /// The context at `leaf` without building messages yet (for streaming large contexts).
+    pub fn plan(&self, leaf: Option<usize>) -> ContextPlan<'_> {
+        ContextPlan::new(self, leaf)
     }
 
     /// An incremental builder that walks one path entry by entry.

@@ -1,0 +1,314 @@
+//! Benchmark: read, index and project the default leaf of a generated ~100 MB session.
+//!
+//! `cargo bench -p forge-replay-session --bench read [-- SIZE_MB]` prints MB/s per phase and the
+//! peak resident set (VmHWM from /proc/self/status) against the bytes of entries kept. Targets
+//! (issue 2): ≥ 200 MB/s for read + index + project, peak ≤ 2× the entries kept.
+
+use std::io::{BufWriter, Write};
+use std::time::Instant;
+
+use forge_replay_model::json;
+use forge_replay_session::{llm, Session};
+
+/// A deterministic xorshift generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: [&str; 16] = [
+    "the",
+    "session",
+    "file",
+    "reads",
+    "tool",
+    "result",
+    "context",
+    "cache",
+    "model",
+    "branch",
+    "compaction",
+    "fn",
+    "let",
+    "struct",
+    "impl",
+    "return",
+];
+
+fn text(rng: &mut Rng, min: usize, spread: u64) -> String {
+    let bytes = min + rng.below(spread) as usize;
+    let mut s = String::with_capacity(bytes + 16);
+    while s.len() < bytes {
+        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        s.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+    }
+    s
+}
+
+fn js(s: &str) -> String {
+    let mut out = String::new();
+    json::write_string(&mut out, s);
+    out
+}
+
+/// Writes a realistic session: a leading system message, then turns of user prompt, assistant
+/// with thinking and tool calls, tool results with file contents; a compaction every ~2000
+/// entries, and a side branch every ~500.
+fn generate(
+    path: &std::path::Path,
+    target: u64,
+    compactions: bool,
+) -> std::io::Result<(u64, usize)> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut w = BufWriter::new(std::fs::File::create(path)?);
+    let mut written = 0u64;
+    let mut line = |w: &mut BufWriter<std::fs::File>, s: String| -> std::io::Result<()> {
+        written += s.len() as u64 + 1;
+        w.write_all(s.as_bytes())?;
+        w.write_all(b"\n")
+    };
+    line(
+        &mut w,
+        r#"{"type":"session","version":3,"id":"bench","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/home/dev/project"}"#.to_string(),
+    )?;
+    let mut n = 0usize;
+    let mut parent = "null".to_string();
+    let mut last_kept = String::new();
+    let ts = |n: usize| {
+        format!(
+            "2026-01-01T{:02}:{:02}:{:02}.000Z",
+            (n / 3600) % 24,
+            (n / 60) % 60,
+            n % 60
+        )
+    };
+    let mut push = |w: &mut BufWriter<std::fs::File>,
+                    parent: &mut String,
+                    body: String,
+                    n: &mut usize|
+     -> std::io::Result<String> {
+        *n += 1;
+        let id = format!("{:08x}", *n);
+        let s = format!(
+            r#"{{"type":{body},"id":"{id}","parentId":{parent},"timestamp":"{}"}}"#,
+            ts(*n)
+        );
+        line(w, s)?;
+        *parent = format!("\"{id}\"");
+        Ok(id)
+    };
+    // Entry bodies are written type-first so the id/parentId/timestamp come last: valid JSON
+    // either way (key order does not matter for reading).
+    let system = format!(
+        r#""message","message":{{"role":"system","content":"","sections":{{"preamble":{}}},"toolsAdded":[{{"name":"read","description":"Read a file","parameters":{{"type":"object"}}}}],"timestamp":1}}"#,
+        js(&text(&mut rng, 4000, 1))
+    );
+    push(&mut w, &mut parent, system, &mut n)?;
+    loop {
+        // `line` holds `written` mutably; read the file size instead.
+        let size = w.get_ref().metadata()?.len() + w.buffer().len() as u64;
+        if size >= target {
+            break;
+        }
+        let user = format!(
+            r#""message","message":{{"role":"user","content":[{{"type":"text","text":{}}}],"timestamp":{}}}"#,
+            js(&text(&mut rng, 200, 800)),
+            n
+        );
+        let uid = push(&mut w, &mut parent, user, &mut n)?;
+        if last_kept.is_empty() {
+            last_kept = uid.clone();
+        }
+        let calls = 1 + rng.below(3);
+        for c in 0..calls {
+            let assistant = format!(
+                r#""message","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":{},"thinkingSignature":"sig"}},{{"type":"text","text":{}}},{{"type":"toolCall","id":"call_{n}_{c}","name":"read","arguments":{{"path":"src/lib.rs"}}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-8","usage":{{"input":1200,"output":80,"cacheRead":1000,"cacheWrite":100,"totalTokens":2380,"cost":{{"input":0.006,"output":0.002,"cacheRead":0.0005,"cacheWrite":0.000625,"total":0.009125}}}},"stopReason":"toolUse","timestamp":{n}}}"#,
+                js(&text(&mut rng, 300, 700)),
+                js(&text(&mut rng, 100, 400)),
+            );
+            push(&mut w, &mut parent, assistant, &mut n)?;
+            let result = format!(
+                r#""message","message":{{"role":"toolResult","toolCallId":"call_{n}_{c}","toolName":"read","content":[{{"type":"text","text":{}}}],"details":{{"lines":120}},"isError":false,"timestamp":{n}}}"#,
+                js(&text(&mut rng, 1000, 6000)),
+            );
+            push(&mut w, &mut parent, result, &mut n)?;
+        }
+        let done = format!(
+            r#""message","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-8","usage":{{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":{n}}}"#,
+            js(&text(&mut rng, 200, 600)),
+        );
+        push(&mut w, &mut parent, done, &mut n)?;
+        if rng.below(60) == 0 {
+            // A side branch off the current entry, then back.
+            let back = parent.clone();
+            let side = format!(
+                r#""custom_message","customType":"note","content":{},"display":false"#,
+                js(&text(&mut rng, 300, 1))
+            );
+            push(&mut w, &mut parent, side, &mut n)?;
+            parent = back;
+        }
+        if compactions && rng.below(250) == 0 {
+            let comp = format!(
+                r#""compaction","summary":{},"firstKeptEntryId":"{last_kept}","tokensBefore":150000,"details":{{"readFiles":[],"modifiedFiles":[]}}"#,
+                js(&text(&mut rng, 3000, 1))
+            );
+            push(&mut w, &mut parent, comp, &mut n)?;
+            last_kept.clear();
+        }
+    }
+    w.flush()?;
+    drop(w);
+    Ok((written, n))
+}
+
+/// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`): on a loaded
+/// machine wall time overstates the cost, so both are reported.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn vm_hwm_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn vm_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// One measured run, in its own process so that VmHWM is its own.
+fn run(path: &std::path::Path, stream: bool) {
+    let size = std::fs::metadata(path).expect("stat").len();
+    let mib = size as f64 / (1024.0 * 1024.0);
+    let base_rss = vm_rss_kb().unwrap_or(0);
+
+    let c0 = cpu_ns();
+    let t0 = Instant::now();
+    let (session, diags) = Session::open(path).expect("open");
+    let t_read = t0.elapsed();
+    let c_read = cpu_ns() - c0;
+    let rss_read = vm_rss_kb().unwrap_or(0);
+    let kept: u64 = session.entries().iter().map(|e| e.raw().len() as u64).sum();
+
+    // Project the default leaf: materialized (`Session::context`, what the library API returns),
+    // or streamed (`ContextPlan`, what `forge-replay context` does), each message serialized.
+    let leaf = session.default_leaf();
+    let (messages, out_bytes) = if stream {
+        let plan = session.plan(leaf);
+        let mut n = 0usize;
+        let mut bytes = 0usize;
+        for pos in 0..plan.entries().len() {
+            for m in plan.entry_messages(pos).expect("project") {
+                n += 1;
+                bytes += json::stringify_pretty(&m).len();
+            }
+        }
+        (n, bytes)
+    } else {
+        let p = session.context(leaf).expect("project");
+        let bytes = p
+            .messages
+            .iter()
+            .map(|m| json::stringify_pretty(m).len())
+            .sum();
+        let llm = llm::convert_to_llm(&p.messages);
+        assert!(llm.len() <= p.messages.len());
+        (p.messages.len(), bytes)
+    };
+    let total = t0.elapsed();
+    let c_total = cpu_ns() - c0;
+    let hwm = vm_hwm_kb().unwrap_or(0);
+
+    let leaves: Vec<usize> = session.tree().leaves().collect();
+    let rate = |secs: f64| mib / secs;
+    let kept_mib = kept as f64 / (1024.0 * 1024.0);
+    let over = |kb: u64| kb.saturating_sub(base_rss) as f64 / 1024.0;
+    println!(
+        "  {mib:.1} MiB, {} entries, {} leaves, {} diagnostics; default leaf: {messages} messages ({:.1} MiB as JSON)",
+        session.entries().len(),
+        leaves.len(),
+        diags.len(),
+        out_bytes as f64 / (1024.0 * 1024.0)
+    );
+    println!(
+        "  read + index:           wall {:>7.1} ms {:>6.1} MiB/s | CPU {:>7.1} ms {:>6.1} MiB/s",
+        t_read.as_secs_f64() * 1e3,
+        rate(t_read.as_secs_f64()),
+        c_read as f64 / 1e6,
+        rate(c_read as f64 / 1e9)
+    );
+    println!(
+        "  read + index + project: wall {:>7.1} ms {:>6.1} MiB/s | CPU {:>7.1} ms {:>6.1} MiB/s",
+        total.as_secs_f64() * 1e3,
+        rate(total.as_secs_f64()),
+        c_total as f64 / 1e6,
+        rate(c_total as f64 / 1e9)
+    );
+    println!(
+        "  memory: entries kept {kept_mib:.1} MiB; after read +{:.1} MiB ({:.2}x); peak +{:.1} MiB ({:.2}x)",
+        over(rss_read),
+        over(rss_read) / kept_mib,
+        over(hwm),
+        over(hwm) / kept_mib
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(pos) = args.iter().position(|a| a == "--child") {
+        let path = std::path::PathBuf::from(&args[pos + 1]);
+        run(&path, args[pos + 2] == "stream");
+        return;
+    }
+    let mb: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(100);
+    let dir = std::env::temp_dir().join(format!("forge-replay-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let exe = std::env::current_exe().expect("current exe");
+    for (label, compactions) in [
+        ("with compactions (one per ~250 turns)", true),
+        (
+            "no compaction (the default leaf's context is the whole path)",
+            false,
+        ),
+    ] {
+        let path = dir.join("session.jsonl");
+        generate(&path, mb * 1024 * 1024, compactions).expect("generate");
+        for mode in ["materialize", "stream"] {
+            println!("{label}, {mode}:");
+            let status = std::process::Command::new(&exe)
+                .arg("--child")
+                .arg(&path)
+                .arg(mode)
+                .status()
+                .expect("run child");
+            assert!(status.success());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
