@@ -246,3 +246,66 @@ mod fidelity {
         );
     }
 }
+
+mod verify_goldens {
+    use super::*;
+    use forge_replay_engine::golden::GoldenStore;
+    use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
+    use forge_replay_wire::Catalog;
+
+    fn run(store: &GoldenStore, bless: bool) -> Vec<verify::Case> {
+        verify::verify(&VerifyOptions {
+            scenarios: vec![root().join("scenarios/03-native-delivery.toml")],
+            models: vec!["anthropic/claude-opus-4-8".into()],
+            catalog: Catalog::builtin(),
+            store: store.clone(),
+            bless,
+        })
+    }
+
+    /// Bless into a temp store, verify passes; flip one byte of a golden and verify fails naming
+    /// the JSON path of the change; a missing golden and a stale one are failures too.
+    #[test]
+    fn one_flipped_byte_fails_with_its_json_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GoldenStore::new(dir.path());
+        let blessed = run(&store, true);
+        assert!(matches!(blessed[0].outcome, Outcome::Blessed(n) if n > 0));
+        assert_eq!(run(&store, false)[0].outcome, Outcome::Pass);
+
+        let golden = store.path("03-native-delivery", "anthropic/claude-opus-4-8", 1);
+        let text = std::fs::read_to_string(&golden).unwrap();
+        let flipped = text.replacen("target/", "targel/", 1);
+        assert_ne!(text, flipped);
+        std::fs::write(&golden, flipped).unwrap();
+        let cases = run(&store, false);
+        let Outcome::Fail(ms) = &cases[0].outcome else {
+            panic!("expected a failure, got {:?}", cases[0].outcome)
+        };
+        let MismatchKind::Changed(d) = &ms[0].kind else {
+            panic!("expected a change")
+        };
+        let path = d.first_path().unwrap();
+        assert!(
+            path.starts_with("$.payload.messages[") && path.ends_with(".text"),
+            "{path}"
+        );
+        assert!(ms[0].summary().contains(path));
+        let xml = verify::junit_xml(&cases);
+        assert!(xml.contains("<failure message="), "{xml}");
+        assert!(xml.contains(path), "{xml}");
+
+        std::fs::remove_file(&golden).unwrap();
+        std::fs::write(
+            store.path("03-native-delivery", "anthropic/claude-opus-4-8", 99),
+            "{}",
+        )
+        .unwrap();
+        let cases = run(&store, false);
+        let Outcome::Fail(ms) = &cases[0].outcome else {
+            panic!()
+        };
+        assert!(ms.iter().any(|m| m.kind == MismatchKind::Missing));
+        assert!(ms.iter().any(|m| m.kind == MismatchKind::Stale));
+    }
+}
