@@ -189,7 +189,12 @@ async function runScenario(spec) {
 			});
 		const provider = piAi.createProvider({
 			id: providerId,
-			auth: { apiKey: { name: "oracle", resolve: async () => ({ auth: { apiKey: "oracle-dummy-key" } }) } },
+			auth: {
+				apiKey: {
+					name: "oracle",
+					resolve: async () => ({ auth: { apiKey: spec.apiKey?.() ?? "oracle-dummy-key", ...(spec.auth ?? {}) } }),
+				},
+			},
 			models,
 			api: { stream: answer("stream"), streamSimple: answer("streamSimple") },
 		});

@@ -155,4 +155,79 @@ const anthropicTree = {
 	},
 };
 
-export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi, anthropicTree];
+/**
+ * A short run for one more API: bash tool call, tool loadout change (bash removed), thinking level
+ * change, read tool call. Four session requests, no summarization.
+ */
+function shortRun(name, [provider, id], { about, sessionNo, thinkingLevel = "medium", nextLevel = "high", ...extra }) {
+	return {
+		name,
+		about: `${about}: bash tool call, loadout change (bash removed), thinking ${thinkingLevel} -> ${nextLevel}, read tool call`,
+		sessionId: `019c00${String(sessionNo).padStart(2, "0")}-0000-7000-8000-0000000000f${sessionNo % 10}`,
+		model: [provider, id],
+		extraModels: [],
+		thinkingLevel,
+		tools: ["read", "bash"],
+		replies: ({ msg, text, call }) => [
+			() => msg([text("Listing."), call(`${name}-1`, "bash", { command: "ls" })], { stopReason: "toolUse" }),
+			() => msg([text("README.md and src/.")]),
+			() => msg([call(`${name}-2`, "read", { path: "README.md" })], { stopReason: "toolUse" }),
+			() => msg([text("README.md says hello.")]),
+		],
+		async drive(session) {
+			await session.prompt("List the files.");
+			session.setActiveToolsByName(["read"]);
+			session.setThinkingLevel(nextLevel);
+			await session.prompt("Read README.md.");
+		},
+		...extra,
+	};
+}
+
+/** JWT-shaped dummy credential: openai-codex-responses reads chatgpt_account_id from it. */
+const codexJwt = () => {
+	const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+	return `${b64({ alg: "none", typ: "JWT" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: "acct_oracle" } })}.sig`;
+};
+
+const more = [
+	shortRun("mistral-large-tools", ["mistral", "mistral-large-latest"], {
+		about: "mistral-conversations mistral-large-latest (unflagged)",
+		sessionNo: 6,
+	}),
+	shortRun("completions-groq-unflagged", ["groq", "openai/gpt-oss-120b"], {
+		about: "openai-completions groq openai/gpt-oss-120b (unflagged)",
+		sessionNo: 7,
+		thinkingLevel: "low",
+	}),
+	shortRun("openai-responses-unflagged-gpt5", ["openai", "gpt-5"], {
+		about: "openai-responses gpt-5 (unflagged)",
+		sessionNo: 8,
+		thinkingLevel: "minimal",
+	}),
+	shortRun("azure-responses-gpt55", ["azure-openai-responses", "gpt-5.5"], {
+		about: "azure-openai-responses gpt-5.5 (catalog unflagged; base URL from auth)",
+		sessionNo: 9,
+		auth: { baseUrl: "https://oracle.openai.azure.com/openai/v1" },
+	}),
+	shortRun("codex-gpt55", ["openai-codex", "gpt-5.5"], {
+		about: "openai-codex-responses gpt-5.5 (payload only: WebSocket transport, wire null)",
+		sessionNo: 10,
+		apiKey: codexJwt,
+	}),
+	shortRun("bedrock-opus", ["amazon-bedrock", "anthropic.claude-opus-4-8"], {
+		about: "bedrock-converse-stream anthropic.claude-opus-4-8 (payload only: AWS SDK transport, wire null)",
+		sessionNo: 11,
+	}),
+	shortRun("vertex-gemini-flash", ["google-vertex", "gemini-2.5-flash"], {
+		about: "google-vertex gemini-2.5-flash",
+		sessionNo: 12,
+	}),
+	shortRun("pi-messages-radius", ["radius", "balanced"], {
+		about: "pi-messages radius/balanced (Radius gateway)",
+		sessionNo: 13,
+		thinkingLevel: "low",
+	}),
+];
+
+export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi, anthropicTree, ...more];
