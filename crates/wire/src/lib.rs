@@ -80,10 +80,24 @@ pub fn assemble(
     let api = model.api().ok_or_else(|| AssembleError::UnknownApi {
         api: model.api_name().to_string(),
     })?;
-    let messages = normalize_context(context)?;
+    // normalizeContext only prepends a message when there is a systemPrompt or tools; otherwise
+    // the transcript is used as it is, without copying.
+    let owned;
+    let messages: &[Value] = if transcript::needs_initial_message(context) {
+        owned = normalize_context(context)?;
+        &owned
+    } else {
+        match context.get("messages") {
+            Some(Value::Array(m)) => m,
+            _ => {
+                owned = normalize_context(context)?;
+                &owned
+            }
+        }
+    };
     let input = ApiInput {
         model,
-        messages: &messages,
+        messages,
         options,
         entry,
         env,

@@ -307,6 +307,19 @@ pub struct ContextError {
     pub message: String,
 }
 
+/// Whether `normalizeContext` would prepend a system message (a non-empty `systemPrompt` or
+/// `tools`).
+pub fn needs_initial_message(context: &Value) -> bool {
+    context
+        .get("systemPrompt")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.is_empty())
+        || context
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+}
+
 /// pi-ai's `normalizeContext(context)`: folds `systemPrompt` and `tools` into a leading system
 /// message (`{role:"system", content, toolsAdded?, timestamp:0}`) and returns the transcript.
 pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {

@@ -47,12 +47,6 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     out
 }
 
-fn with_field(msg: &Value, key: &str, value: Value) -> Value {
-    let mut m = msg.as_object().cloned().unwrap_or_default();
-    m.insert(key.to_string(), value);
-    Value::Object(m)
-}
-
 /// Whether an assistant message came from the target model (`provider`, `api` and `model` equal).
 pub fn is_same_model(msg: &Value, model: &Model) -> bool {
     js::str_of(msg, "provider") == Some(model.provider())
@@ -71,54 +65,63 @@ pub fn transform_messages(
 
     let mut transformed: Vec<Value> = Vec::with_capacity(messages.len());
     for original in messages {
-        // msg.content == null → []
-        let mut msg = if original.get("content").is_none_or(Value::is_null) {
-            with_field(original, "content", Value::Array(Vec::new()))
-        } else {
-            original.clone()
+        // One copy per message; everything below edits it in place.
+        let mut msg = original.clone();
+        let Some(m) = msg.as_object_mut() else {
+            transformed.push(msg);
+            continue;
         };
-        let role = msg
+        if m.get("content").is_none_or(Value::is_null) {
+            m.insert("content".into(), Value::Array(Vec::new()));
+        }
+        let role = m
             .get("role")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        if !vision {
-            if role == "user" {
-                if let Some(Value::Array(c)) = msg.get("content") {
-                    let c = replace_images(c, NON_VISION_USER_IMAGE_PLACEHOLDER);
-                    msg = with_field(&msg, "content", Value::Array(c));
+        if !vision && (role == "user" || role == "toolResult") {
+            let placeholder = if role == "user" {
+                NON_VISION_USER_IMAGE_PLACEHOLDER
+            } else {
+                NON_VISION_TOOL_IMAGE_PLACEHOLDER
+            };
+            match m.get("content") {
+                Some(Value::Array(c)) => {
+                    let c = replace_images(c, placeholder);
+                    m.insert("content".into(), Value::Array(c));
                 }
-            } else if role == "toolResult" {
-                let c = replace_images(js::arr(&msg, "content"), NON_VISION_TOOL_IMAGE_PLACEHOLDER);
-                msg = with_field(&msg, "content", Value::Array(c));
+                _ if role == "toolResult" => {
+                    m.insert("content".into(), Value::Array(Vec::new()));
+                }
+                _ => {}
             }
         }
         match role.as_str() {
-            "system" | "user" => transformed.push(msg),
             "toolResult" => {
-                let id = js::str_of(&msg, "toolCallId").unwrap_or("").to_string();
-                match id_map.get(&id) {
-                    Some(n) if !n.is_empty() && *n != id => {
-                        transformed.push(with_field(&msg, "toolCallId", js::s(n.clone())));
-                    }
-                    _ => transformed.push(msg),
+                let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                if let Some(n) = id_map.get(id).filter(|n| !n.is_empty() && n.as_str() != id) {
+                    m.insert("toolCallId".into(), js::s(n.clone()));
                 }
             }
             "assistant" => {
-                let same = is_same_model(&msg, model);
-                let mut content = Vec::new();
-                for block in js::arr(&msg, "content") {
+                let same = is_same_model(original, model);
+                let blocks = match m.get_mut("content") {
+                    Some(Value::Array(c)) => std::mem::take(c),
+                    _ => Vec::new(),
+                };
+                let mut content = Vec::with_capacity(blocks.len());
+                for mut block in blocks {
                     let ty = block.get("type").and_then(Value::as_str).unwrap_or("");
                     match ty {
                         "thinking" => {
                             if js::truthy(block.get("redacted")) {
                                 if same {
-                                    content.push(block.clone());
+                                    content.push(block);
                                 }
                                 continue;
                             }
                             if same && js::truthy(block.get("thinkingSignature")) {
-                                content.push(block.clone());
+                                content.push(block);
                                 continue;
                             }
                             let thinking = block.get("thinking");
@@ -130,52 +133,59 @@ pub fn transform_messages(
                                 continue;
                             }
                             if same {
-                                content.push(block.clone());
+                                content.push(block);
                             } else {
-                                content.push(js::obj([
-                                    ("type", js::s("text")),
-                                    ("text", thinking.cloned().unwrap_or(Value::Null)),
-                                ]));
+                                let text = block
+                                    .as_object_mut()
+                                    .and_then(|b| b.shift_remove("thinking"))
+                                    .unwrap_or(Value::Null);
+                                content.push(js::obj([("type", js::s("text")), ("text", text)]));
                             }
                         }
                         "text" => {
                             if same {
-                                content.push(block.clone());
+                                content.push(block);
                             } else {
-                                let mut m = Map::new();
-                                m.insert("type".into(), js::s("text"));
-                                if let Some(t) = block.get("text") {
-                                    m.insert("text".into(), t.clone());
+                                let mut t = Map::new();
+                                t.insert("type".into(), js::s("text"));
+                                if let Some(v) =
+                                    block.as_object_mut().and_then(|b| b.shift_remove("text"))
+                                {
+                                    t.insert("text".into(), v);
                                 }
-                                content.push(Value::Object(m));
+                                content.push(Value::Object(t));
                             }
                         }
                         "toolCall" => {
-                            let mut call = block.clone();
-                            if !same && js::truthy(block.get("thoughtSignature")) {
-                                if let Some(m) = call.as_object_mut() {
-                                    js::delete(m, "thoughtSignature");
-                                }
-                            }
-                            if let (false, Some(norm)) = (same, normalize_id) {
-                                let id = js::str_of(block, "id").unwrap_or("");
-                                let n = norm(id, model, &msg);
-                                if n != id {
-                                    id_map.insert(id.to_string(), n.clone());
-                                    if let Some(m) = call.as_object_mut() {
-                                        m.insert("id".into(), js::s(n));
+                            if !same {
+                                if let Some(b) = block.as_object_mut() {
+                                    if js::truthy(b.get("thoughtSignature")) {
+                                        js::delete(b, "thoughtSignature");
+                                    }
+                                    if let Some(norm) = normalize_id {
+                                        let id = b
+                                            .get("id")
+                                            .and_then(Value::as_str)
+                                            .unwrap_or("")
+                                            .to_string();
+                                        let n = norm(&id, model, original);
+                                        if n != id {
+                                            id_map.insert(id, n.clone());
+                                            b.insert("id".into(), js::s(n));
+                                        }
                                     }
                                 }
                             }
-                            content.push(call);
+                            content.push(block);
                         }
-                        _ => content.push(block.clone()),
+                        _ => content.push(block),
                     }
                 }
-                transformed.push(with_field(&msg, "content", Value::Array(content)));
+                m.insert("content".into(), Value::Array(content));
             }
-            _ => transformed.push(msg),
+            _ => {}
         }
+        transformed.push(msg);
     }
 
     // Second pass: synthetic results for orphaned tool calls.

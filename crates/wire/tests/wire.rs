@@ -18,8 +18,12 @@ struct Golden {
     expected: PathBuf,
 }
 
+/// `fixtures/wire`, or the directory in `WIRE_GOLDENS_DIR` (for ad-hoc oracle runs).
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wire")
+    match std::env::var_os("WIRE_GOLDENS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wire"),
+    }
 }
 
 fn goldens() -> Vec<Golden> {

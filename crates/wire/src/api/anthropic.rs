@@ -302,7 +302,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
             .collect();
         headers.insert("anthropic-beta".into(), joined.join(","));
     }
-    let url = join_url(model.base_url(), "/v1/messages?beta=true");
+    let url = crate::api::whatwg_url(&join_url(model.base_url(), "/v1/messages?beta=true"));
     Ok(ApiOutput {
         payload: params,
         wire: Some(WireRequest::post_json(url, headers, body)),

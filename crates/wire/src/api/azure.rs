@@ -282,10 +282,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("api-key".into(), api_key);
     merge_headers(&mut headers, model.get("headers"));
     merge_headers(&mut headers, options.get("headers"));
-    let url = format!(
+    let url = crate::api::whatwg_url(&format!(
         "{base_url}/responses?api-version={}",
         encode_query(&api_version)
-    );
+    ));
     Ok(ApiOutput {
         wire: Some(WireRequest::post_json(url, headers, params.clone())),
         payload: params,

@@ -231,3 +231,54 @@ pub fn dispatch(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Api::PiMessages => pi_messages::assemble(input),
     }
 }
+
+/// The string `new URL(url).toString()` gives for an absolute http(s) URL, as the OpenAI and
+/// Anthropic SDKs build request URLs: scheme and host lowercased, an empty path becomes `/`, and
+/// the path and query are percent-encoded with the WHATWG encode sets (space, `"`, `<`, `>`,
+/// `` ` ``, `{`, `}` and non-ASCII in the path; space, `"`, `'`, `<`, `>` and non-ASCII in the
+/// query). Anything that does not look like `scheme://host…` is returned as is.
+pub fn whatwg_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(host_end);
+    let (before_hash, hash) = match tail.split_once('#') {
+        Some((a, h)) => (a, Some(h)),
+        None => (tail, None),
+    };
+    let (path, query) = match before_hash.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (before_hash, None),
+    };
+    let encode = |s: &str, extra: &[u8]| {
+        let mut out = String::with_capacity(s.len());
+        for &b in s.as_bytes() {
+            if b <= 0x20 || b >= 0x7F || extra.contains(&b) {
+                out.push_str(&format!("%{b:02X}"));
+            } else {
+                out.push(b as char);
+            }
+        }
+        out
+    };
+    let mut out = format!(
+        "{}://{}",
+        scheme.to_ascii_lowercase(),
+        authority.to_ascii_lowercase()
+    );
+    if path.is_empty() {
+        out.push('/');
+    } else {
+        out.push_str(&encode(path, b"\"<>`{}"));
+    }
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(&encode(q, b"\"'<>"));
+    }
+    if let Some(h) = hash {
+        out.push('#');
+        out.push_str(&encode(h, b"\"<>`"));
+    }
+    out
+}

@@ -249,7 +249,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         }
     }
     merge_headers(&mut headers, options.get("headers"));
-    let url = join_url(model.base_url(), "/responses");
+    let url = crate::api::whatwg_url(&join_url(model.base_url(), "/responses"));
     Ok(ApiOutput {
         wire: Some(WireRequest::post_json(url, headers, params.clone())),
         payload: params,
