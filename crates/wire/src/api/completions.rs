@@ -1181,7 +1181,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let payload = build_params(model, &messages, &options, &c, &retention, &grammar)?;
     let headers = request_headers(model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
-        join_url(model.base_url(), "/chat/completions"),
+        crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,
         payload.clone(),
     );

@@ -830,7 +830,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         merge_headers(&mut headers, model.get("headers"));
         merge_headers(&mut headers, options.get("headers"));
         WireRequest::post_json(
-            request_url(model, &options, input, vertex),
+            crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
             rest_body(&payload, vertex),
         )

@@ -536,7 +536,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         headers.insert("x-affinity".into(), text_value(options.get("sessionId")));
     }
     let wire = WireRequest::post_json(
-        chat_url(model.base_url()),
+        crate::api::whatwg_url(&chat_url(model.base_url())),
         headers,
         to_wire_payload(&payload),
     );

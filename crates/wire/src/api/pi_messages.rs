@@ -68,7 +68,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());
     merge_headers(&mut headers, options.get("headers"));
-    let wire = WireRequest::post_json(url, headers, payload.clone());
+    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, payload.clone());
     Ok(ApiOutput {
         payload,
         wire: Some(wire),
