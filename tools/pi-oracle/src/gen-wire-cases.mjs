@@ -41,9 +41,14 @@ async function runChild(caseFile) {
 	}, 20000);
 	hard.unref();
 	const caseJson = JSON.parse(readFileSync(caseFile, "utf8"));
+	const expectError = process.env.PI_ORACLE_EXPECT_ERROR === "1";
 	const r = await captureCase(caseJson);
-	if (r.error || r.payload === null) {
+	if (r.payload === null && !(expectError && r.error)) {
 		console.error(`gen-wire-cases: ${caseFile}: ${r.error ?? "no payload"}`);
+		process.exit(1);
+	}
+	if (r.payload !== null && expectError) {
+		console.error(`gen-wire-cases: ${caseFile}: expected a refusal, pi-ai built a payload`);
 		process.exit(1);
 	}
 	const expected = {
@@ -55,6 +60,10 @@ async function runChild(caseFile) {
 		wire: r.wire ? { url: r.wire.url, method: r.wire.method, headers: r.wire.headers, body: r.wire.body } : null,
 		bodyText: r.wire ? r.wire.bodyText : null,
 	};
+	// payload null: pi-ai refused the request (the message is the golden). payload set but no
+	// request: pi-ai (or its SDK) failed after onPayload, before any I/O (e.g. Google's SDK refuses
+	// empty `contents`).
+	if (r.error) expected.error = r.error;
 	process.stdout.write(stableText(expected));
 	process.exit(0);
 }
@@ -63,14 +72,15 @@ async function runChild(caseFile) {
 // Parent mode
 
 /** Environment for a case: no ambient provider settings, only what the case declares. */
-function childEnv(caseEnv) {
+function childEnv(caseEnv, expectError) {
 	const env = { PATH: process.env.PATH ?? "", HOME: tmpdir(), TZ: "UTC", LANG: "C.UTF-8", NO_PROXY: "*" };
+	if (expectError) env.PI_ORACLE_EXPECT_ERROR = "1";
 	return { ...env, ...(caseEnv ?? {}) };
 }
 
-function runCase(caseFile, caseEnv) {
+function runCase(caseFile, caseEnv, expectError) {
 	return new Promise((resolvePromise, reject) => {
-		const child = spawn(process.execPath, [SELF, "--run-case", caseFile], { env: childEnv(caseEnv), stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(process.execPath, [SELF, "--run-case", caseFile], { env: childEnv(caseEnv, expectError), stdio: ["ignore", "pipe", "pipe"] });
 		let out = "";
 		let err = "";
 		child.stdout.on("data", (d) => {
@@ -140,7 +150,7 @@ async function main() {
 			const caseFile = join(scratch, `${c.name}.case.json`);
 			writeFileSync(caseFile, caseText);
 			try {
-				const expectedText = await runCase(caseFile, c.case.env);
+				const expectedText = await runCase(caseFile, c.case.env, c.expectError);
 				produced.set(`${c.name}.case.json`, caseText);
 				produced.set(`${c.name}.expected.json`, expectedText);
 			} catch (e) {

@@ -452,6 +452,73 @@ function scnAllToolsRemoved(self) {
 	return x.context();
 }
 
+/** Same-model signatures in the shapes several APIs store: OpenRouter-style reasoning_details
+ *  JSON, a legacy encrypted detail on a tool call, Gemini base64 thought signatures (one invalid),
+ *  and a text signature. */
+function scnSignatures(self) {
+	const x = new Tx(self);
+	x.leading({ tools: [TOOLS.read, TOOLS.bash] });
+	x.user("Check the README and the license.");
+	x.asst([
+		thinking(
+			"Look at both files.",
+			JSON.stringify([
+				{ type: "reasoning.text", text: "Look at both files.", signature: "sig-rt", format: "anthropic-claude-v1", index: 0 },
+				{ type: "reasoning.encrypted", data: "ZW5jcnlwdGVk", id: "rd_1", format: "openai-responses-v1", index: 1 },
+			]),
+		),
+		text("Reading.", { textSignature: "dGV4dHNpZw==" }),
+		call(nativeId(self.api, 1), "read", { path: "README.md" }, { thoughtSignature: "Y2FsbHNpZw==" }),
+		call(nativeId(self.api, 2), "read", { path: "LICENSE" }, {
+			thoughtSignature: JSON.stringify({ type: "reasoning.encrypted", id: "rd_2", data: "bGVnYWN5", format: "openai-responses-v1", index: 0 }),
+		}),
+	]);
+	x.result(nativeId(self.api, 1), "read", "# Readme");
+	x.result(nativeId(self.api, 2), "read", "MIT");
+	x.asst([thinking("Both done.", "not base64!"), thinking("Second thought.", "QUJDRA=="), text("README and MIT license.", { textSignature: "bad sig" })], {
+		use: usage(1500, 30, 1200, 0),
+	});
+	x.user("Good. Now run the tests.");
+	x.asst([thinking("Running.", "reasoning"), call(nativeId(self.api, 3), "bash", { command: "npm test" })], { use: usage(1600, 20, 1400, 0) });
+	x.result(nativeId(self.api, 3), "bash", "", false);
+	x.user("And?");
+	return x.context();
+}
+
+/** Only a system prompt: no conversation at all. */
+function scnOnlySystem() {
+	return { systemPrompt: "You are terse.", tools: [TOOLS.read], messages: [] };
+}
+
+/** A grammar-constrained tool (OpenAI custom tools) with a call in history. */
+function scnGrammar(self) {
+	const x = new Tx(self);
+	const patch = {
+		name: "apply_patch",
+		description: "Apply a patch",
+		parameters: { type: "object", properties: { input: { type: "string" } }, required: ["input"] },
+		constrainedSampling: { type: "grammar", variants: { openai_lark: 'start: "*** Begin Patch" /.+/s' } },
+	};
+	x.leading({ tools: [TOOLS.read, patch] });
+	x.user("Fix the typo.");
+	x.asst([call(nativeId(self.api, 1), "apply_patch", { input: "*** Begin Patch\n-teh\n+the\n*** End Patch" })]);
+	x.result(nativeId(self.api, 1), "apply_patch", "Done");
+	x.user("Thanks.");
+	return x.context();
+}
+
+/** Tool results with images after the last user turn on a model whose function responses
+ *  cannot carry images (Gemini < 3), plus a tool result with only whitespace text. */
+function scnToolImages(self) {
+	const x = new Tx(self);
+	x.leading({ tools: [TOOLS.read] });
+	x.user("Show me the two screenshots.");
+	x.asst([call(nativeId(self.api, 1), "read", { path: "a.png" }), call(nativeId(self.api, 2), "read", { path: "b.gif" })]);
+	x.result(nativeId(self.api, 1), "read", [image()]);
+	x.result(nativeId(self.api, 2), "read", [text("  \n "), image("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "image/gif")], true);
+	return x.context();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Case table
 
@@ -460,6 +527,12 @@ function id(provider, api, model) {
 }
 
 const API_OF = {
+	"github-copilot": "openai-completions",
+	baseten: "openai-completions",
+	"ant-ling": "openai-completions",
+	"opencode-go": "openai-completions",
+	"cloudflare-workers-ai": "openai-completions",
+	"zai-coding-cn": "openai-completions",
 	anthropic: "anthropic-messages",
 	"kimi-coding": "anthropic-messages",
 	openai: "openai-responses",
@@ -599,18 +672,100 @@ function table() {
 	add("pi-messages-unicode", { provider: "radius", id: "cheap" }, scnUnicode, { ...S, cacheRetention: "none" });
 	add("pi-messages-stream-entry", { provider: "radius", id: "balanced" }, scnImages, { ...S, maxTokens: 512, toolChoice: "none" }, { entry: "stream" });
 
+	// --- second batch: branch coverage for the completions/mistral/google/bedrock/pi-messages builders
+	const VLLM = {
+		id: "local-reasoner",
+		name: "Local reasoner (vLLM)",
+		api: "openai-completions",
+		provider: "vllm-local",
+		baseUrl: "http://127.0.0.1:8000/v1/",
+		reasoning: true,
+		input: ["text", "image"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 32768,
+		maxTokens: 8192,
+		samplingParams: { top_k: 20 },
+		compat: {
+			thinkingFormat: "chat-template",
+			chatTemplateKwargs: {
+				enable_thinking: { $var: "thinking.enabled" },
+				thinking_budget: { $var: "thinking.budget" },
+				effort: { omitWhenOff: true },
+				fixed: "yes",
+			},
+			supportsThinkingTokenBudget: true,
+			requiresAssistantAfterToolResult: true,
+			requiresToolResultName: true,
+			supportsDeveloperRole: false,
+			supportsStore: false,
+			vllmPriority: 5,
+		},
+		thinkingLevelMap: { off: "none", minimal: "low", low: "low", medium: "medium", high: "high" },
+	};
+	add("completions-openrouter-anthropic-cache-control", { provider: "openrouter", id: "anthropic/claude-fable-5" }, scnAdditive, { ...S, reasoning: "high" });
+	add("completions-openrouter-anthropic-cache-long-off", { provider: "openrouter", id: "anthropic/claude-fable-5" }, scnImages, S, { env: { PI_CACHE_RETENTION: "long" } });
+	add("completions-baseten-kimi-chat-template-args", { provider: "baseten", id: "moonshotai/Kimi-K2.6" }, scnSignatures, { ...S, reasoning: "medium" });
+	add("completions-baseten-kimi-off", { provider: "baseten", id: "moonshotai/Kimi-K2.6" }, scnFailures, S);
+	add("completions-ant-ling-high", { provider: "ant-ling", id: "Ring-2.6-1T" }, scnAdditive, { ...S, reasoning: "high" });
+	add("completions-opencode-go-qwen-signatures", { provider: "opencode-go", id: "qwen3.6-plus" }, scnSignatures, { ...S, reasoning: "low" });
+	add("completions-together-reasoning", { provider: "together", id: "MiniMaxAI/MiniMax-M3" }, scnCrossModel, { ...S, reasoning: "xhigh" });
+	add("completions-copilot-kimi-k3-images", { provider: "github-copilot", id: "kimi-k3" }, scnImages, { ...S, reasoning: "medium" });
+	add("completions-copilot-gemini-tool-turn", { provider: "github-copilot", id: "gemini-3.5-flash" }, scnToolImages, S);
+	add("completions-cloudflare-deepseek-reasoning-content", { provider: "cloudflare-workers-ai", id: "@cf/deepseek-ai/deepseek-v4-pro-0813" }, scnSignatures, { ...S, reasoning: "high" });
+	add("completions-zai-coding-off-tool-stream", { provider: "zai-coding-cn", id: "glm-5.3" }, scnRemoval, S);
+	add("completions-custom-vllm-chat-template", VLLM, scnToolImages, { ...S, reasoning: "medium", samplingParams: { temperature: 0.6, prompt_cache_key: "from-sampling" } });
+	add("completions-custom-vllm-off-thinking-as-text", { ...VLLM, compat: { ...VLLM.compat, thinkingFormat: "string-thinking", requiresThinkingAsText: true, thinkingTokenBudgetField: "thinking_budget", maxTokensField: "max_tokens", openRouterRouting: { order: ["a", "b"] }, vercelGatewayRouting: { only: ["x"] } } }, scnSignatures, { ...S, temperature: 0.2 });
+	add("completions-custom-openai-base-url", { ...VLLM, provider: "openai", baseUrl: "https://api.openai.com/v1", compat: { supportsOpenAIGrammarTools: true, supportsStrictMode: true } }, (s) => scnCrossModel(s, IDENTITIES.gpt55), { ...S, reasoning: "minimal", thinkingBudgets: { minimal: 512 } }, { env: { PI_CACHE_RETENTION: "long" } });
+	add("completions-custom-grammar-tools", { ...VLLM, compat: { supportsOpenAIGrammarTools: true, thinkingFormat: "qwen", supportsReasoningEffort: true } }, scnGrammar, { ...S, reasoning: "high", toolChoice: "required" });
+	add("completions-only-system", { provider: "groq", id: "openai/gpt-oss-120b" }, scnOnlySystem, S);
+	add("completions-stream-entry-tool-choice-object", { provider: "deepseek", id: "deepseek-flash" }, scnStrictTools, { sessionId: SESSION, reasoningEffort: "high", toolChoice: { type: "function", function: { name: "edit" } }, cacheRetention: "none" }, { entry: "stream" });
+
+	add("mistral-medium-reasoning-effort", { provider: "mistral", id: "mistral-medium-latest" }, scnSignatures, { ...S, reasoning: "high", toolChoice: "any" });
+	add("mistral-small-minimal-tool-images", { provider: "mistral", id: "mistral-small-latest" }, scnToolImages, { ...S, reasoning: "minimal" });
+	add("mistral-magistral-off-headers", { provider: "mistral", id: "magistral-small", overrides: { headers: { "X-Affinity": "pinned" } } }, scnAdditive, S);
+	add("mistral-stream-tool-choice-object", { provider: "mistral", id: "devstral-medium-latest" }, scnStrictTools, { sessionId: SESSION, toolChoice: { type: "function", function: { name: "edit" } }, promptMode: "reasoning", maxTokens: 100 }, { entry: "stream" });
+	add("mistral-only-system", { provider: "mistral", id: "codestral-latest" }, scnOnlySystem, S);
+
+	add("google-gemini-2.5-tool-images", { provider: "google", id: "gemini-2.5-flash" }, scnToolImages, { ...S, reasoning: "high", thinkingBudgets: { high: 5000 } });
+	add("google-gemini-3-signatures-tool-none", { provider: "google", id: "gemini-3.1-pro-preview" }, scnSignatures, { ...S, reasoning: "low", toolChoice: "none", temperature: 0.4 });
+	add("google-gemini-3-off-thinking-level", { provider: "google", id: "gemini-3-flash-preview" }, scnAdditive, S);
+	add("google-gemma-4-uppercase-map", { provider: "google", id: "gemma-4-31b-it" }, scnCrossModel, { ...S, reasoning: "medium" });
+	add("google-opencode-gemini-3-flash", { provider: "opencode", id: "gemini-3-flash" }, scnAdditive, { ...S, reasoning: "high", toolChoice: "any" });
+	add("google-only-system-no-contents", { provider: "google", id: "gemini-2.5-pro" }, scnOnlySystem, { ...S, reasoning: "low" });
+	add("vertex-flash-lite-budget", { provider: "google-vertex", id: "gemini-2.5-flash-lite" }, scnToolImages, { ...S, reasoning: "minimal" });
+	add("vertex-custom-base-url", { provider: "google-vertex", id: "gemini-3.1-pro-preview", overrides: { baseUrl: "https://vertex-proxy.example.com/v1beta1" } }, scnSignatures, { ...S, reasoning: "high" });
+
+	add("bedrock-sonnet-4-5-budget-interleaved", { provider: "amazon-bedrock", id: "anthropic.claude-sonnet-4-5-20250929-v1:0" }, scnAdditive, { ...S, reasoning: "high" });
+	add("bedrock-sonnet-4-5-xhigh-budgets", { provider: "amazon-bedrock", id: "us.anthropic.claude-sonnet-4-5-20250929-v1:0" }, scnSignatures, { ...S, reasoning: "xhigh", thinkingBudgets: { high: 3000 } });
+	add("bedrock-haiku-gov-region", { provider: "amazon-bedrock", id: "anthropic.claude-haiku-4-5-20251001-v1:0" }, scnToolImages, { ...S, reasoning: "low" }, { env: { AWS_REGION: "us-gov-west-1" } });
+	add("bedrock-deepseek-reasoning-no-signature", { provider: "amazon-bedrock", id: "deepseek.v3.2" }, scnCrossModel, { ...S, reasoning: "medium" });
+	add("bedrock-nova-force-cache", { provider: "amazon-bedrock", id: "amazon.nova-pro-v1:0" }, scnImages, S, { env: { AWS_BEDROCK_FORCE_CACHE: "1", PI_CACHE_RETENTION: "long" } });
+	add("bedrock-opus-4-8-xhigh-tool-choice-any", { provider: "amazon-bedrock", id: "global.anthropic.claude-opus-4-8" }, scnRedefinition, { ...S, reasoning: "xhigh", toolChoice: "any" });
+	add("bedrock-stream-tool-choice-tool", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-1-20250805-v1:0" }, scnStrictTools, { reasoning: "medium", toolChoice: { type: "tool", name: "edit" }, interleavedThinking: false, thinkingDisplay: "omitted", requestMetadata: { team: "wire" } }, { entry: "stream" });
+	add("bedrock-only-system", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnOnlySystem, S);
+
+	add("pi-messages-debug-headers", { provider: "radius", id: "balanced" }, scnSignatures, { ...S, reasoning: "low", temperature: 0.1, debug: true, headers: { "x-extra": "1" } });
+	// refusals: pi-ai throws before building a payload; the message is the golden
+	add("refusal-completions-empty-api-key", { provider: "groq", id: "openai/gpt-oss-120b" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
+	add("refusal-mistral-empty-api-key", { provider: "mistral", id: "mistral-large-latest" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
+	add("refusal-bedrock-unknown-image-type", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, (s) => ({ messages: [{ role: "user", content: [text("What is this?"), image(PNG, "image/bmp")], timestamp: T0 + 1000 }] }), S, { expectError: true });
+	add("refusal-vertex-no-project", { provider: "google-vertex", id: "gemini-2.5-pro" }, scnPlain, { ...S, apiKey: "gcp-vertex-credentials" }, { expectError: true });
+	add("refusal-google-unsupported-level-mapping", { provider: "google", id: "gemini-3-flash-preview", overrides: { thinkingLevelMap: { high: "ultra" } } }, scnPlain, { ...S, reasoning: "high" }, { expectError: true });
+	add("refusal-completions-require-strict-unsupported", { provider: "moonshotai", id: "kimi-k2.6" }, (s) => ({ systemPrompt: "x", tools: [{ ...TOOLS.edit, constrainedSampling: { type: "json_schema", strict: "require" } }], messages: [{ role: "user", content: "hi", timestamp: T0 + 1000 }] }), S, { expectError: true });
+	add("pi-messages-plain-context", { provider: "radius", id: "claude-opus-4-5" }, scnPlain, { reasoning: "off" });
+
 	return c;
 }
 
 /** The list of cases, each `{name, model, context, options, entry?, env?}`. */
 export async function buildCases() {
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
-	return table().map(({ name, model, scenario, options, entry, env }) => {
+	return table().map(({ name, model, scenario, options, entry, env, expectError }) => {
 		const self = selfOf(model, getBuiltinModel);
 		const context = typeof scenario === "function" ? scenario(self) : scenario;
 		const out = { model, context, options };
 		if (entry) out.entry = entry;
 		if (env) out.env = env;
-		return { name, case: out };
+		return { name, case: out, expectError: expectError === true };
 	});
 }
