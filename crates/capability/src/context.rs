@@ -68,14 +68,10 @@ pub enum ContextError {
 /// Pi's messages with the capability projection applied, plus the state behind them.
 #[derive(Debug, Clone)]
 pub struct CapabilityContext {
-    /// The leaf projected (an index into `Session::entries`).
-    pub leaf: Option<usize>,
-    /// The leaf's `id` (JSON `null` without a leaf).
-    pub leaf_id: Value,
-    /// Pi's projection `model` (`{provider, modelId}` or `null`).
-    pub model: Value,
-    /// Pi's projection thinking level.
-    pub thinking_level: Option<Value>,
+    /// Pi's projection (leaf, leaf id, context entries, model, thinking level). Its `messages`
+    /// are *moved* into [`CapabilityContext::messages`] (with the capability step applied) and
+    /// are empty here.
+    pub projection: Projection,
     /// The messages the request is built from: Pi's projection with the capability step applied.
     pub messages: Vec<Value>,
     /// The branch's capability history (events, anchors, checkpoint, tools entry, active set).
@@ -222,10 +218,7 @@ fn finish(
         (strip_markers(materialized.messages), None, Vec::new())
     };
     Ok(CapabilityContext {
-        leaf: projection.leaf,
-        leaf_id: projection.leaf_id,
-        model: projection.model,
-        thinking_level: projection.thinking_level,
+        projection,
         messages,
         history,
         through_event_id,
