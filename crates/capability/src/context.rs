@@ -72,6 +72,10 @@ pub struct CapabilityContext {
     /// are *moved* into [`CapabilityContext::messages`] (with the capability step applied) and
     /// are empty here.
     pub projection: Projection,
+    /// Pi's projection thinking level (same as `projection.thinking_level`).
+    pub thinking_level: Option<Value>,
+    /// Pi's projection model, `{provider, modelId}` or `null` (same as `projection.model`).
+    pub model: Value,
     /// The messages the request is built from: Pi's projection with the capability step applied.
     pub messages: Vec<Value>,
     /// The branch's capability history (events, anchors, checkpoint, tools entry, active set).
@@ -218,6 +222,8 @@ fn finish(
         (strip_markers(materialized.messages), None, Vec::new())
     };
     Ok(CapabilityContext {
+        thinking_level: projection.thinking_level.clone(),
+        model: projection.model.clone(),
         projection,
         messages,
         history,

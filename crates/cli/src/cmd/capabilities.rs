@@ -11,12 +11,14 @@
 use std::io::Write;
 
 use anyhow::Context as _;
-use forge_replay_capability::context::{project_at, ContextError, Options};
+use forge_replay_capability::context::{
+    apply_to_projection, project_at, CapabilityFailure, ContextError, Options,
+};
 use forge_replay_capability::discovery::{Catalog, Roots};
 use forge_replay_capability::projection::Presentation;
 use forge_replay_capability::status::status_view;
 use forge_replay_model::json;
-use forge_replay_session::Session;
+use forge_replay_session::{Projection, Session};
 use serde_json::{json, Value};
 
 use crate::args::{CapabilitiesArgs, TextOrJson};
@@ -51,23 +53,59 @@ pub fn choose_presentation(model: Option<(&str, &str)>) -> PresentationChoice {
     }
 }
 
+/// `FILE:LINE: entry ID: ` for a capability failure's location.
+fn failure_prefix(path: &std::path::Path, f: &CapabilityFailure) -> String {
+    match &f.location {
+        Some(l) => match (l.line, &l.entry_id) {
+            (Some(line), Some(id)) => format!("{}:{line}: entry {id}: ", path.display()),
+            (Some(line), None) => format!("{}:{line}: ", path.display()),
+            _ => format!("{}: ", path.display()),
+        },
+        None => format!("{}: ", path.display()),
+    }
+}
+
 /// Prints a capability failure as Forge's text plus the entry location, and returns exit 2.
 pub fn report_failure(path: &std::path::Path, e: &ContextError) -> anyhow::Result<Exit> {
     match e {
         ContextError::Capability(f) => {
-            let at = match &f.location {
-                Some(l) => match (l.line, &l.entry_id) {
-                    (Some(line), Some(id)) => format!("{}:{line}: entry {id}: ", path.display()),
-                    (Some(line), None) => format!("{}:{line}: ", path.display()),
-                    _ => format!("{}: ", path.display()),
-                },
-                None => format!("{}: ", path.display()),
-            };
-            eprintln!("{at}error: {}", f.message);
+            eprintln!("{}error: {}", failure_prefix(path, f), f.message);
             Ok(Exit::BadInput)
         }
         ContextError::Session(_) => Err(anyhow::anyhow!("{e:#}")),
     }
+}
+
+/// `forge-replay context --capabilities native|fallback`: the `{"leafId", "messages"}` document
+/// with pi-forge's capability projection applied to Pi's `projection` (then `convertToLlm` when
+/// `llm`). A corrupt capability history is an error whose text is
+/// `FILE:LINE: entry ID: <Forge's message>`.
+///
+/// The capability library is not needed: snapshots in the session are immutable copies.
+pub fn context_document(
+    session: &Session,
+    projection: &Projection,
+    presentation: crate::args::Presentation,
+    llm: bool,
+) -> anyhow::Result<Value> {
+    let presentation = match presentation {
+        crate::args::Presentation::Native => Presentation::Native,
+        crate::args::Presentation::Fallback => Presentation::Fallback,
+    };
+    let ctx = apply_to_projection(session, projection, Options::new(presentation)).map_err(
+        |e| match e {
+            ContextError::Capability(f) => {
+                anyhow::anyhow!("{}{}", failure_prefix(session.path(), &f), f.message)
+            }
+            other => anyhow::Error::new(other),
+        },
+    )?;
+    let messages = if llm {
+        forge_replay_session::llm::convert_to_llm(&ctx.messages)
+    } else {
+        ctx.messages
+    };
+    Ok(json!({"leafId": projection.leaf_id, "messages": messages}))
 }
 
 pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
