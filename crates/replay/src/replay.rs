@@ -266,6 +266,7 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
                         })?;
                     let mut options = Map::new();
                     let level = ctx
+                        .projection
                         .thinking_level
                         .as_ref()
                         .and_then(Value::as_str)
