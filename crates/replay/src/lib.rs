@@ -6,6 +6,7 @@
 //!   `/forge payload next save=…` files with their redaction).
 //! * [`golden`]: the golden store ([`golden::GoldenStore`], [`golden::Golden`]): versioned
 //!   documents under `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`, atomic writes.
+//! * [`recovery`]: recovery checks on every leaf and request (`forge-replay check`).
 //! * [`replay`]: every request of a session rebuilt as the agent sent it ([`replay::replay`]),
 //!   incrementally along the path, optionally re-targeted to other models.
 //! * [`scenario`]: the versioned TOML scenario format and its compiler to Pi session JSONL.
@@ -14,6 +15,7 @@
 pub mod diff;
 pub mod golden;
 pub mod payload;
+pub mod recovery;
 pub mod replay;
 pub mod scenario;
 pub mod verify;

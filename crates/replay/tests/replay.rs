@@ -309,3 +309,96 @@ mod verify_goldens {
         assert!(ms.iter().any(|m| m.kind == MismatchKind::Stale));
     }
 }
+
+mod recovery {
+    use super::*;
+    use forge_replay_engine::recovery::{self, code};
+    use forge_replay_session::Session;
+
+    fn compile_text(dir: &Path, toml: &str) -> Session {
+        let f = dir.join("s.toml");
+        std::fs::write(&f, toml).unwrap();
+        let c = scenario::compile(&scenario::load(&f).unwrap()).unwrap();
+        Session::from_reader(c.session_jsonl.as_bytes(), dir.join("s.jsonl"))
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn shipped_scenarios_and_agent_sessions_recover_cleanly() {
+        for f in scenarios() {
+            let c = scenario::compile(&scenario::load(&f).unwrap()).unwrap();
+            let (s, _) = Session::from_reader(c.session_jsonl.as_bytes(), &f).unwrap();
+            let findings = recovery::check(&s);
+            assert!(findings.is_empty(), "{}: {findings:?}", f.display());
+        }
+        for d in std::fs::read_dir(root().join("fixtures/agent"))
+            .unwrap()
+            .flatten()
+        {
+            let p = d.path().join("session.jsonl");
+            if let Ok((s, _)) = Session::open(&p) {
+                let findings = recovery::check(&s);
+                assert!(findings.is_empty(), "{}: {findings:?}", p.display());
+            }
+        }
+    }
+
+    #[test]
+    fn finds_unpaired_calls_and_undeclared_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = compile_text(
+            dir.path(),
+            r#"format = "forge-replay-scenario"
+version = 1
+model = "anthropic/claude-opus-4-8"
+tools = ["read"]
+
+[[step]]
+user = "go"
+
+[[step]]
+assistant.tool_calls = [{ name = "read", arguments = { path = "a" }, no_result = true }, { name = "write", arguments = { path = "b", content = "" } }]
+
+[[step]]
+assistant.text = "done"
+"#,
+        );
+        let f = recovery::check(&s);
+        let codes: Vec<&str> = f.iter().map(|d| d.code).collect();
+        assert!(codes.contains(&code::UNPAIRED_TOOL_CALL), "{f:?}");
+        assert!(codes.contains(&code::UNDECLARED_TOOL), "{f:?}");
+        assert!(f
+            .iter()
+            .all(|d| d.line.is_some() && d.message.starts_with("entry ")));
+    }
+
+    #[test]
+    fn finds_an_anchor_pointing_into_a_sibling_branch() {
+        let file = root().join("scenarios/09-branch-capabilities.toml");
+        let c = scenario::compile(&scenario::load(&file).unwrap()).unwrap();
+        // The review activation's event lives on the first branch; anchor it on the second.
+        let lines: Vec<&str> = c.session_jsonl.lines().collect();
+        let event_id = lines
+            .iter()
+            .find(|l| l.contains("pi-forge-capability-event"))
+            .and_then(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["data"]["eventId"].as_str().map(String::from)
+            })
+            .unwrap();
+        let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+        let extra = format!(
+            "{{\"type\":\"custom\",\"customType\":\"pi-forge-capability-delivery\",\"data\":{{\"schemaVersion\":1,\"throughEventId\":\"{event_id}\"}},\"id\":\"ffffffff\",\"parentId\":\"{}\",\"timestamp\":\"2026-01-01T01:00:00.000Z\"}}\n",
+            last["id"].as_str().unwrap()
+        );
+        let text = format!("{}{extra}", c.session_jsonl);
+        let (s, _) = Session::from_reader(text.as_bytes(), "leak.jsonl").unwrap();
+        let f = recovery::check(&s);
+        assert!(
+            f.iter()
+                .any(|d| d.code == code::ANCHOR_ORDER && d.message.contains("ffffffff")),
+            "{f:?}"
+        );
+    }
+}
