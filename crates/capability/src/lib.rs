@@ -57,6 +57,7 @@ pub mod event;
 pub mod fingerprint;
 pub mod history;
 pub mod js;
+pub mod preset;
 pub mod projection;
 pub mod reducer;
 pub mod resource;
