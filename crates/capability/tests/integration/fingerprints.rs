@@ -151,3 +151,16 @@ fn activation_id_is_not_part_of_the_fingerprint() {
     let b = make_snapshot("act-2", Source::Manual, None, "x", patch(&[], &[]));
     assert_eq!(a.fingerprint, b.fingerprint);
 }
+
+#[test]
+fn lone_surrogates_are_escaped_like_json_stringify() {
+    // Expected value computed with Node 22 (JSON.stringify escapes lone surrogates).
+    let v = json::parse(r#""a\ud800b \udc00""#).unwrap();
+    let content = v.as_str().unwrap();
+    assert_eq!(
+        snapshot_fingerprint(&Source::Manual, None, content, &patch(&[], &[])),
+        "sha256:v1:9b9d5724ce3fb4323569b6fcc706ebc4369101c21292a159a9d834c187e60176"
+    );
+    // A lone surrogate is one UTF-16 unit for the length limits.
+    assert_eq!(forge_replay_capability::js::len(content), 5);
+}
