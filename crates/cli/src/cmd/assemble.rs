@@ -1,8 +1,58 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay assemble CASE.json [--catalog F]`: the request pi-ai 0.87.1 would send for a case.
+//!
+//! Prints `{"api", "payload", "wire": {url, method, body} | null}` (secrets redacted). Bad input
+//! (unreadable or malformed case, unknown model or api, a context pi-ai refuses) exits 2 with the
+//! reason on stderr.
+
+use std::io::Write as _;
+
+use forge_replay_model::json;
+use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
 
 use crate::args::AssembleArgs;
 use crate::Exit;
 
-pub fn run(_args: AssembleArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
+    let path = args.case.display().to_string();
+    let text = match std::fs::read_to_string(&args.case) {
+        Ok(t) => t,
+        Err(e) => return bad_input(&format!("{path}: cannot read: {e}")),
+    };
+    let case = match Case::parse(&text) {
+        Ok(c) => c,
+        Err(e) => return bad_input(&format!("{path}: malformed case: {e}")),
+    };
+    let catalog = match load_catalog(args.catalog.as_deref()) {
+        Ok(c) => c,
+        Err(msg) => return bad_input(&msg),
+    };
+    match assemble_case(&case, &catalog) {
+        Ok(assembled) => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            writeln!(out, "{}", json::stringify_pretty(&assembled.to_json()))?;
+            Ok(Exit::Ok)
+        }
+        Err(AssembleError::Rejected { message }) => bad_input(&format!(
+            "{path}: pi-ai 0.87.1 refuses this request: {message}"
+        )),
+        Err(e) => bad_input(&format!("{path}: {e}")),
+    }
+}
+
+/// The built-in catalog, or it with a user catalog file layered on top.
+pub(crate) fn load_catalog(path: Option<&std::path::Path>) -> Result<Catalog, String> {
+    match path {
+        None => Ok(Catalog::builtin().clone()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("{}: cannot read catalog: {e}", p.display()))?;
+            Catalog::with_user_file(&text, &p.display().to_string()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn bad_input(msg: &str) -> anyhow::Result<Exit> {
+    eprintln!("forge-replay: error: {msg}");
+    Ok(Exit::BadInput)
 }
