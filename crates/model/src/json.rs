@@ -35,23 +35,7 @@ pub struct ParseError {
 
 /// Parses JSON text as `JSON.parse` does, keeping lone surrogates as stand-ins.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
-    let owned;
-    let text = if has_surrogate_escape(text.as_bytes()) {
-        owned = replace_lone_surrogates(text);
-        owned.as_str()
-    } else {
-        text
-    };
-    serde_json::from_str(text).map_err(|e| ParseError {
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-        column: e.column(),
-        eof: e.is_eof(),
-    })
+    parse_as(text)
 }
 
 /// Parses JSON text into a typed value, with the same surrogate handling as [`parse`].
@@ -64,12 +48,7 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseEr
         text
     };
     serde_json::from_str(text).map_err(|e| ParseError {
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
+        message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
         column: e.column(),
         eof: e.is_eof(),
     })
