@@ -63,4 +63,5 @@ pub mod reducer;
 pub mod resource;
 pub mod status;
 pub mod tools;
+pub mod v8json;
 pub mod warning;

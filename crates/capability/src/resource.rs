@@ -336,9 +336,8 @@ pub fn decode_capability(value: &Value, fallback_id: Option<&str>) -> Decoded {
 /// `parseCapability` on raw text: a JSON parse failure is a single fault diagnostic
 /// `Failed to parse JSON: <message>` with the fallback capability.
 ///
-/// UNKNOWN (§9): the message after `Failed to parse JSON: ` is V8's `JSON.parse` error text in
-/// pi-forge; we cannot reproduce V8 byte for byte and write a V8-like message for the common
-/// cases (`Unexpected end of JSON input`, otherwise the parser's description and position).
+/// The message after the prefix is V8's `JSON.parse` text (spec §9 marks it engine-specific);
+/// [`crate::v8json`] reproduces Node 22's wording, checked against Node for every error kind.
 pub fn parse_capability(text: &str, fallback_id: &str) -> Decoded {
     match json::parse(text) {
         Ok(v) => decode_capability(&v, Some(fallback_id)),
@@ -346,17 +345,14 @@ pub fn parse_capability(text: &str, fallback_id: &str) -> Decoded {
             capability: Capability::fallback(fallback_id),
             diagnostics: vec![Diagnostic::error(
                 None,
-                format!("Failed to parse JSON: {}", v8_like_message(text, &e)),
+                format!(
+                    "Failed to parse JSON: {}",
+                    crate::v8json::v8_parse_error(text)
+                        .unwrap_or_else(|| format!("{} at column {}", e.message, e.column))
+                ),
             )],
         },
     }
-}
-
-fn v8_like_message(text: &str, e: &json::ParseError) -> String {
-    if e.eof || forge_replay_model::text::js_trim(text).is_empty() {
-        return "Unexpected end of JSON input".to_string();
-    }
-    format!("{} in JSON at column {}", e.message, e.column)
 }
 
 #[cfg(test)]
