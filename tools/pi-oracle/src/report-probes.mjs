@@ -29,7 +29,6 @@ const STOP = "REPORT_PROBE_STOP";
 globalThis.fetch = async () => {
 	throw new Error(STOP);
 };
-process.env.AZURE_OPENAI_BASE_URL ??= "https://probe.openai.azure.com/openai/v1";
 
 export const MID_FLAGS = [
 	"supportsMidConvoSystemMessages",
@@ -41,6 +40,8 @@ export const MID_FLAGS = [
 ];
 
 const probesDoc = JSON.parse(readFileSync(join(repo, "crates/report/src/provider/probes/probes.json"), "utf8"));
+// pi-ai reads these from the process environment (Azure needs a base URL).
+Object.assign(process.env, probesDoc.env ?? {});
 const piAi = await import("@earendil-works/pi-ai");
 const all = await import("@earendil-works/pi-ai/providers/all");
 
