@@ -6,7 +6,8 @@
 //
 // For every case in src/wire-cases.mjs it writes
 //   <out>/<name>.case.json      {model, context, options, entry?, env?}
-//   <out>/<name>.expected.json  {generator, api, provider, modelId, payload, wire, bodyText}
+//   <out>/<name>.expected.json  {generator, api, provider, modelId, payload, wire, bodyText, error?}
+//   <out>/bench/<api>.case.json  200-message benchmark contexts (bench-wire.mjs and the Rust bench)
 // where `payload` is the object pi-ai hands to onPayload (JSON round trip), `wire` the request
 // that reached fetch ({url, method, headers (credential-free, non-volatile), body (parsed)}) or
 // null for non-fetch transports, and `bodyText` the exact body string given to fetch.
@@ -161,6 +162,11 @@ async function main() {
 	} finally {
 		rmSync(scratch, { recursive: true, force: true });
 	}
+	// Benchmark contexts: plain case files, no pi-ai run needed.
+	if (!only) {
+		const { benchCases } = await import("./wire-cases.mjs");
+		for (const b of benchCases()) produced.set(`bench/${b.api}.case.json`, stableText(b.case));
+	}
 	if (failures) {
 		console.error(`gen-wire-cases: ${failures} case(s) failed`);
 		process.exit(1);
@@ -177,10 +183,14 @@ async function main() {
 			}
 		}
 		if (!only && existsSync(outDir)) {
-			for (const f of readdirSync(outDir)) {
-				if ((f.endsWith(".case.json") || f.endsWith(".expected.json")) && !produced.has(f)) {
-					drift++;
-					console.error(`stale: ${f}`);
+			for (const sub of ["", "bench/"]) {
+				if (!existsSync(join(outDir, sub))) continue;
+				for (const f of readdirSync(join(outDir, sub))) {
+					const rel = `${sub}${f}`;
+					if ((f.endsWith(".case.json") || f.endsWith(".expected.json")) && !produced.has(rel)) {
+						drift++;
+						console.error(`stale: ${rel}`);
+					}
 				}
 			}
 		}
@@ -188,7 +198,7 @@ async function main() {
 		process.exit(drift ? 1 : 0);
 	}
 
-	mkdirSync(outDir, { recursive: true });
+	mkdirSync(join(outDir, "bench"), { recursive: true });
 	for (const [file, text] of [...produced.entries()].sort()) writeAtomic(join(outDir, file), text);
 	console.log(`gen-wire-cases: wrote ${cases.length} cases to ${outDir}`);
 }

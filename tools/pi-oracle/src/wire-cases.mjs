@@ -769,3 +769,122 @@ export async function buildCases() {
 		return { name, case: out, expectError: expectError === true };
 	});
 }
+
+// ---------------------------------------------------------------------------------------------
+// Benchmark contexts (fixtures/wire/bench/<api>.case.json): one 200-message transcript per API,
+// shared by tools/pi-oracle/bench-wire.mjs (pi-ai) and crates/wire/benches/assemble.rs (Rust).
+// This is the same deterministic generator as the Rust bench's `context()`.
+
+const BENCH_MODELS = [
+	["anthropic-messages", "anthropic", "claude-opus-4-8"],
+	["openai-responses", "openai", "gpt-5.5"],
+	["azure-openai-responses", "azure-openai-responses", "gpt-5.5"],
+	["openai-codex-responses", "openai-codex", "gpt-5.5"],
+	["openai-completions", "moonshotai", "kimi-k3"],
+	["mistral-conversations", "mistral", "mistral-large-latest"],
+	["google-generative-ai", "google", "gemini-2.5-pro"],
+	["google-vertex", "google-vertex", "gemini-2.5-flash"],
+	["bedrock-converse-stream", "amazon-bedrock", "global.anthropic.claude-opus-4-8"],
+	["pi-messages", "radius", "balanced"],
+];
+
+function benchTool(name, description) {
+	return {
+		name,
+		description,
+		parameters: {
+			type: "object",
+			properties: { path: { type: "string", description: "File path" }, limit: { type: "number" } },
+			required: ["path"],
+		},
+	};
+}
+
+function benchContext(api, provider, id) {
+	const messages = [
+		{
+			role: "system",
+			content: "",
+			sections: {
+				preamble: "You are an expert coding assistant operating inside pi.",
+				tools: "<tools>\n- read: Read file contents\n- bash: Execute bash commands\n</tools>",
+				cwd: "<cwd>\n/home/dev/project\n</cwd>",
+			},
+			toolsAdded: [benchTool("read", "Read a file"), benchTool("bash", "Run a shell command")],
+			timestamp: 1733234400000,
+		},
+	];
+	let t = 1733234400000;
+	let turn = 0;
+	while (messages.length < 200) {
+		t += 1000;
+		turn += 1;
+		if (turn === 20 || turn === 40) {
+			messages.push({
+				role: "system",
+				content: `Update ${turn}: prefer grep.`,
+				sections: { skills: `<skills>\n- search ${turn}\n</skills>`, cwd: null },
+				toolsAdded: [benchTool(`grep${turn}`, "Search file contents")],
+				timestamp: t,
+			});
+			continue;
+		}
+		messages.push({
+			role: "user",
+			content: [{ type: "text", text: `Step ${turn}: look at src/module_${turn}.rs and explain what changes — ünïcødé ✓.` }],
+			timestamp: t,
+		});
+		const pad = String(turn).padStart(4, "0");
+		const callId = `toolu_${pad}`;
+		const signature = api.includes("responses")
+			? JSON.stringify({ type: "reasoning", id: `rs_${pad}`, summary: [], encrypted_content: `gAAAA${"e".repeat(120)}` })
+			: `sig-${turn}`;
+		messages.push({
+			role: "assistant",
+			content: [
+				{ type: "thinking", thinking: `I should read module ${turn}.`, thinkingSignature: signature },
+				{ type: "text", text: `Reading module ${turn}.` },
+				{ type: "toolCall", id: callId, name: "read", arguments: { path: `src/module_${turn}.rs`, limit: 200 } },
+			],
+			api,
+			provider,
+			model: id,
+			usage: {
+				input: 1000 + turn * 50,
+				output: 80,
+				cacheRead: 900,
+				cacheWrite: 100,
+				totalTokens: 2080 + turn * 50,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			stopReason: "toolUse",
+			timestamp: t + 1,
+		});
+		messages.push({
+			role: "toolResult",
+			toolCallId: callId,
+			toolName: "read",
+			content: [{ type: "text", text: `fn f${turn}() {\n    // ${"x".repeat(400)}\n}\n` }],
+			isError: false,
+			timestamp: t + 2,
+		});
+	}
+	messages.length = 200;
+	return { messages };
+}
+
+/** The benchmark cases, `{api, case}` each (oracle case format). */
+export function benchCases() {
+	return BENCH_MODELS.map(([api, provider, id]) => {
+		const model = { provider, id };
+		if (api === "azure-openai-responses") model.overrides = { baseUrl: "https://bench.openai.azure.com/openai/v1" };
+		return {
+			api,
+			case: {
+				model,
+				context: benchContext(api, provider, id),
+				options: { sessionId: SESSION, reasoning: "medium" },
+			},
+		};
+	});
+}
