@@ -1,8 +1,199 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay check`: diagnostics for session files, with codes and line numbers.
+//!
+//! Exit 0 when every file is clean (notes allowed), 1 when any file has warnings or errors,
+//! 2 when any file cannot be read as a session. Directories are searched for `*.jsonl`.
+//! Structural checks come from the session crate; later checks (capabilities, request recovery)
+//! plug in at [`extra_checks`].
 
-use crate::args::CheckArgs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use forge_replay_model::json;
+use forge_replay_session::{Diagnostic, Session};
+use serde_json::{Map, Value};
+
+use crate::args::{CheckArgs, TextOrJson};
 use crate::Exit;
 
-pub fn run(_args: CheckArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+/// What checking one file found.
+struct FileReport {
+    path: PathBuf,
+    /// `Err` = the file is not a readable session.
+    result: Result<Vec<Diagnostic>, String>,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
+    let mut files = Vec::new();
+    let mut reports = Vec::new();
+    for p in &args.paths {
+        if p.is_dir() {
+            let before = files.len();
+            collect_jsonl(p, &mut files);
+            if files.len() == before {
+                reports.push(FileReport {
+                    path: p.clone(),
+                    result: Err(format!(
+                        "{}: no *.jsonl files in this directory",
+                        p.display()
+                    )),
+                });
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    for path in files {
+        let result = match Session::open(&path) {
+            Ok((session, mut diags)) => {
+                if !args.structural {
+                    diags.extend(extra_checks(&session));
+                }
+                Ok(diags)
+            }
+            Err(e) => Err(error_chain(&e)),
+        };
+        reports.push(FileReport { path, result });
+    }
+
+    let mut out = String::new();
+    match args.format {
+        TextOrJson::Text => {
+            for r in &reports {
+                match &r.result {
+                    Err(e) => {
+                        out.push_str(&format!("{e}\n"));
+                    }
+                    Ok(diags) => {
+                        for d in diags {
+                            out.push_str(&format!("{}\n", d.display_with_code(&r.path)));
+                        }
+                        let count =
+                            |f: fn(&Diagnostic) -> bool| diags.iter().filter(|d| f(d)).count();
+                        let errors = count(|d| d.severity == forge_replay_session::Severity::Error);
+                        let warnings =
+                            count(|d| d.severity == forge_replay_session::Severity::Warning);
+                        let notes = count(|d| d.severity == forge_replay_session::Severity::Info);
+                        out.push_str(&format!(
+                            "{}: {}\n",
+                            r.path.display(),
+                            if errors + warnings == 0 {
+                                format!("ok ({notes} note{})", plural(notes))
+                            } else {
+                                format!(
+                                    "{errors} error{}, {warnings} warning{}, {notes} note{}",
+                                    plural(errors),
+                                    plural(warnings),
+                                    plural(notes)
+                                )
+                            }
+                        ));
+                    }
+                }
+            }
+        }
+        TextOrJson::Json => {
+            let files: Vec<Value> = reports.iter().map(report_json).collect();
+            let mut doc = Map::new();
+            doc.insert("files".into(), Value::Array(files));
+            out = json::stringify_pretty(&Value::Object(doc)) + "\n";
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+
+    let unreadable = reports.iter().any(|r| r.result.is_err());
+    let findings = reports.iter().any(|r| {
+        r.result
+            .as_ref()
+            .is_ok_and(|d| d.iter().any(Diagnostic::is_finding))
+    });
+    Ok(if unreadable {
+        Exit::BadInput
+    } else if findings {
+        Exit::Findings
+    } else {
+        Exit::Ok
+    })
+}
+
+/// Hook for checks beyond the structural ones (capability state, request recovery: issues 4
+/// and 5). Runs unless `--structural`.
+fn extra_checks(_session: &Session) -> Vec<Diagnostic> {
+    Vec::new()
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    format!("error: {s}")
+}
+
+fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    out.extend(found);
+}
+
+fn report_json(r: &FileReport) -> Value {
+    let mut m = Map::new();
+    m.insert("path".into(), Value::from(r.path.display().to_string()));
+    match &r.result {
+        Err(e) => {
+            m.insert("status".into(), Value::from("unreadable"));
+            m.insert("error".into(), Value::from(e.clone()));
+        }
+        Ok(diags) => {
+            let status = if diags.iter().any(Diagnostic::is_finding) {
+                "findings"
+            } else {
+                "ok"
+            };
+            m.insert("status".into(), Value::from(status));
+            m.insert(
+                "diagnostics".into(),
+                Value::Array(
+                    diags
+                        .iter()
+                        .map(|d| {
+                            let mut o = Map::new();
+                            o.insert("severity".into(), Value::from(d.severity.as_str()));
+                            o.insert("code".into(), Value::from(d.code));
+                            o.insert("line".into(), d.line.map_or(Value::Null, Value::from));
+                            o.insert("message".into(), Value::from(d.message.clone()));
+                            Value::Object(o)
+                        })
+                        .collect(),
+                ),
+            );
+        }
+    }
+    Value::Object(m)
 }

@@ -1,8 +1,89 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay context`: the messages Pi puts in front of the model at a leaf.
+//!
+//! Prints `{"leafId": …, "messages": […]}` with `JSON.stringify(doc, null, 2)` formatting.
+//! `messages` equals Pi 0.87.1's `buildSessionContext(entries, leafId).messages`; with `--llm`,
+//! `convertToLlm` of it. Warnings about the file (skipped lines, tree defects) go to stderr as
+//! `file:line: warning: cause`.
 
-use crate::args::ContextArgs;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context as _;
+use forge_replay_model::json;
+use forge_replay_session::{Diagnostic, Projection, Session};
+use serde_json::Value;
+
+use crate::args::{ContextArgs, Presentation};
 use crate::Exit;
 
-pub fn run(_args: ContextArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+/// At most this many diagnostics of one code are printed to stderr by [`open_session`].
+const MAX_PER_CODE: usize = 20;
+
+/// Opens a session and prints its warnings and errors (not notes) to stderr, at most
+/// [`MAX_PER_CODE`] per code. Shared by every command that reads one session.
+pub fn open_session(path: &Path) -> anyhow::Result<Session> {
+    let (session, diags) = Session::open(path)?;
+    print_diagnostics(path, &diags);
+    Ok(session)
+}
+
+/// Prints warnings and errors to stderr as `file:line: warning: cause`.
+pub fn print_diagnostics(path: &Path, diags: &[Diagnostic]) {
+    let mut per_code: BTreeMap<&str, usize> = BTreeMap::new();
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    for d in diags.iter().filter(|d| d.is_finding()) {
+        let n = per_code.entry(d.code).or_default();
+        *n += 1;
+        if *n <= MAX_PER_CODE {
+            let _ = writeln!(err, "{}", d.display(path));
+        }
+    }
+    for (code, n) in per_code {
+        if n > MAX_PER_CODE {
+            let _ = writeln!(
+                err,
+                "{}: note: {} more [{code}] diagnostics not shown (run `forge-replay check`)",
+                path.display(),
+                n - MAX_PER_CODE
+            );
+        }
+    }
+}
+
+pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
+    let session = open_session(&args.session)?;
+    let leaf = session
+        .resolve_leaf(args.leaf.as_deref())
+        .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
+    let projection = session.context(leaf)?;
+    let doc = match args.capabilities {
+        None => projection.to_context_json(args.llm),
+        Some(presentation) => capability_context(
+            &session,
+            &projection,
+            presentation,
+            args.project.as_deref(),
+            args.llm,
+        )?,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(json::stringify_pretty(&doc).as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(Exit::Ok)
+}
+
+/// Hook for `--capabilities` (issue 4): apply pi-forge's capability projection to `projection`
+/// (anchors go against `projection.entries`, the `buildContextEntries` list with entry ids) and
+/// return the `{"leafId", "messages"}` document, converted with `convertToLlm` when `llm`.
+fn capability_context(
+    _session: &Session,
+    _projection: &Projection,
+    _presentation: Presentation,
+    _project: Option<&Path>,
+    _llm: bool,
+) -> anyhow::Result<Value> {
+    anyhow::bail!("--capabilities is not built yet")
 }

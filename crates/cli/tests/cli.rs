@@ -1,0 +1,8 @@
+//! CLI integration tests: one binary, one module per command group under `tests/cli/`.
+//! `support` holds the `Test` builder (`Test::new().args(..).stdout(..).status(..).run()`).
+
+#[path = "cli/support.rs"]
+mod support;
+
+#[path = "cli/session.rs"]
+mod session;
