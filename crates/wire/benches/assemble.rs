@@ -4,7 +4,7 @@
 //! time per request (µs) and a JSON summary line. With `WIRE_BENCH_CASES_DIR=DIR` it also writes
 //! the exact cases (`DIR/<api>.case.json`, the oracle case format) so the Node micro-benchmark in
 //! tools/pi-oracle can time pi-ai on the same contexts. `WIRE_BENCH_ITERS` sets the iteration
-//! count (default 300).
+//! count (default 300); `WIRE_BENCH_ONLY=<api>` runs one API.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -91,6 +91,13 @@ fn context(api: &str, provider: &str, id: &str) -> Value {
     json!({"messages": messages})
 }
 
+/// CPU time of this thread in ns (`/proc/thread-self/schedstat`), so timings survive a loaded
+/// machine.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 fn main() {
     let iters: usize = std::env::var("WIRE_BENCH_ITERS")
         .ok()
@@ -99,7 +106,11 @@ fn main() {
     let out_dir = std::env::var("WIRE_BENCH_CASES_DIR").ok();
     let catalog = Catalog::builtin();
     let mut summary = serde_json::Map::new();
+    let only = std::env::var("WIRE_BENCH_ONLY").ok();
     for (api, provider, id) in MODELS {
+        if only.as_deref().is_some_and(|o| o != api) {
+            continue;
+        }
         let mut model = json!({"provider": provider, "id": id});
         if api == "azure-openai-responses" {
             model["overrides"] = json!({"baseUrl": "https://bench.openai.azure.com/openai/v1"});
@@ -140,6 +151,7 @@ fn main() {
             black_box(assemble_case(black_box(&case), catalog).ok());
         }
         let start = Instant::now();
+        let cpu_start = thread_cpu_ns();
         let mut bytes = 0usize;
         for _ in 0..iters {
             let a = assemble_case(black_box(&case), catalog).expect("assembles");
@@ -150,11 +162,18 @@ fn main() {
             black_box(a);
         }
         let per = start.elapsed().as_secs_f64() * 1e6 / iters as f64;
+        let cpu = match (cpu_start, thread_cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e3 / iters as f64,
+            _ => per,
+        };
         println!(
-            "{api:<26} {per:>9.1} µs/request  ({} KiB body, {iters} iterations)",
+            "{api:<26} {cpu:>9.1} µs CPU/request {per:>9.1} µs wall  ({} KiB body, {iters} iterations)",
             bytes / iters / 1024
         );
-        summary.insert(api.to_string(), json!((per * 10.0).round() / 10.0));
+        summary.insert(
+            api.to_string(),
+            json!({"cpu_us": (cpu * 10.0).round() / 10.0, "wall_us": (per * 10.0).round() / 10.0}),
+        );
     }
     println!(
         "{}",
