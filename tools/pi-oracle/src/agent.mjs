@@ -136,13 +136,16 @@ async function runScenario(spec) {
 		const passed = redactOptions(options);
 		let payload = null;
 		wireLog.reset();
-		const { onPayload, signal: _signal, ...rest } = options ?? {};
+		// Everything the agent passed goes through, including its abort signal (Google's SDK keeps it
+		// in the payload as config.abortSignal, which serializes to {}).
+		const { onPayload, ...rest } = options ?? {};
 		const s = api.streamSimple(model, context, {
 			...rest,
 			maxRetries: 0,
 			onPayload: async (p, m) => {
 				const next = (await onPayload?.(p, m)) ?? p;
-				payload = structuredClone(next);
+				// The JSON view of the object, as pi-forge's payload capture would save it.
+				payload = JSON.parse(JSON.stringify(next));
 				if (NON_FETCH.has(model.api)) throw new Error("ORACLE_STOP");
 				return next;
 			},
