@@ -84,10 +84,17 @@ async function runScenario(spec) {
 	// Fixed scratch project (its path is part of the system prompt, so it must not vary).
 	const scratchRoot = process.env.PI_ORACLE_SCRATCH ?? "/tmp/pi-oracle-agent";
 	const projectDir = join(scratchRoot, spec.name);
-	fs.rmSync(projectDir, { recursive: true, force: true });
+	// Two generator runs may share this directory (e.g. two people running --check): never delete
+	// it wholesale, write the files atomically, and prune only what does not belong.
+	const scratchFiles = { "README.md": "# demo\nhello\n", "src/main.rs": 'fn main() {\n    println!("hello");\n}\n' };
 	fs.mkdirSync(join(projectDir, "src"), { recursive: true });
-	fs.writeFileSync(join(projectDir, "README.md"), "# demo\nhello\n");
-	fs.writeFileSync(join(projectDir, "src", "main.rs"), 'fn main() {\n    println!("hello");\n}\n');
+	for (const [rel, content] of Object.entries(scratchFiles)) writeAtomic(join(projectDir, rel), content);
+	for (const dir of ["", "src"]) {
+		for (const name of fs.readdirSync(join(projectDir, dir))) {
+			const rel = dir ? `${dir}/${name}` : name;
+			if (!(rel in scratchFiles) && rel !== "src" && !name.includes(".tmp-")) fs.rmSync(join(projectDir, rel), { recursive: true, force: true });
+		}
+	}
 	const work = fs.mkdtempSync(join(tmpdir(), `pi-oracle-agent-${spec.name}-`));
 	const agentDir = join(work, "agent");
 	fs.mkdirSync(agentDir, { recursive: true });
