@@ -1012,3 +1012,45 @@ fn insert_thinking_level_messages(
     out.push(level_msg(active));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_call_ids_follow_the_anthropic_pattern() {
+        let m = Model::from_value(
+            serde_json::json!({"id":"m","api":"anthropic-messages","provider":"p","baseUrl":"u"}),
+        )
+        .unwrap();
+        assert_eq!(
+            normalize_tool_call_id("call_1|fc_2", &m, &Value::Null),
+            "call_1_fc_2"
+        );
+        // A non-BMP character is two UTF-16 units, so two underscores.
+        assert_eq!(normalize_tool_call_id("a😀b", &m, &Value::Null), "a__b");
+        assert_eq!(
+            normalize_tool_call_id(&"x".repeat(80), &m, &Value::Null).len(),
+            64
+        );
+    }
+
+    #[test]
+    fn claude_code_names() {
+        assert_eq!(to_claude_code_name("bash"), "Bash");
+        assert_eq!(to_claude_code_name("todowrite"), "TodoWrite");
+        assert_eq!(to_claude_code_name("custom"), "custom");
+    }
+
+    #[test]
+    fn effort_mapping() {
+        let m = Model::from_value(
+            serde_json::json!({"id":"m","api":"anthropic-messages","provider":"p","baseUrl":"u",
+            "thinkingLevelMap": {"xhigh": "xhigh", "minimal": null}}),
+        )
+        .unwrap();
+        assert_eq!(map_thinking_level_to_effort(&m, "xhigh"), "xhigh");
+        assert_eq!(map_thinking_level_to_effort(&m, "minimal"), "low");
+        assert_eq!(map_thinking_level_to_effort(&m, "max"), "high");
+    }
+}

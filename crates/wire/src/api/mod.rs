@@ -282,3 +282,40 @@ pub fn whatwg_url(url: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_serialize_like_whatwg() {
+        assert_eq!(
+            whatwg_url("https://Gateway.AI/v1/{ACCOUNT}/x y/responses"),
+            "https://gateway.ai/v1/%7BACCOUNT%7D/x%20y/responses"
+        );
+        assert_eq!(whatwg_url("https://api.example"), "https://api.example/");
+        assert_eq!(whatwg_url("https://h/p?a=b c'"), "https://h/p?a=b%20c%27");
+        assert_eq!(whatwg_url("no-scheme"), "no-scheme");
+    }
+
+    #[test]
+    fn api_names_round_trip() {
+        for api in Api::ALL {
+            assert_eq!(Api::from_name(api.name()), Some(api));
+        }
+        assert_eq!(Api::from_name("nope"), None);
+    }
+
+    #[test]
+    fn wire_headers_are_filtered_and_redacted() {
+        let mut h = BTreeMap::new();
+        h.insert("User-Agent".to_string(), "pi".to_string());
+        h.insert("x-stainless-os".to_string(), "Linux".to_string());
+        h.insert("X-Api-Key".to_string(), "secret".to_string());
+        h.insert("anthropic-version".to_string(), "2023-06-01".to_string());
+        let w = WireRequest::post_json("u".into(), h, serde_json::json!({"a": 1e21}));
+        assert_eq!(w.body_text, r#"{"a":1e+21}"#);
+        assert_eq!(w.headers.len(), 2);
+        assert_eq!(w.headers["x-api-key"], "[redacted]");
+    }
+}

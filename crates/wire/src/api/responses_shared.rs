@@ -570,3 +570,53 @@ pub fn convert_responses_messages(
 pub fn clamp_prompt_cache_key(key: &str) -> String {
     key.chars().take(64).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_parts_are_sanitized_and_trimmed() {
+        assert_eq!(normalize_id_part("call/é x__"), "call___x");
+        assert_eq!(normalize_id_part(&"a".repeat(70)).len(), 64);
+        assert_eq!(split_pipe("a|b|c"), ("a", Some("b")));
+        assert_eq!(split_pipe("a"), ("a", None));
+    }
+
+    #[test]
+    fn text_signatures() {
+        let v = |s: &str| Value::String(s.to_string());
+        assert_eq!(
+            text_signature(Some(&v(r#"{"v":1,"id":"msg_1","phase":"final_answer"}"#))),
+            Some(("msg_1".to_string(), Some("final_answer".to_string())))
+        );
+        assert_eq!(
+            text_signature(Some(&v(r#"{"v":1,"id":"m","phase":"other"}"#))),
+            Some(("m".to_string(), None))
+        );
+        assert_eq!(
+            text_signature(Some(&v(r#"{"v":2}"#))),
+            Some((r#"{"v":2}"#.to_string(), None))
+        );
+        assert_eq!(text_signature(Some(&v(""))), None);
+    }
+
+    #[test]
+    fn js_object_keeps_undefined_positions() {
+        let mut o = JsObject::new();
+        o.put("a", Value::from(1));
+        o.set("b", None);
+        o.put("c", Value::from(3));
+        o.assign(&serde_json::json!({"b": 2, "d": 4}));
+        assert_eq!(
+            forge_replay_model::json::stringify(&o.into_value()),
+            r#"{"a":1,"b":2,"c":3,"d":4}"#
+        );
+    }
+
+    #[test]
+    fn prompt_cache_key_is_clamped_by_code_points() {
+        let k = "😀".repeat(70);
+        assert_eq!(clamp_prompt_cache_key(&k).chars().count(), 64);
+    }
+}
