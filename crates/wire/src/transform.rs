@@ -9,6 +9,7 @@
 //! 4. Orphaned tool calls get a synthetic `"No result provided"` error result; system messages
 //!    between a tool call and its results are held back until the results are in.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use forge_replay_model::text::js_trim;
@@ -60,15 +61,91 @@ pub fn transform_messages(
     model: &Model,
     normalize_id: Option<IdNormalizer<'_>>,
 ) -> Vec<Value> {
+    transform_messages_cow(messages, model, normalize_id)
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect()
+}
+
+fn has_image(content: Option<&Value>) -> bool {
+    content.and_then(Value::as_array).is_some_and(|c| {
+        c.iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+    })
+}
+
+/// Whether the first pass changes this message (otherwise it is passed through borrowed).
+fn changes(
+    msg: &Value,
+    model: &Model,
+    vision: bool,
+    id_map: &HashMap<String, String>,
+    has_normalizer: bool,
+) -> bool {
+    let Some(m) = msg.as_object() else {
+        return false;
+    };
+    if m.get("content").is_none_or(Value::is_null) {
+        return true;
+    }
+    match m.get("role").and_then(Value::as_str).unwrap_or("") {
+        "user" => !vision && has_image(m.get("content")),
+        "toolResult" => {
+            if !vision && (has_image(m.get("content")) || !m["content"].is_array()) {
+                return true;
+            }
+            let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+            id_map
+                .get(id)
+                .is_some_and(|n| !n.is_empty() && n.as_str() != id)
+        }
+        "assistant" => {
+            if !is_same_model(msg, model) {
+                // Thinking becomes text, text loses its signature, tool calls are normalized.
+                let blocks = m
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                return !blocks.is_empty() || has_normalizer;
+            }
+            m.get("content")
+                .and_then(Value::as_array)
+                .is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        b.get("type").and_then(Value::as_str) == Some("thinking")
+                            && !js::truthy(b.get("redacted"))
+                            && !js::truthy(b.get("thinkingSignature"))
+                            && (!js::truthy(b.get("thinking"))
+                                || b.get("thinking")
+                                    .and_then(Value::as_str)
+                                    .is_some_and(|t| js_trim(t).is_empty()))
+                    })
+                })
+        }
+        _ => false,
+    }
+}
+
+/// [`transform_messages`] without copying the messages it leaves unchanged.
+pub fn transform_messages_cow<'a>(
+    messages: &'a [Value],
+    model: &Model,
+    normalize_id: Option<IdNormalizer<'_>>,
+) -> Vec<Cow<'a, Value>> {
     let mut id_map: HashMap<String, String> = HashMap::new();
     let vision = model.supports_images();
 
-    let mut transformed: Vec<Value> = Vec::with_capacity(messages.len());
+    let mut transformed: Vec<Cow<'a, Value>> = Vec::with_capacity(messages.len());
     for original in messages {
-        // One copy per message; everything below edits it in place.
+        if !changes(original, model, vision, &id_map, normalize_id.is_some()) {
+            transformed.push(Cow::Borrowed(original));
+            continue;
+        }
+        // One copy per changed message; everything below edits it in place.
         let mut msg = original.clone();
         let Some(m) = msg.as_object_mut() else {
-            transformed.push(msg);
+            transformed.push(Cow::Owned(msg));
             continue;
         };
         if m.get("content").is_none_or(Value::is_null) {
@@ -185,26 +262,26 @@ pub fn transform_messages(
             }
             _ => {}
         }
-        transformed.push(msg);
+        transformed.push(Cow::Owned(msg));
     }
 
     // Second pass: synthetic results for orphaned tool calls.
-    let mut result: Vec<Value> = Vec::with_capacity(transformed.len());
-    let mut pending: Vec<Value> = Vec::new();
+    let mut result: Vec<Cow<'a, Value>> = Vec::with_capacity(transformed.len());
+    // Pending tool calls as (id, name).
+    let mut pending: Vec<(Value, Value)> = Vec::new();
     let mut existing: HashSet<String> = HashSet::new();
-    let mut held: Vec<Value> = Vec::new();
-    let close = |result: &mut Vec<Value>,
-                 pending: &mut Vec<Value>,
+    let mut held: Vec<Cow<'a, Value>> = Vec::new();
+    let close = |result: &mut Vec<Cow<'a, Value>>,
+                 pending: &mut Vec<(Value, Value)>,
                  existing: &mut HashSet<String>,
-                 held: &mut Vec<Value>| {
+                 held: &mut Vec<Cow<'a, Value>>| {
         if !pending.is_empty() {
-            for tc in pending.iter() {
-                let id = js::str_of(tc, "id").unwrap_or("");
-                if !existing.contains(id) {
-                    result.push(js::obj([
+            for (id, name) in pending.iter() {
+                if !existing.contains(id.as_str().unwrap_or("")) {
+                    result.push(Cow::Owned(js::obj([
                         ("role", js::s("toolResult")),
-                        ("toolCallId", tc.get("id").cloned().unwrap_or(Value::Null)),
-                        ("toolName", tc.get("name").cloned().unwrap_or(Value::Null)),
+                        ("toolCallId", id.clone()),
+                        ("toolName", name.clone()),
                         (
                             "content",
                             Value::Array(vec![js::obj([
@@ -214,7 +291,7 @@ pub fn transform_messages(
                         ),
                         ("isError", Value::Bool(true)),
                         ("timestamp", Value::from(0)),
-                    ]));
+                    ])));
                 }
             }
             pending.clear();
@@ -230,10 +307,15 @@ pub fn transform_messages(
                 if matches!(stop, Some("error") | Some("aborted")) {
                     continue;
                 }
-                let calls: Vec<Value> = js::arr(&msg, "content")
+                let calls: Vec<(Value, Value)> = js::arr(&msg, "content")
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                    .cloned()
+                    .map(|b| {
+                        (
+                            b.get("id").cloned().unwrap_or(Value::Null),
+                            b.get("name").cloned().unwrap_or(Value::Null),
+                        )
+                    })
                     .collect();
                 if !calls.is_empty() {
                     pending = calls;

@@ -23,7 +23,7 @@ use crate::transcript::{
     current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
     render_system_message_update, resolve_transcript, system_message_text,
 };
-use crate::transform::transform_messages;
+use crate::transform::transform_messages_cow;
 
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
@@ -422,7 +422,7 @@ fn build_params(
     let cache = cache_control(model, c, options, input);
     let initial = initial_system_message(messages);
     let initial_text = initial.map(system_message_text).unwrap_or_default();
-    let transformed = transform_messages(messages, model, Some(&normalize_tool_call_id));
+    let transformed = transform_messages_cow(messages, model, Some(&normalize_tool_call_id));
     let conversation = if initial.is_some() {
         &transformed[1..]
     } else {
@@ -745,7 +745,7 @@ fn is_anthropic_effort(v: Option<&Value>) -> bool {
 }
 
 fn convert_messages(
-    msgs: &[Value],
+    msgs: &[std::borrow::Cow<'_, Value>],
     is_oauth: bool,
     cache: Option<&Value>,
     allow_empty_signature: bool,
@@ -770,7 +770,7 @@ fn convert_messages(
     };
     let mut i = 0;
     while i < msgs.len() {
-        let msg = &msgs[i];
+        let msg: &Value = &msgs[i];
         match crate::transcript::role(msg) {
             "system" => {
                 let text = render_system_message_update(msg);
@@ -931,7 +931,7 @@ fn convert_messages(
                 let mut results = Vec::new();
                 let mut j = i;
                 while j < msgs.len() && crate::transcript::role(&msgs[j]) == "toolResult" {
-                    let m = &msgs[j];
+                    let m: &Value = &msgs[j];
                     let mut r = Map::new();
                     r.insert("type".into(), s("tool_result"));
                     insert_defined(&mut r, "tool_use_id", m.get("toolCallId"));

@@ -19,7 +19,7 @@ use crate::transcript::{
     declared_tools, render_system_message_update, resolve_transcript_tools, role,
     system_message_text,
 };
-use crate::transform::transform_messages;
+use crate::transform::transform_messages_cow;
 
 /// A JavaScript object under construction whose keys may hold `undefined` (kept for their
 /// position, dropped when serialized), so that later assignments land where JavaScript puts them.
@@ -283,7 +283,7 @@ pub fn convert_responses_messages(
         }
         format!("{}|{item}", normalize_id_part(call_id))
     };
-    let transformed = transform_messages(messages, model, Some(&normalize));
+    let transformed = transform_messages_cow(messages, model, Some(&normalize));
     let (_, anchors) = resolve_transcript_tools(
         messages,
         options.supports_additional_tools || options.supports_tool_search,
@@ -298,7 +298,7 @@ pub fn convert_responses_messages(
     let grammar = &options.grammar_tool_input_properties;
     let mut out: Vec<Value> = Vec::with_capacity(transformed.len() + 4);
     let mut msg_index: usize = 0;
-    for (source_index, msg) in transformed.iter().enumerate() {
+    for (source_index, msg) in transformed.iter().map(|m| m.as_ref()).enumerate() {
         let leading = source_index == 0 && role(msg) == "system";
         match role(msg) {
             "system" => {
