@@ -1,1 +1,34 @@
-//! placeholder
+//! Prompt-cache analytics over persisted usage: one session and whole corpora.
+//!
+//! * [`scan`] parses one JSONL line into an [`EntryRecord`] — only ids, the parent link, the role,
+//!   usage numbers and `forgeNestedUsage`, borrowed and without building `Value` trees.
+//! * [`SessionData`] streams one file into records and walks its active path
+//!   ([`SessionData::path_to`]).
+//! * [`summarize`] is pi-forge's `summarizeSessionCacheUsage` over a branch and returns a
+//!   [`SessionCacheUsage`] (`{main: {turn, session, lastRequest?}, nested: {turn, session}}`) with
+//!   JavaScript number semantics ([`Totals`], [`NestedTotals`], [`hit_rate`]).
+//! * [`corpus`] scans many files in parallel (rayon), separates active-path from abandoned-branch
+//!   requests, removes fork copies and builds a polars `DataFrame` of requests for grouping and
+//!   export.
+//! * [`gen`] writes realistic generated Pi 0.87.1 session corpora for tests and benchmarks.
+//!
+//! Cache-break diagnosis (replaying requests) builds on [`RequestRow`]s of a branch: each row keeps
+//! the entry id and line so a diagnosis can be attached to a request.
+
+pub mod corpus;
+pub mod gen;
+pub mod nested;
+pub mod scan;
+mod session;
+pub mod totals;
+mod view;
+
+pub use nested::{
+    parse_forge_nested_usage, ForgeNestedUsage, NestedReport, FORGE_NESTED_USAGE_KEY,
+};
+pub use scan::{EntryRecord, Header, MessageRecord, RequestMeta, Role};
+pub use session::{
+    request_rows, session_branch, BadLine, PathError, ReadError, RequestRow, SessionData,
+};
+pub use totals::{format_rate, format_totals_rate, hit_rate, NestedTotals, Totals};
+pub use view::{summarize, turn_start, SessionCacheUsage};

@@ -1,0 +1,506 @@
+//! A fast, borrowed parse of one session JSONL line that keeps only the fields usage analytics
+//! needs.
+//!
+//! Full `serde_json::Value` trees per entry cost far more memory and time than the analysis itself;
+//! this parser walks each line once with serde, skipping message content, and keeps ids, the parent
+//! link, the role, the usage numbers and the `forgeNestedUsage` value. It follows JavaScript's
+//! loose typing: a field of an unexpected type reads as absent instead of failing the line.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::nested::{NestedReport, FORGE_NESTED_USAGE_KEY};
+use crate::totals::Totals;
+
+/// A string field that reads as `None` for any non-string JSON value.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct JsStr<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> JsStr<'a> {
+    pub fn as_str(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+macro_rules! ignore_scalars {
+    ($out:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            drain_seq(seq)?;
+            Ok($out)
+        }
+    };
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = JsStr<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(JsStr(Some(Cow::Borrowed(v))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsStr(Some(Cow::Owned(v))))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(JsStr(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(JsStr(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(JsStr(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(JsStr(None))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsStr(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(JsStr(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map)?;
+                Ok(JsStr(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq)?;
+                Ok(JsStr(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A JavaScript number field: `Some(f64)` for a JSON number, `None` for anything else.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct JsNum(pub Option<f64>);
+
+impl JsNum {
+    /// Forge's `tokenCount`: the value if it is a finite number > 0, else 0.
+    pub fn token_count(self) -> f64 {
+        match self.0 {
+            Some(v) if v.is_finite() && v > 0.0 => v,
+            _ => 0.0,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JsNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsNum;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(JsNum(None))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(JsNum(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(JsNum(Some(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(JsNum(Some(v)))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(JsNum(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(JsNum(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map)?;
+                Ok(JsNum(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq)?;
+                Ok(JsNum(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `Some(T)` when the JSON value is an object, `None` for anything else (JS `typeof === "object"`
+/// checks; arrays read as objects without the wanted keys, so they are `None` as well).
+#[derive(Debug, Clone)]
+pub(crate) struct ObjOr<T>(pub Option<T>);
+
+impl<T> Default for ObjOr<T> {
+    fn default() -> Self {
+        ObjOr(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjOr<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjOr<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| ObjOr(Some(t)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ObjOr(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq)?;
+                Ok(ObjOr(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// `toolResult.details`: only whether it is an object holding `forgeNestedUsage`, and that value.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Details(pub Option<NestedReport>);
+
+impl<'de> Deserialize<'de> for Details {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Details;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut found = None;
+                while let Some(key) = map.next_key::<JsStr<'_>>()? {
+                    if key.as_str() == Some(FORGE_NESTED_USAGE_KEY) {
+                        let value: serde_json::Value = map.next_value()?;
+                        found = Some(NestedReport::from_value(&value));
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Details(found))
+            }
+            ignore_scalars!(Details(None));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RawCost {
+    #[serde(default)]
+    pub total: JsNum,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RawUsage {
+    #[serde(default)]
+    pub input: JsNum,
+    #[serde(default)]
+    pub output: JsNum,
+    #[serde(default, rename = "cacheRead")]
+    pub cache_read: JsNum,
+    #[serde(default, rename = "cacheWrite")]
+    pub cache_write: JsNum,
+    #[serde(default)]
+    pub cost: ObjOr<RawCost>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    pub role: JsStr<'a>,
+    #[serde(default)]
+    pub usage: ObjOr<RawUsage>,
+    #[serde(default)]
+    pub details: Details,
+    #[serde(default, borrow)]
+    pub model: JsStr<'a>,
+    #[serde(default, borrow)]
+    pub provider: JsStr<'a>,
+    #[serde(default, borrow)]
+    pub api: JsStr<'a>,
+    #[serde(default, borrow, rename = "stopReason")]
+    pub stop_reason: JsStr<'a>,
+}
+
+/// The fields of one JSONL line (header or entry) that usage analytics reads.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RawLine<'a> {
+    #[serde(default, borrow, rename = "type")]
+    pub ty: JsStr<'a>,
+    #[serde(default, borrow)]
+    pub id: JsStr<'a>,
+    #[serde(default, borrow, rename = "parentId")]
+    pub parent_id: JsStr<'a>,
+    #[serde(default, borrow)]
+    pub timestamp: JsStr<'a>,
+    #[serde(default, borrow)]
+    pub message: ObjOr<RawMessage<'a>>,
+    #[serde(default)]
+    pub version: JsNum,
+    #[serde(default, borrow)]
+    pub cwd: JsStr<'a>,
+    #[serde(default, borrow, rename = "parentSession")]
+    pub parent_session: JsStr<'a>,
+}
+
+/// Message role, as far as usage analytics cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    Other,
+}
+
+/// Request metadata of a usage-bearing assistant message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestMeta {
+    /// The entry's ISO `timestamp`.
+    pub timestamp: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    pub provider: Option<Box<str>>,
+    pub api: Option<Box<str>>,
+    pub stop_reason: Option<Box<str>>,
+    /// `usage.cost.total` in USD when it is a finite number.
+    pub cost: f64,
+}
+
+/// A `type: "message"` entry with an object `message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageRecord {
+    pub role: Role,
+    /// Forge's `requestUsage`: set for an assistant message with non-zero usage.
+    pub request: Option<Totals>,
+    /// For an assistant request: where and what it ran on.
+    pub meta: Option<Box<RequestMeta>>,
+    /// For a tool result whose `details` object has `forgeNestedUsage`.
+    pub nested: Option<NestedReport>,
+}
+
+/// One entry of a session file, reduced to what usage analytics needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryRecord {
+    /// 1-based line number in the file.
+    pub line: u32,
+    pub id: Option<Box<str>>,
+    pub parent_id: Option<Box<str>>,
+    /// `Some` for a message entry with an object `message`.
+    pub message: Option<MessageRecord>,
+}
+
+/// A parsed line: the session header or an entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    Header(Header),
+    Entry(EntryRecord),
+}
+
+/// The session header (`type: "session"` with a string `id`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Header {
+    pub id: String,
+    /// `version`; a missing version means 1.
+    pub version: f64,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub parent_session: Option<String>,
+}
+
+fn boxed(s: &JsStr<'_>) -> Option<Box<str>> {
+    s.as_str().map(Box::from)
+}
+
+/// Parses one non-blank JSONL line.
+pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
+    let raw: RawLine<'_> = serde_json::from_str(text)?;
+    let ty = raw.ty.as_str();
+    if ty == Some("session") {
+        if let Some(id) = raw.id.as_str() {
+            return Ok(Line::Header(Header {
+                id: id.to_owned(),
+                version: raw.version.0.unwrap_or(1.0),
+                timestamp: raw.timestamp.as_str().map(str::to_owned),
+                cwd: raw.cwd.as_str().map(str::to_owned),
+                parent_session: raw.parent_session.as_str().map(str::to_owned),
+            }));
+        }
+    }
+    let message = match (ty, raw.message.0) {
+        (Some("message"), Some(m)) => Some(message_record(m, &raw.timestamp)),
+        _ => None,
+    };
+    Ok(Line::Entry(EntryRecord {
+        line,
+        id: boxed(&raw.id),
+        parent_id: boxed(&raw.parent_id),
+        message,
+    }))
+}
+
+fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
+    let role = match m.role.as_str() {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("toolResult") => Role::ToolResult,
+        _ => Role::Other,
+    };
+    let mut record = MessageRecord {
+        role,
+        request: None,
+        meta: None,
+        nested: None,
+    };
+    match role {
+        Role::Assistant => {
+            if let Some(u) = m.usage.0 {
+                let t = Totals {
+                    requests: 1.0,
+                    input: u.input.token_count(),
+                    output: u.output.token_count(),
+                    cache_read: u.cache_read.token_count(),
+                    cache_write: u.cache_write.token_count(),
+                };
+                if t.input + t.output + t.cache_read + t.cache_write > 0.0 {
+                    record.request = Some(t);
+                    let cost = u
+                        .cost
+                        .0
+                        .and_then(|c| c.total.0)
+                        .filter(|c| c.is_finite())
+                        .unwrap_or(0.0);
+                    record.meta = Some(Box::new(RequestMeta {
+                        timestamp: boxed(timestamp),
+                        model: boxed(&m.model),
+                        provider: boxed(&m.provider),
+                        api: boxed(&m.api),
+                        stop_reason: boxed(&m.stop_reason),
+                        cost,
+                    }));
+                }
+            }
+        }
+        Role::ToolResult => record.nested = m.details.0,
+        _ => {}
+    }
+    record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(text: &str) -> EntryRecord {
+        match parse_line(text, 1).unwrap() {
+            Line::Entry(e) => e,
+            Line::Header(_) => panic!("header"),
+        }
+    }
+
+    #[test]
+    fn token_count_is_javascripts() {
+        let e = entry(
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","usage":{"input":-5,"output":"7","cacheRead":1.5,"cacheWrite":null}}}"#,
+        );
+        let t = e.message.unwrap().request.unwrap();
+        assert_eq!(
+            (t.input, t.output, t.cache_read, t.cache_write),
+            (0.0, 0.0, 1.5, 0.0)
+        );
+    }
+
+    #[test]
+    fn loose_types_read_as_absent() {
+        let e = entry(r#"{"type":"message","id":7,"parentId":{"x":1},"message":[1,2]}"#);
+        assert_eq!((e.id, e.parent_id, e.message), (None, None, None));
+        let e = entry(r#"{"type":"message","id":"b","message":{"role":"assistant","usage":[1]}}"#);
+        assert_eq!(e.message.unwrap().request, None);
+        let e = entry(
+            r#"{"type":"message","id":"b","message":{"role":"toolResult","details":[{"forgeNestedUsage":1}]}}"#,
+        );
+        assert_eq!(e.message.unwrap().nested, None);
+    }
+
+    #[test]
+    fn nested_key_present_with_bad_value_is_invalid() {
+        let e = entry(
+            r#"{"type":"message","message":{"role":"toolResult","details":{"a":{"b":[1]},"forgeNestedUsage":null}}}"#,
+        );
+        assert_eq!(e.message.unwrap().nested, Some(NestedReport::Invalid));
+    }
+
+    #[test]
+    fn escaped_strings_are_owned() {
+        let e = entry(r#"{"type":"message","id":"a\u0062","message":{"role":"us\u0065r"}}"#);
+        assert_eq!(e.id.as_deref(), Some("ab"));
+        assert_eq!(e.message.unwrap().role, Role::User);
+    }
+
+    #[test]
+    fn header_needs_a_string_id() {
+        assert!(
+            matches!(parse_line(r#"{"type":"session","version":3,"id":"x","cwd":"/p"}"#, 1).unwrap(), Line::Header(h) if h.cwd.as_deref() == Some("/p"))
+        );
+        assert!(matches!(
+            parse_line(r#"{"type":"session","id":3}"#, 1).unwrap(),
+            Line::Entry(_)
+        ));
+    }
+}

@@ -1,0 +1,259 @@
+//! Reading one session file (streaming) and walking its active path.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::scan::{parse_line, EntryRecord, Header, Line};
+use crate::totals::Totals;
+use crate::view::{summarize, turn_start, SessionCacheUsage};
+
+/// A line that could not be parsed (Pi skips it; we count and list it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    pub line: u32,
+    pub message: String,
+}
+
+/// One session file reduced to usage records.
+#[derive(Debug, Clone, Default)]
+pub struct SessionData {
+    /// The header; `None` when the first parsed line is not a session header (Pi then treats the
+    /// file as empty, and so do we: `entries` is empty).
+    pub header: Option<Header>,
+    /// Entries in file order.
+    pub entries: Vec<EntryRecord>,
+    pub bad_lines: Vec<BadLine>,
+}
+
+/// Errors of [`SessionData::read`].
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot open session file {path}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read session file {path} at line {line}")]
+    Read {
+        path: PathBuf,
+        line: u32,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Errors of [`SessionData::path_to`].
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("leaf entry `{leaf}` is not in the session")]
+    UnknownLeaf { leaf: String },
+}
+
+impl SessionData {
+    /// Streams a session file line by line.
+    pub fn read(path: &Path) -> Result<SessionData, ReadError> {
+        let file = File::open(path).map_err(|source| ReadError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        SessionData::from_reader(BufReader::with_capacity(64 * 1024, file)).map_err(
+            |(line, source)| ReadError::Read {
+                path: path.to_owned(),
+                line,
+                source,
+            },
+        )
+    }
+
+    /// Streams JSONL from any reader; the error carries the line number being read.
+    pub fn from_reader<R: Read>(
+        mut reader: BufReader<R>,
+    ) -> Result<SessionData, (u32, std::io::Error)> {
+        let mut data = SessionData::default();
+        let mut buf = Vec::with_capacity(4096);
+        let mut line_no: u32 = 0;
+        let mut seen_first = false;
+        loop {
+            buf.clear();
+            line_no += 1;
+            let n = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| (line_no, e))?;
+            if n == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&buf);
+            if forge_replay_model::text::js_trim(&text).is_empty() {
+                continue;
+            }
+            match parse_line(&text, line_no) {
+                Err(e) => data.bad_lines.push(BadLine {
+                    line: line_no,
+                    message: e.to_string(),
+                }),
+                Ok(parsed) => {
+                    if !seen_first {
+                        seen_first = true;
+                        match parsed {
+                            Line::Header(h) => data.header = Some(h),
+                            Line::Entry(_) => return Ok(data),
+                        }
+                        continue;
+                    }
+                    match parsed {
+                        Line::Entry(e) => data.entries.push(e),
+                        // A second header is an entry of type "session" with no usage.
+                        Line::Header(_) => data.entries.push(EntryRecord {
+                            line: line_no,
+                            id: None,
+                            parent_id: None,
+                            message: None,
+                        }),
+                    }
+                }
+            }
+        }
+        Ok(data)
+    }
+
+    /// `true` when the file has a session header.
+    pub fn is_session(&self) -> bool {
+        self.header.is_some()
+    }
+
+    /// Entries are a linear chain in files older than version 2 (Pi's migration gives them ids).
+    fn linear(&self) -> bool {
+        self.header.as_ref().is_some_and(|h| h.version < 2.0)
+    }
+
+    /// Indices of the active path root → leaf. The leaf is `leaf` or, as on Pi's load, the last
+    /// entry in file order. A missing parent ends the walk.
+    pub fn path_to(&self, leaf: Option<&str>) -> Result<Vec<usize>, PathError> {
+        if self.entries.is_empty() {
+            return match leaf {
+                Some(l) => Err(PathError::UnknownLeaf { leaf: l.to_owned() }),
+                None => Ok(Vec::new()),
+            };
+        }
+        let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Some(id) = e.id.as_deref() {
+                by_id.insert(id, i);
+            }
+        }
+        let start = match leaf {
+            Some(l) => *by_id
+                .get(l)
+                .ok_or_else(|| PathError::UnknownLeaf { leaf: l.to_owned() })?,
+            None => self.entries.len() - 1,
+        };
+        if self.linear() {
+            return Ok((0..=start).collect());
+        }
+        let mut path = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            path.push(i);
+            if path.len() > self.entries.len() {
+                break; // a parent cycle: stop rather than loop
+            }
+            at = self.entries[i]
+                .parent_id
+                .as_deref()
+                .and_then(|p| by_id.get(p).copied());
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// The branch entries for `path`.
+    pub fn branch(&self, path: &[usize]) -> Vec<&EntryRecord> {
+        path.iter().map(|&i| &self.entries[i]).collect()
+    }
+
+    /// pi-forge's view at a leaf.
+    pub fn usage(&self, leaf: Option<&str>) -> Result<SessionCacheUsage, PathError> {
+        let path = self.path_to(leaf)?;
+        Ok(summarize(&self.branch(&path)))
+    }
+
+    /// One row per main request on the branch at `path`, with running totals.
+    pub fn request_rows(&self, path: &[usize]) -> Vec<RequestRow> {
+        request_rows(&self.branch(path))
+    }
+}
+
+/// The usage records of a [`forge_replay_session::Session`] path (entry indices root → leaf, as
+/// [`forge_replay_session::Session::path_to`] returns them). A line the fast parser rejects is
+/// an entry without a message (the session reader accepted it, so this does not happen for
+/// valid JSON).
+pub fn session_branch(session: &forge_replay_session::Session, path: &[usize]) -> Vec<EntryRecord> {
+    path.iter()
+        .map(|&i| {
+            let entry = session.entry(i);
+            let line = u32::try_from(entry.line()).unwrap_or(u32::MAX);
+            match parse_line(entry.raw(), line) {
+                Ok(Line::Entry(e)) => e,
+                _ => EntryRecord {
+                    line,
+                    id: entry.id().map(Box::from),
+                    parent_id: entry.parent_id().map(Box::from),
+                    message: None,
+                },
+            }
+        })
+        .collect()
+}
+
+/// One row per main request on a branch, with running totals.
+pub fn request_rows(branch: &[&EntryRecord]) -> Vec<RequestRow> {
+    let start = turn_start(branch.iter().copied());
+    let mut cumulative = Totals::default();
+    let mut rows = Vec::new();
+    for (index, e) in branch.iter().enumerate() {
+        let Some(m) = &e.message else { continue };
+        let Some(t) = m.request else { continue };
+        cumulative.add(&t);
+        let meta = m.meta.as_deref();
+        let s = |f: fn(&crate::scan::RequestMeta) -> &Option<Box<str>>| {
+            meta.and_then(|x| f(x).as_deref()).map(str::to_owned)
+        };
+        rows.push(RequestRow {
+            index: rows.len(),
+            entry_id: e.id.as_deref().map(str::to_owned),
+            line: e.line,
+            timestamp: s(|x| &x.timestamp),
+            model: s(|x| &x.model),
+            provider: s(|x| &x.provider),
+            api: s(|x| &x.api),
+            stop_reason: s(|x| &x.stop_reason),
+            cost: meta.map_or(0.0, |x| x.cost),
+            totals: t,
+            cumulative,
+            in_turn: index >= start,
+        });
+    }
+    rows
+}
+
+/// One main request on a branch (`--requests`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestRow {
+    /// 0-based request number along the branch.
+    pub index: usize,
+    pub entry_id: Option<String>,
+    pub line: u32,
+    pub timestamp: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub api: Option<String>,
+    pub stop_reason: Option<String>,
+    pub cost: f64,
+    pub totals: Totals,
+    /// Running sum up to and including this request.
+    pub cumulative: Totals,
+    pub in_turn: bool,
+}

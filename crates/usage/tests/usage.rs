@@ -1,0 +1,282 @@
+//! pi-forge's session cache-usage vectors ([T-USAGE], spec §6/§8) over committed JSONL fixtures,
+//! plus corpus scanning, fork deduplication and the generator.
+
+use std::path::PathBuf;
+
+use forge_replay_model::json::stringify;
+use forge_replay_usage::corpus::{Corpus, Filter, GroupBy};
+use forge_replay_usage::gen::{generate, GenOptions};
+use forge_replay_usage::{hit_rate, SessionData, Totals};
+use serde_json::{json, Value};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/usage")
+        .join(name)
+}
+
+fn view(name: &str, leaf: Option<&str>) -> Value {
+    let data = SessionData::read(&fixture(name)).expect("fixture readable");
+    data.usage(leaf).expect("leaf exists").to_json()
+}
+
+fn totals(v: [f64; 5]) -> Value {
+    json!({"requests": v[0], "input": v[1], "output": v[2], "cacheRead": v[3], "cacheWrite": v[4]})
+}
+
+fn nested(v: [f64; 8]) -> Value {
+    json!({"requests": v[0], "input": v[1], "output": v[2], "cacheRead": v[3], "cacheWrite": v[4],
+           "calls": v[5], "cacheUnknownCalls": v[6], "invalidCalls": v[7]})
+}
+
+/// Compares through JSON.stringify bytes so key order and number formatting count.
+fn assert_json(actual: &Value, expected: &Value) {
+    let norm = |v: &Value| stringify(&forge_replay_model::json::parse(&stringify(v)).unwrap());
+    assert_eq!(stringify(actual), norm(expected));
+}
+
+#[test]
+fn eighteen_entry_branch_fixture() {
+    let v = view("t-usage-branch.jsonl", None);
+    assert_json(
+        &v,
+        &json!({
+            "main": {
+                "turn": totals([2.0, 50.0, 5.0, 60.0, 30.0]),
+                "session": totals([3.0, 60.0, 6.0, 150.0, 30.0]),
+                "lastRequest": totals([1.0, 30.0, 3.0, 0.0, 10.0]),
+            },
+            "nested": {
+                "turn": nested([3.0, 7.0, 9.0, 7.0, 1.0, 2.0, 1.0, 0.0]),
+                "session": nested([12.0, 37.0, 49.0, 57.0, 7.0, 3.0, 1.0, 0.0]),
+            }
+        }),
+    );
+    let data = SessionData::read(&fixture("t-usage-branch.jsonl")).unwrap();
+    let u = data.usage(None).unwrap();
+    assert_eq!(u.main_session.hit_rate(), Some(150.0 / 240.0));
+}
+
+#[test]
+fn native_tool_result_usage_is_never_counted() {
+    assert_eq!(
+        view("t-usage-native-tool-usage.jsonl", None),
+        view("t-usage-branch.jsonl", None)
+    );
+}
+
+#[test]
+fn trailing_user_message_empties_the_turn() {
+    let v = view("t-usage-trailing-user.jsonl", None);
+    assert_eq!(v["main"]["turn"]["requests"], json!(0));
+    assert_eq!(v["nested"]["turn"]["calls"], json!(0));
+    assert_eq!(
+        v["main"]["session"],
+        view("t-usage-branch.jsonl", None)["main"]["session"]
+    );
+}
+
+#[test]
+fn zero_usage_errors_are_ignored_positive_ones_counted() {
+    let v = view("t-usage-zero-usage.jsonl", None);
+    assert_json(&v["main"]["session"], &totals([2.0, 4.0, 0.0, 6.0, 0.0]));
+}
+
+#[test]
+fn invalid_nested_reports_are_counted_not_summed() {
+    let v = view("t-usage-invalid-nested.jsonl", None);
+    assert_eq!(v["nested"]["session"]["invalidCalls"], json!(2));
+    assert_eq!(v["nested"]["session"]["calls"], json!(0));
+    assert_eq!(v["nested"]["session"]["cacheRead"], json!(0));
+    assert!(
+        v["main"].get("lastRequest").is_none(),
+        "no main request → no lastRequest key"
+    );
+}
+
+#[test]
+fn abandoned_sibling_branch_is_not_on_the_active_path() {
+    // Same active path as the plain fixture, plus a sibling branch and a malformed line.
+    assert_eq!(
+        view("t-usage-branch-with-sibling.jsonl", None),
+        view("t-usage-branch.jsonl", None)
+    );
+    let data = SessionData::read(&fixture("t-usage-branch-with-sibling.jsonl")).unwrap();
+    assert_eq!(data.bad_lines.len(), 1);
+    assert_eq!(data.bad_lines[0].line, 7);
+    // At the sibling leaf only its request counts; the provider reported no cache data.
+    let u = data.usage(Some("sib00002")).unwrap();
+    assert_eq!(
+        u.main_session,
+        Totals {
+            requests: 1.0,
+            input: 500.0,
+            output: 50.0,
+            cache_read: 0.0,
+            cache_write: 0.0
+        }
+    );
+    assert!(u.main_session.no_cache_data());
+    assert!(data.usage(Some("nope")).is_err());
+}
+
+#[test]
+fn empty_branch_is_all_zeros_without_last_request() {
+    let data = SessionData::default();
+    let v = data.usage(None).unwrap().to_json();
+    assert_json(
+        &v,
+        &json!({"main": {"turn": totals([0.0; 5]), "session": totals([0.0; 5])},
+                "nested": {"turn": nested([0.0; 8]), "session": nested([0.0; 8])}}),
+    );
+    assert_eq!(hit_rate(0.0, 0.0, 0.0), None);
+    assert_eq!(hit_rate(20.0, 60.0, 20.0), Some(0.6));
+}
+
+#[test]
+fn sums_are_doubles() {
+    let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n\
+        {\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"assistant\",\"usage\":{\"input\":0.1,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0}}}\n\
+        {\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":{\"role\":\"assistant\",\"usage\":{\"input\":0.2,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0}}}\n";
+    let data = SessionData::from_reader(std::io::BufReader::new(text.as_bytes())).unwrap();
+    let v = data.usage(None).unwrap().to_json();
+    assert_eq!(
+        stringify(&v["main"]["session"]["input"]),
+        "0.30000000000000004"
+    );
+}
+
+#[test]
+fn not_a_session_is_empty() {
+    let text = "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"assistant\",\"usage\":{\"input\":5}}}\n";
+    let data = SessionData::from_reader(std::io::BufReader::new(text.as_bytes())).unwrap();
+    assert!(!data.is_session());
+    assert_eq!(data.usage(None).unwrap().main_session.requests, 0.0);
+}
+
+#[test]
+fn version_one_files_are_a_linear_chain() {
+    let text = "{\"type\":\"session\",\"id\":\"s\"}\n\
+        {\"type\":\"message\",\"message\":{\"role\":\"user\"}}\n\
+        {\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"usage\":{\"input\":5}}}\n";
+    let data = SessionData::from_reader(std::io::BufReader::new(text.as_bytes())).unwrap();
+    assert_eq!(data.usage(None).unwrap().main_turn.requests, 1.0);
+}
+
+#[test]
+fn generated_corpus_is_deterministic_and_forks_are_deduplicated() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let opts = GenOptions {
+        sessions: 12,
+        entries: 120,
+        seed: 7,
+        forks: 0.4,
+    };
+    let sa = generate(a.path(), &opts).unwrap();
+    let sb = generate(b.path(), &opts).unwrap();
+    assert_eq!(sa.bytes, sb.bytes);
+    assert!(sa.forks > 0, "some forks were generated");
+    for (x, y) in sa.files.iter().zip(&sb.files) {
+        // Fork headers name their parent by absolute path, so compare with the roots swapped.
+        let tx = std::fs::read_to_string(x)
+            .unwrap()
+            .replace(&a.path().display().to_string(), "ROOT");
+        let ty = std::fs::read_to_string(y)
+            .unwrap()
+            .replace(&b.path().display().to_string(), "ROOT");
+        assert!(tx == ty, "{} differs from {}", x.display(), y.display());
+    }
+    let corpus = Corpus::scan(&[a.path().to_owned()]);
+    assert_eq!(corpus.files.len(), 12);
+    assert_eq!(corpus.forks(), sa.forks);
+    assert!(corpus.fork_copies.requests > 0.0);
+    assert!(
+        corpus.requests.iter().any(|r| !r.active),
+        "abandoned branches exist"
+    );
+    assert!(corpus
+        .files
+        .iter()
+        .all(|f| f.bad_lines.is_empty() && f.error.is_none()));
+
+    // Without deduplication every file counts its copies again.
+    let naive: f64 = corpus
+        .files
+        .iter()
+        .map(|f| {
+            let d = SessionData::read(&f.path).unwrap();
+            d.entries
+                .iter()
+                .filter_map(|e| e.message.as_ref()?.request)
+                .map(|t| t.requests)
+                .sum::<f64>()
+        })
+        .sum();
+    assert_eq!(
+        naive,
+        corpus.requests.len() as f64 + corpus.fork_copies.requests
+    );
+
+    // Grouping sums to the totals; a filter narrows.
+    let df = corpus.frame(&Filter::default()).unwrap();
+    let groups = corpus.group(&df, GroupBy::Model).unwrap();
+    let sum: f64 = groups.iter().map(|g| g.totals.cache_read).sum();
+    let direct: f64 = corpus.requests.iter().map(|r| r.totals.cache_read).sum();
+    assert_eq!(sum, direct);
+    let only = Filter {
+        model: Some("claude".into()),
+        ..Filter::default()
+    };
+    let df2 = corpus.frame(&only).unwrap();
+    assert!(df2.height() < df.height());
+}
+
+#[test]
+fn generated_sessions_follow_pi_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = generate(
+        dir.path(),
+        &GenOptions {
+            sessions: 2,
+            entries: 60,
+            seed: 1,
+            forks: 0.0,
+        },
+    )
+    .unwrap();
+    for f in &s.files {
+        let parent = f
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            parent.starts_with("--home-dev-work-project-") && parent.ends_with("--"),
+            "{parent}"
+        );
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.ends_with(".jsonl") && name.contains("Z_"), "{name}");
+        let text = std::fs::read_to_string(f).unwrap();
+        assert_eq!(text.lines().count(), 60);
+        let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(first["type"], "session");
+        assert_eq!(first["version"], 3);
+        let types: Vec<String> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(types[0], "model_change");
+        assert_eq!(types[1], "thinking_level_change");
+        let d = SessionData::read(f).unwrap();
+        assert!(d.usage(None).unwrap().main_session.requests > 0.0);
+    }
+}
