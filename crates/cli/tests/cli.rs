@@ -6,3 +6,6 @@ mod support;
 
 #[path = "cli/session.rs"]
 mod session;
+
+#[path = "cli/capability.rs"]
+mod capability;

@@ -78,12 +78,16 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
 /// Hook for `--capabilities` (issue 4): apply pi-forge's capability projection to `projection`
 /// (anchors go against `projection.entries`, the `buildContextEntries` list with entry ids) and
 /// return the `{"leafId", "messages"}` document, converted with `convertToLlm` when `llm`.
+///
+/// Implemented by [`super::capabilities::context_document`] (issue 4). A corrupt capability
+/// history is an error `FILE:LINE: entry ID: <Forge's message>` (exit 2). The capability library
+/// (`--project`) is not needed: the session holds immutable snapshots.
 fn capability_context(
-    _session: &Session,
-    _projection: &Projection,
-    _presentation: Presentation,
+    session: &Session,
+    projection: &Projection,
+    presentation: Presentation,
     _project: Option<&Path>,
-    _llm: bool,
+    llm: bool,
 ) -> anyhow::Result<Value> {
-    anyhow::bail!("--capabilities is not built yet")
+    super::capabilities::context_document(session, projection, presentation, llm)
 }
