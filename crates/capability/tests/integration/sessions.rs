@@ -390,3 +390,49 @@ fn replayer_matches_project_at_on_every_entry() {
 fn ts(m: &Value) -> Value {
     m["timestamp"].clone()
 }
+
+/// Every Pi fixture of the session crate, at every entry: sessions without capability entries
+/// project to exactly Pi's messages; the one with a placeholder fingerprint fails closed.
+#[test]
+fn pi_fixtures_without_capabilities_are_unchanged() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut seen = 0;
+    for group in ["sessions", "agent"] {
+        let Ok(dirs) = std::fs::read_dir(root.join(group)) else {
+            continue;
+        };
+        for dir in dirs.flatten() {
+            let path = dir.path().join("session.jsonl");
+            let Ok((session, _)) = Session::open(&path) else {
+                continue;
+            };
+            seen += 1;
+            let has_forge = std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("pi-forge-capability");
+            for i in 0..session.entries().len() {
+                for native in [true, false] {
+                    let r = project_at(
+                        &session,
+                        Some(i),
+                        Options::new(Presentation::from_native(native)),
+                    );
+                    match r {
+                        Ok(c) if !has_forge => assert_eq!(
+                            c.messages,
+                            session.context(Some(i)).unwrap().messages,
+                            "{path:?} {i}"
+                        ),
+                        Ok(_) => {}
+                        Err(ContextError::Capability(f)) => {
+                            assert!(has_forge, "{path:?}: {f:?}");
+                            assert!(f.location.is_some());
+                        }
+                        Err(e) => panic!("{path:?} {i}: {e}"),
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen >= 8, "session fixtures missing ({seen})");
+}
