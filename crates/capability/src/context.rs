@@ -17,6 +17,14 @@ use crate::history::{CapabilityHistory, EntryLocation, HistoryBuilder, HistoryEr
 use crate::projection::{project_unique_events, strip_markers, Presentation, UpdateKind};
 
 /// How to project one request.
+///
+/// UNKNOWN (spec §5.7): the native/fallback flag of a historical request is not recorded in
+/// the session; callers choose it (the CLI's `context` takes it explicitly, replay reads the
+/// request model's catalog flag).
+///
+/// Offline, events that Forge would have anchored in `prepareMessages` just before a request
+/// have no anchor entry when the session ends there; they are replayed at the end (Forge's
+/// pending safety net: the same per-event deltas, with `createdAt` timestamps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// Native system sections or attributed user updates (from the request model's

@@ -369,6 +369,8 @@ fn decode_key(
     let Some(Value::Object(k)) = v else {
         return Err(not_object.into());
     };
+    // UNKNOWN: "must only contain scope and id" is read as "no other keys"; a missing scope or
+    // id then fails its own check.
     if !only_keys(k, &["scope", "id"]) {
         return Err(extra.into());
     }
@@ -449,6 +451,8 @@ pub fn decode_tools(v: Option<&Value>) -> Result<ToolPatch, String> {
     let Some(Value::Object(t)) = v else {
         return Err("tools must be a plain object".into());
     };
+    // UNKNOWN order (spec §2.4 lists the messages, not the code): both arrays, then both
+    // lengths, then the names, in the order the spec lists them.
     if t.len() != 2 || !t.contains_key("add") || !t.contains_key("remove") {
         return Err("tools must contain exactly add and remove arrays".into());
     }
