@@ -1,7 +1,9 @@
 //! Request assembly speed: one 200-message context per API, assembled repeatedly.
 //!
 //! `cargo bench -p forge-replay-wire --bench assemble` prints one line per API with the mean
-//! time per request (µs) and a JSON summary line. With `WIRE_BENCH_CASES_DIR=DIR` it also writes
+//! time per request (µs) and a JSON summary line. The contexts are `fixtures/wire/bench/<api>.case.json`
+//! (the ones `tools/pi-oracle/bench-wire.mjs --with-rust` times pi-ai on, in the same run);
+//! without them the same generator runs here. With `WIRE_BENCH_CASES_DIR=DIR` it also writes
 //! the exact cases (`DIR/<api>.case.json`, the oracle case format) so the Node micro-benchmark in
 //! tools/pi-oracle can time pi-ai on the same contexts. `WIRE_BENCH_ITERS` sets the iteration
 //! count (default 300); `WIRE_BENCH_ONLY=<api>` runs one API.
@@ -106,20 +108,34 @@ fn main() {
     let out_dir = std::env::var("WIRE_BENCH_CASES_DIR").ok();
     let catalog = Catalog::builtin();
     let mut summary = serde_json::Map::new();
+    let mut summary_cpu = serde_json::Map::new();
     let only = std::env::var("WIRE_BENCH_ONLY").ok();
     for (api, provider, id) in MODELS {
         if only.as_deref().is_some_and(|o| o != api) {
             continue;
         }
-        let mut model = json!({"provider": provider, "id": id});
-        if api == "azure-openai-responses" {
-            model["overrides"] = json!({"baseUrl": "https://bench.openai.azure.com/openai/v1"});
-        }
-        let case_json = json!({
-            "model": model,
-            "context": context(api, provider, id),
-            "options": {"sessionId": "019a0000-0000-7000-8000-000000000001", "reasoning": "medium"},
-        });
+        // The shared contexts (fixtures/wire/bench, also timed by tools/pi-oracle/bench-wire.mjs),
+        // else the same generator here.
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../fixtures/wire/bench/{api}.case.json"));
+        let case_json = match std::fs::read_to_string(&shared)
+            .ok()
+            .and_then(|t| forge_replay_model::json::parse(&t).ok())
+        {
+            Some(v) => v,
+            None => {
+                let mut model = json!({"provider": provider, "id": id});
+                if api == "azure-openai-responses" {
+                    model["overrides"] =
+                        json!({"baseUrl": "https://bench.openai.azure.com/openai/v1"});
+                }
+                json!({
+                    "model": model,
+                    "context": context(api, provider, id),
+                    "options": {"sessionId": "019a0000-0000-7000-8000-000000000001", "reasoning": "medium"},
+                })
+            }
+        };
         if let Some(dir) = &out_dir {
             let _ = std::fs::create_dir_all(dir);
             let path = format!("{dir}/{api}.case.json");
@@ -170,13 +186,11 @@ fn main() {
             "{api:<26} {cpu:>9.1} µs CPU/request {per:>9.1} µs wall  ({} KiB body, {iters} iterations)",
             bytes / iters / 1024
         );
-        summary.insert(
-            api.to_string(),
-            json!({"cpu_us": (cpu * 10.0).round() / 10.0, "wall_us": (per * 10.0).round() / 10.0}),
-        );
+        summary.insert(api.to_string(), json!((per * 10.0).round() / 10.0));
+        summary_cpu.insert(api.to_string(), json!((cpu * 10.0).round() / 10.0));
     }
-    println!(
-        "{}",
-        stringify(&json!({"unit": "us_per_request", "messages": 200, "rust": summary}))
-    );
+    // `rust`: wall-clock µs per request (what tools/pi-oracle/bench-wire.mjs compares);
+    // `rust_cpu`: this thread's CPU µs per request.
+    let line = json!({"unit": "us_per_request", "messages": 200, "rust": summary, "rust_cpu": summary_cpu});
+    println!("{}", stringify(&line));
 }
