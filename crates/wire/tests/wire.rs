@@ -228,3 +228,90 @@ fn first_difference_names_the_path() {
     );
     assert!(first_difference(&a, &a, "$").is_none());
 }
+
+/// A tiny deterministic generator (xorshift) for the mutation test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn count_nodes(v: &Value) -> usize {
+    1 + match v {
+        Value::Array(a) => a.iter().map(count_nodes).sum(),
+        Value::Object(m) => m.values().map(count_nodes).sum(),
+        _ => 0,
+    }
+}
+
+/// Replaces the `target`-th node (pre-order) with `with`.
+fn replace_nth(v: &mut Value, target: &mut usize, with: &Value) -> bool {
+    if *target == 0 {
+        *v = with.clone();
+        return true;
+    }
+    *target -= 1;
+    match v {
+        Value::Array(a) => a.iter_mut().any(|x| replace_nth(x, target, with)),
+        Value::Object(m) => m.values_mut().any(|x| replace_nth(x, target, with)),
+        _ => false,
+    }
+}
+
+/// Bad input never panics: every fixture case with random nodes replaced by random JSON either
+/// fails to parse (with a JSON path), is refused, or assembles.
+#[test]
+fn mutated_cases_never_panic() {
+    let junk = [
+        Value::Null,
+        serde_json::json!(0),
+        serde_json::json!(-1.5e300),
+        serde_json::json!(""),
+        serde_json::json!("\u{f0000}x"),
+        serde_json::json!([]),
+        serde_json::json!({}),
+        serde_json::json!(true),
+        serde_json::json!([{"type": "toolCall"}]),
+        serde_json::json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "thinkingSignature": "{"}]}),
+        serde_json::json!({"type": "image"}),
+        serde_json::json!("{\"v\":1}"),
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut runs = 0;
+    for g in goldens().iter().take(200) {
+        let Ok(text) = std::fs::read_to_string(&g.case) else {
+            continue;
+        };
+        let Ok(base) = parse(&text) else { continue };
+        let nodes = count_nodes(&base);
+        for _ in 0..12 {
+            let mut v = base.clone();
+            for _ in 0..1 + rng.below(3) {
+                let mut t = rng.below(nodes);
+                let with = &junk[rng.below(junk.len())];
+                replace_nth(&mut v, &mut t, with);
+            }
+            let name = g.name.clone();
+            let outcome = std::panic::catch_unwind(|| {
+                if let Ok(case) = Case::from_value(&v) {
+                    let _ = assemble_case(&case, Catalog::builtin());
+                }
+            });
+            assert!(
+                outcome.is_ok(),
+                "{name}: panicked on mutated case {}",
+                stringify(&v)
+            );
+            runs += 1;
+        }
+    }
+    assert!(runs > 0);
+}
