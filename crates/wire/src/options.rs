@@ -92,9 +92,7 @@ fn text_tokens(len: usize) -> f64 {
 
 fn tools_tokens(tools: Option<&Value>) -> f64 {
     match tools {
-        Some(Value::Array(a)) if !a.is_empty() => {
-            text_tokens(utf16_len(&stringify(&Value::Array(a.clone()))))
-        }
+        Some(v @ Value::Array(a)) if !a.is_empty() => text_tokens(utf16_len(&stringify(v))),
         _ => 0.0,
     }
 }
