@@ -53,7 +53,11 @@ try {
 			writeAtomic(target, spec.text());
 		}
 		spec.verify?.(readFileSync(target, "utf8"));
-		const doc = await expectedDocument(target, { tool: TOOL, extraInner });
+		const doc = await expectedDocument(target, {
+			tool: TOOL,
+			extraInner,
+			assistantParents: spec.selection !== "structural",
+		});
 		writeAtomic(join(outDir, spec.name, "expected.json"), jsonText(doc));
 		process.stderr.write(`${spec.name}: ${doc.cases.length} cases\n`);
 	}

@@ -53,10 +53,11 @@ export function pathTo(byId, id) {
  * Which entries get a case. Leaves (no children), the default leaf (last entry in the file, what
  * Pi selects on load), and inner entries that stress the projection: every compaction, every
  * branch_summary and context_edit, every branch point, and the parent of every assistant message
- * (the context that request was built from). `extraInner` adds ids chosen by a script.
+ * (the context that request was built from; skipped with assistantParents: false, which the large
+ * random sessions use to keep their files small). `extraInner` adds ids chosen by a script.
  * Each id appears once; kind precedence is default > leaf > inner; order is file order.
  */
-export function selectCases(entries, extraInner = []) {
+export function selectCases(entries, extraInner = [], { assistantParents = true } = {}) {
 	const children = childrenOf(entries);
 	const defaultLeafId = entries.length ? entries[entries.length - 1].id : null;
 	const wanted = new Set(extraInner);
@@ -64,7 +65,9 @@ export function selectCases(entries, extraInner = []) {
 	for (const e of entries) {
 		if (e.type === "compaction" || e.type === "branch_summary" || e.type === "context_edit") wanted.add(e.id);
 		if ((children.get(e.id)?.length ?? 0) >= 2) wanted.add(e.id);
-		if (e.type === "message" && e.message?.role === "assistant" && e.parentId && byId.has(e.parentId)) wanted.add(e.parentId);
+		if (assistantParents && e.type === "message" && e.message?.role === "assistant" && e.parentId && byId.has(e.parentId)) {
+			wanted.add(e.parentId);
+		}
 	}
 	const cases = [];
 	const seen = new Set();
@@ -105,10 +108,10 @@ export async function projectCase(entries, { leafId, kind }, byId) {
 }
 
 /** The full expected.json document for a session file. */
-export async function expectedDocument(file, { tool, caseList, extraInner } = {}) {
+export async function expectedDocument(file, { tool, caseList, extraInner, assistantParents } = {}) {
 	const { entries } = await readSession(file);
 	const byId = new Map(entries.map((e) => [e.id, e]));
-	const selected = selectCases(entries, extraInner);
+	const selected = selectCases(entries, extraInner, { assistantParents });
 	const list = caseList ?? selected.cases;
 	const cases = [];
 	for (const c of list) cases.push(await projectCase(entries, c, byId));

@@ -17,6 +17,7 @@ import {
 	usage,
 	user,
 } from "./builders.mjs";
+import { randomWalk } from "./random-session.mjs";
 
 const CWD = "/home/dev/project";
 
@@ -609,6 +610,18 @@ const toleratedDefects = {
 	},
 };
 
+/** Seeded random walks; cases: every leaf plus the structural inner entries (see selectCases). */
+const randomWalkSession = (n, seed, steps) => ({
+	name: `random-walk-${n}`,
+	about: `seeded random walk over the SessionManager API (seed ${seed}, ${steps} operations): branches, compactions, edits, labels, system patches`,
+	id: `019b00${String(20 + n)}-0000-7000-8000-0000000000${String(20 + n)}`,
+	selection: "structural",
+	build(sm) {
+		randomWalk(sm, { seed, steps });
+		return [];
+	},
+});
+
 export const SESSIONS = [
 	linearTools,
 	branches,
@@ -621,4 +634,7 @@ export const SESSIONS = [
 	legacyV2,
 	edgeCases,
 	toleratedDefects,
+	randomWalkSession(1, 0x5eed0001, 220),
+	randomWalkSession(2, 0x5eed0002, 220),
+	randomWalkSession(3, 0x5eed0003, 400),
 ];
