@@ -240,6 +240,7 @@ async function runScenario(spec) {
 	const settingsManager = ca.SettingsManager.inMemory({
 		compaction: { enabled: false, keepRecentTokens: 1 },
 		retry: { enabled: false },
+		...(spec.settings ?? {}),
 	});
 	const { session } = await ca.createAgentSession({
 		cwd: projectDir,

@@ -156,6 +156,34 @@ const anthropicTree = {
 };
 
 /**
+ * Context-overflow recovery with auto-compaction on: the provider answers one request with
+ * Anthropic's "prompt is too long" error. Pi then omits the failed attempt (context_edit null),
+ * compacts (summarization request) and retries the turn by itself.
+ */
+const anthropicOverflow = {
+	name: "anthropic-overflow-recovery",
+	about: "anthropic-messages claude-opus-4-8, auto-compaction on: overflow error, automatic omission (context_edit null), compaction and retry",
+	sessionId: "019c0014-0000-7000-8000-0000000000f4",
+	model: ["anthropic", "claude-opus-4-8"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash"],
+	settings: { compaction: { enabled: true, keepRecentTokens: 1 } },
+	replies: ({ msg, text, call }) => [
+		() => msg([call("toolu_O1", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md says hello.")]),
+		() => msg([], { stopReason: "error", errorMessage: "prompt is too long: 1048577 tokens > 1000000 maximum" }),
+		() => msg([text("Recovered after compaction: main.rs prints hello.")]),
+		() => msg([text("Nothing else.")]),
+	],
+	async drive(session) {
+		await session.prompt("Read README.md.");
+		await session.prompt("Now explain src/main.rs.");
+		await session.prompt("Anything else?");
+	},
+};
+
+/**
  * A short run for one more API: bash tool call, tool loadout change (bash removed), thinking level
  * change, read tool call. Four session requests, no summarization.
  */
@@ -230,4 +258,12 @@ const more = [
 	}),
 ];
 
-export const AGENT_SCENARIOS = [anthropicOpus, openaiResponses, googleGemini, completionsKimi, anthropicTree, ...more];
+export const AGENT_SCENARIOS = [
+	anthropicOpus,
+	openaiResponses,
+	googleGemini,
+	completionsKimi,
+	anthropicTree,
+	...more,
+	anthropicOverflow,
+];
