@@ -57,22 +57,57 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
-    let projection = session.context(leaf)?;
-    let doc = match args.capabilities {
-        None => projection.to_context_json(args.llm),
-        Some(presentation) => capability_context(
-            &session,
-            &projection,
-            presentation,
-            args.project.as_deref(),
-            args.llm,
-        )?,
-    };
-    let mut out = std::io::stdout().lock();
-    out.write_all(json::stringify_pretty(&doc).as_bytes())?;
-    out.write_all(b"\n")?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.capabilities {
+        None => write_streamed(&mut out, &session.plan(leaf), args.llm)?,
+        Some(presentation) => {
+            let projection = session.context(leaf)?;
+            let doc = capability_context(
+                &session,
+                &projection,
+                presentation,
+                args.project.as_deref(),
+                args.llm,
+            )?;
+            out.write_all(json::stringify_pretty(&doc).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+    }
     out.flush()?;
     Ok(Exit::Ok)
+}
+
+/// Writes `JSON.stringify({leafId, messages}, null, 2)` one context entry at a time, so a large
+/// context is never held in memory at once (the bytes equal `stringify_pretty` of the whole
+/// document; a test checks it).
+fn write_streamed(
+    out: &mut impl Write,
+    plan: &forge_replay_session::ContextPlan<'_>,
+    llm: bool,
+) -> anyhow::Result<()> {
+    out.write_all(b"{\n  \"leafId\": ")?;
+    out.write_all(json::stringify_pretty(&plan.leaf_id()).as_bytes())?;
+    out.write_all(b",\n  \"messages\": [")?;
+    let mut first = true;
+    for pos in 0..plan.entries().len() {
+        for message in plan.entry_messages(pos)? {
+            let message = if llm {
+                match forge_replay_session::llm::convert_message(&message) {
+                    Some(m) => m,
+                    None => continue,
+                }
+            } else {
+                message
+            };
+            out.write_all(if first { b"\n    " } else { b",\n    " })?;
+            first = false;
+            // JSON text has no raw newlines inside strings, so re-indenting lines is exact.
+            let text = json::stringify_pretty(&message);
+            out.write_all(text.replace('\n', "\n    ").as_bytes())?;
+        }
+    }
+    out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+    Ok(())
 }
 
 /// Hook for `--capabilities` (issue 4): apply pi-forge's capability projection to `projection`
