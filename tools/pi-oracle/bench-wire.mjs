@@ -7,12 +7,14 @@
 //   node bench-wire.mjs [--cases DIR] [--iters N] [--warmup N] [--json]
 //                       [--with-rust | --rust-json FILE] [--out FILE]
 //
-// One request = normalizeContext(context) + the API module's streamSimple() up to the moment pi-ai
-// hands the payload to onPayload, + JSON.stringify(payload) (the body serialization the SDK would
-// do next). onPayload then throws, so nothing is sent (fetch is also stubbed to throw).
+// One request = normalizeContext(context) + the API module's streamSimple() up to the moment the
+// request leaves pi-ai: its SDK calling fetch (the body is serialized by then), or, for the
+// non-fetch transports (Bedrock's AWS SDK, Codex's WebSocket), onPayload + JSON.stringify(payload).
+// The fetch stub and onPayload throw, so nothing is sent.
 // --with-rust runs `cargo bench -p forge-replay-wire --bench assemble` from the repository root and
 // reads its JSON summary line; --rust-json reads such a line from a file. Either way the table gets
-// a Rust column and the speed-up (pi-ai median / Rust mean, per request; times are wall-clock µs).
+// a Rust column and the speed-up: pi-ai CPU time / Rust CPU time per request (CPU time, because the
+// machine may be shared; wall-clock mean and median are reported too).
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -56,9 +58,14 @@ if (!Number.isFinite(iters) || iters < 1) {
 }
 warmup ??= Math.max(20, Math.floor(iters / 5));
 
+// The request "leaves" pi-ai when its SDK calls fetch: stop the clock there.
+let stopClock;
 globalThis.fetch = async () => {
+	stopClock?.();
 	throw new Error(STOP);
 };
+/** APIs whose transport is not fetch: the clock stops at onPayload (+ JSON.stringify). */
+const NON_FETCH_APIS = new Set(["bedrock-converse-stream", "openai-codex-responses"]);
 
 const { resolveModel, dummyKeyFor, packageVersions } = await import("./src/wire-capture.mjs");
 const piAi = await import("@earendil-works/pi-ai");
@@ -66,6 +73,10 @@ const piAi = await import("@earendil-works/pi-ai");
 /** Times one request; resolves to microseconds. */
 async function oneRequest(apiModule, model, caseJson, key) {
 	let t1;
+	const viaFetch = !NON_FETCH_APIS.has(model.api);
+	stopClock = () => {
+		t1 ??= performance.now();
+	};
 	const t0 = performance.now();
 	const context = piAi.normalizeContext(caseJson.context);
 	const options = {
@@ -73,6 +84,7 @@ async function oneRequest(apiModule, model, caseJson, key) {
 		maxRetries: 0,
 		...(caseJson.options ?? {}),
 		onPayload: (p) => {
+			if (viaFetch) return undefined; // let the SDK serialize and call fetch
 			JSON.stringify(p);
 			t1 = performance.now();
 			throw new Error(STOP);
@@ -127,17 +139,30 @@ for (const f of files) {
 	const key = dummyKeyFor(model.api);
 	for (let i = 0; i < warmup; i++) await oneRequest(apiModule, model, caseJson, key);
 	const samples = [];
+	const cpu0 = process.cpuUsage();
 	for (let i = 0; i < iters; i++) samples.push(await oneRequest(apiModule, model, caseJson, key));
+	const cpu = process.cpuUsage(cpu0);
 	samples.sort((a, b) => a - b);
 	const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+	const round = (x) => Math.round(x * 10) / 10;
 	results[model.api] = {
-		mean: Math.round(mean * 10) / 10,
-		p50: Math.round(samples[Math.floor(samples.length / 2)] * 10) / 10,
+		// Process CPU time per request (user + system, all threads incl. GC), over the timed loop.
+		cpu: round((cpu.user + cpu.system) / iters),
+		mean: round(mean),
+		p50: round(samples[Math.floor(samples.length / 2)]),
 		messages: caseJson.context.messages.length,
 	};
 	if (!asJson) {
-		process.stderr.write(`${model.api.padEnd(26)} ${results[model.api].mean.toFixed(1).padStart(9)} µs/request (p50 ${results[model.api].p50.toFixed(1)})\n`);
+		const r = results[model.api];
+		process.stderr.write(`${model.api.padEnd(26)} ${r.cpu.toFixed(1).padStart(9)} µs CPU/request, wall mean ${r.mean.toFixed(1)} p50 ${r.p50.toFixed(1)}\n`);
 	}
+}
+
+/** The Rust bench's CPU µs per request: `{cpu_us, wall_us}` or a bare number (older format). */
+function rustCpu(v) {
+	if (typeof v === "number") return v;
+	if (v && typeof v.cpu_us === "number") return v.cpu_us;
+	return undefined;
 }
 
 const rust = readRust();
@@ -147,28 +172,27 @@ const report = {
 	iterations: iters,
 	node: process.version,
 	versions: await packageVersions(),
-	// Mean and median wall time per request. The speed-up uses pi-ai's median (robust to other
-	// processes stealing the CPU; never larger than its mean, so the ratio is conservative).
-	piAi: Object.fromEntries(rows.map((api) => [api, results[api].mean])),
-	piAiP50: Object.fromEntries(rows.map((api) => [api, results[api].p50])),
+	// Per API: CPU µs per request (the figure compared), and wall-clock mean and median.
+	piAi: Object.fromEntries(rows.map((api) => [api, { cpu_us: results[api].cpu, wall_us: results[api].mean, wall_p50_us: results[api].p50 }])),
 	...(rust ? { rust, speedup: {} } : {}),
 };
 if (rust) {
 	for (const api of rows) {
-		if (typeof rust[api] === "number" && rust[api] > 0) report.speedup[api] = Math.round((results[api].p50 / rust[api]) * 10) / 10;
+		const r = rustCpu(rust[api]);
+		if (r !== undefined && r > 0) report.speedup[api] = Math.round((results[api].cpu / r) * 10) / 10;
 	}
 }
 
 if (asJson) {
 	process.stdout.write(`${JSON.stringify(report)}\n`);
 } else {
-	const head = `${"api".padEnd(26)} ${"pi-ai mean".padStart(11)} ${"pi-ai p50".padStart(10)}${rust ? ` ${"rust µs".padStart(10)} ${"speed-up".padStart(9)}` : ""}`;
+	const head = `${"api (µs per request)".padEnd(26)} ${"pi-ai CPU".padStart(10)} ${"wall p50".padStart(9)}${rust ? ` ${"rust CPU".padStart(10)} ${"speed-up".padStart(9)}` : ""}`;
 	console.log(head);
 	console.log("-".repeat(head.length));
 	for (const api of rows) {
-		const r = rust?.[api];
-		const cols = rust ? ` ${(typeof r === "number" ? r.toFixed(1) : "-").padStart(10)} ${(report.speedup[api] !== undefined ? `${report.speedup[api]}×` : "-").padStart(9)}` : "";
-		console.log(`${api.padEnd(26)} ${results[api].mean.toFixed(1).padStart(11)} ${results[api].p50.toFixed(1).padStart(10)}${cols}`);
+		const r = rust ? rustCpu(rust[api]) : undefined;
+		const cols = rust ? ` ${(r !== undefined ? r.toFixed(1) : "-").padStart(10)} ${(report.speedup[api] !== undefined ? `${report.speedup[api]}×` : "-").padStart(9)}` : "";
+		console.log(`${api.padEnd(26)} ${results[api].cpu.toFixed(1).padStart(10)} ${results[api].p50.toFixed(1).padStart(9)}${cols}`);
 	}
 	console.log(JSON.stringify(report));
 }

@@ -3,6 +3,7 @@
 //
 // Usage (from tools/pi-oracle, Node 22 first on PATH):
 //   node src/gen-wire-cases.mjs --out ../../fixtures/wire [--check] [--only SUBSTR] [--jobs N]
+//   node src/gen-wire-cases.mjs --matrix --out /tmp/wire-matrix   (ad-hoc: scenarios × many models)
 //
 // For every case in src/wire-cases.mjs it writes
 //   <out>/<name>.case.json      {model, context, options, entry?, env?}
@@ -115,12 +116,14 @@ async function main() {
 	if (args[0] === "--run-case") return runChild(args[1]);
 	let outDir;
 	let check = false;
+	let matrix = false;
 	let only;
 	let jobs = 2;
 	for (let i = 0; i < args.length; i++) {
 		const a = args[i];
 		if (a === "--out") outDir = args[++i];
 		else if (a === "--check") check = true;
+		else if (a === "--matrix") matrix = true;
 		else if (a === "--only") only = args[++i];
 		else if (a === "--jobs") jobs = Number(args[++i]);
 		else {
@@ -133,8 +136,8 @@ async function main() {
 		process.exit(2);
 	}
 	outDir = resolve(outDir);
-	const { buildCases } = await import("./wire-cases.mjs");
-	let cases = await buildCases();
+	const { buildCases, matrixCases } = await import("./wire-cases.mjs");
+	let cases = matrix ? await matrixCases() : await buildCases();
 	const names = new Set();
 	for (const c of cases) {
 		if (names.has(c.name)) throw new Error(`duplicate case name ${c.name}`);
@@ -155,6 +158,15 @@ async function main() {
 				produced.set(`${c.name}.case.json`, caseText);
 				produced.set(`${c.name}.expected.json`, expectedText);
 			} catch (e) {
+				// In a matrix run, a case pi-ai refuses is kept as a refusal golden.
+				if (matrix) {
+					try {
+						const expectedText = await runCase(caseFile, c.case.env, true);
+						produced.set(`${c.name}.case.json`, caseText);
+						produced.set(`${c.name}.expected.json`, expectedText);
+						return;
+					} catch {}
+				}
 				failures++;
 				console.error(`FAIL ${c.name}: ${e.message}`);
 			}
@@ -163,7 +175,7 @@ async function main() {
 		rmSync(scratch, { recursive: true, force: true });
 	}
 	// Benchmark contexts: plain case files, no pi-ai run needed.
-	if (!only) {
+	if (!only && !matrix) {
 		const { benchCases } = await import("./wire-cases.mjs");
 		for (const b of benchCases()) produced.set(`bench/${b.api}.case.json`, stableText(b.case));
 	}

@@ -888,3 +888,87 @@ export function benchCases() {
 		};
 	});
 }
+
+// ---------------------------------------------------------------------------------------------
+// Matrix (not committed): every scenario × a broad model list × several reasoning levels, for
+// ad-hoc runs: `node src/gen-wire-cases.mjs --matrix --out /tmp/wire-matrix`, then
+// `WIRE_GOLDENS_DIR=/tmp/wire-matrix cargo test -p forge-replay-wire --test wire`.
+
+const MATRIX_MODELS = [
+	{ provider: "anthropic", id: "claude-opus-4-8" },
+	{ provider: "anthropic", id: "claude-opus-5" },
+	{ provider: "anthropic", id: "claude-sonnet-4-6" },
+	{ provider: "anthropic", id: "claude-haiku-4-5" },
+	{ provider: "openrouter", id: "anthropic/claude-opus-4.5", api: "anthropic-messages" },
+	{ provider: "minimax", id: "MiniMax-M3" },
+	{ provider: "openai", id: "gpt-5.5" },
+	{ provider: "openai", id: "gpt-5" },
+	{ provider: "openai", id: "gpt-4.1" },
+	{ provider: "xai", id: "grok-4.7" },
+	{ provider: "github-copilot", id: "gpt-5.5", api: "openai-responses" },
+	{ provider: "azure-openai-responses", id: "gpt-5.5", overrides: { baseUrl: "https://m.openai.azure.com/openai/v1" } },
+	{ provider: "azure-openai-responses", id: "gpt-4o", overrides: { baseUrl: "https://m.openai.azure.com/openai/v1" } },
+	{ provider: "openai-codex", id: "gpt-5.5" },
+	{ provider: "openai-codex", id: "gpt-6-astra" },
+	{ provider: "moonshotai", id: "kimi-k3" },
+	{ provider: "moonshotai", id: "kimi-k2.7-code" },
+	{ provider: "deepseek", id: "deepseek-v4-pro" },
+	{ provider: "groq", id: "llama-3.3-70b-versatile" },
+	{ provider: "openrouter", id: "anthropic/claude-fable-5" },
+	{ provider: "openrouter", id: "openai/gpt-5.5" },
+	{ provider: "zai", id: "glm-5.3" },
+	{ provider: "qwen-token-plan", id: "deepseek-v4-pro", api: "openai-completions" },
+	{ provider: "together", id: "Qwen/Qwen3.7-Max" },
+	{ provider: "nvidia", id: "meta/llama-3.2-90b-vision-instruct" },
+	{ provider: "xiaomi", id: "mimo-v2.6-pro" },
+	{ provider: "fireworks", id: "accounts/fireworks/models/kimi-k3", api: "openai-completions" },
+	{ provider: "mistral", id: "mistral-large-latest" },
+	{ provider: "mistral", id: "magistral-medium-latest" },
+	{ provider: "mistral", id: "mistral-medium-latest" },
+	{ provider: "google", id: "gemini-2.5-pro" },
+	{ provider: "google", id: "gemini-3.1-pro-preview" },
+	{ provider: "google", id: "gemini-2.5-flash-lite" },
+	{ provider: "google", id: "gemma-4-26b-a4b-it" },
+	{ provider: "google-vertex", id: "gemini-2.5-flash" },
+	{ provider: "google-vertex", id: "gemini-3-flash-preview" },
+	{ provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" },
+	{ provider: "amazon-bedrock", id: "anthropic.claude-sonnet-4-5-20250929-v1:0" },
+	{ provider: "amazon-bedrock", id: "amazon.nova-2-lite-v1:0" },
+	{ provider: "amazon-bedrock", id: "openai.gpt-oss-120b" },
+	{ provider: "radius", id: "balanced" },
+];
+
+export async function matrixCases() {
+	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const scenarios = {
+		additive: scnAdditive,
+		removal: scnRemoval,
+		redefinition: scnRedefinition,
+		multisys: scnMultiSystem,
+		images: scnImages,
+		cross: (s) => scnCrossModel(s, s.api === "anthropic-messages" ? IDENTITIES.gpt55 : IDENTITIES.opus48),
+		failures: scnFailures,
+		unicode: scnUnicode,
+		plain: scnPlain,
+		bare: scnBare,
+		strict: scnStrictTools,
+		alltoolsremoved: scnAllToolsRemoved,
+		signatures: scnSignatures,
+		toolimages: scnToolImages,
+	};
+	const levels = [undefined, "minimal", "high", "xhigh"];
+	const out = [];
+	for (const m of MATRIX_MODELS) {
+		const { api, ...model } = m;
+		const self = selfOf({ ...model, ...(api ? { api } : {}) }, getBuiltinModel);
+		if (!getBuiltinModel(model.provider, model.id)) continue;
+		const slug = `${model.provider}-${model.id}`.replace(/[^a-zA-Z0-9.-]+/g, "_");
+		let k = 0;
+		for (const [sname, scn] of Object.entries(scenarios)) {
+			const level = levels[k++ % levels.length];
+			const options = { sessionId: SESSION, ...(level ? { reasoning: level } : {}) };
+			out.push({ name: `m-${slug}-${sname}-${level ?? "off"}`, case: { model, context: scn(self), options }, expectError: false });
+		}
+	}
+	return out;
+}
