@@ -445,3 +445,28 @@ fn anchor_timestamp_without_offset_is_utc() {
         json!(1000)
     );
 }
+
+#[test]
+fn pending_events_follow_the_latest_anchor() {
+    let e1 = ev_entry(
+        "x1",
+        activate("e1", "a1", Source::Manual, "R", &[], &[], 1.0),
+    );
+    let e2 = ev_entry(
+        "x2",
+        activate("e2", "a2", Source::Manual, "S", &[], &[], 2.0),
+    );
+    let e3 = ev_entry("x3", deactivate("e3", "user", "a1", 3.0));
+    let h = read(&[e1.clone(), anchor_entry("y1", "e1"), e2.clone(), e3.clone()]).unwrap();
+    let ids: Vec<&str> = h
+        .pending_events()
+        .iter()
+        .map(|e| e.event_id.as_str())
+        .collect();
+    assert_eq!(ids, vec!["e2", "e3"]);
+    // An identical replay of e1 after the anchor is not pending (first occurrences only).
+    let h = read(&[e1.clone(), anchor_entry("y1", "e1"), e1]).unwrap();
+    assert!(h.pending_events().is_empty());
+    assert_eq!(h.events.iter().filter(|e| e.first).count(), 1);
+    assert_eq!(h.events.len(), 2);
+}
