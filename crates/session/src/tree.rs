@@ -86,6 +86,7 @@ impl Tree {
         // Parents.
         let mut parent: Vec<Option<u32>> = vec![None; n];
         let mut orphans = Vec::new();
+        let mut orphan_diags = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             let Some(pv) = e.head.parent_id.as_ref() else {
                 continue;
@@ -106,6 +107,7 @@ impl Tree {
                 Some(&p) => parent[i] = Some(p),
                 None => {
                     orphans.push(i as u32);
+                    orphan_diags.push(diags.len());
                     diags.push(Diagnostic::new(
                         Severity::Warning,
                         code::MISSING_PARENT,
@@ -188,6 +190,28 @@ impl Tree {
                 }
                 None => roots.push(i as u32),
             }
+        }
+        // Orphan subtree sizes (each entry is in at most one subtree).
+        for (&o, &d) in orphans.iter().zip(&orphan_diags) {
+            let mut size = 0usize;
+            let mut stack = vec![o];
+            while let Some(x) = stack.pop() {
+                size += 1;
+                let (a, b) = (
+                    child_start[x as usize] as usize,
+                    child_start[x as usize + 1] as usize,
+                );
+                stack.extend_from_slice(&children[a..b]);
+            }
+            let m = &mut diags[d].message;
+            *m = m.replacen(
+                "orphan subtree",
+                &format!(
+                    "orphan subtree of {size} entr{}",
+                    if size == 1 { "y" } else { "ies" }
+                ),
+                1,
+            );
         }
         let leaves = (0..n as u32)
             .filter(|&i| child_start[i as usize] == child_start[i as usize + 1])
