@@ -123,13 +123,25 @@ fn resolve_thinking_level(model: &Model, level: &str) -> Result<String, Assemble
     }
 }
 
-/// `toGoogleThinkingLevel(level)` (the SDK enum values are the same strings).
+/// `toGoogleThinkingLevel(level)`: pi's lowercase level to the API's name.
+fn to_google_thinking_level(level: &str) -> Option<&'static str> {
+    match level {
+        "minimal" => Some("MINIMAL"),
+        "low" => Some("LOW"),
+        "medium" => Some("MEDIUM"),
+        "high" => Some("HIGH"),
+        _ => None,
+    }
+}
+
+/// `toGoogleSdkThinkingLevel(level)`: a lookup keyed by the API names (the SDK enum values are
+/// the same strings); anything else is undefined.
 fn sdk_thinking_level(level: &str) -> Option<&'static str> {
     match level {
-        "minimal" | "MINIMAL" => Some("MINIMAL"),
-        "low" | "LOW" => Some("LOW"),
-        "medium" | "MEDIUM" => Some("MEDIUM"),
-        "high" | "HIGH" => Some("HIGH"),
+        "MINIMAL" => Some("MINIMAL"),
+        "LOW" => Some("LOW"),
+        "MEDIUM" => Some("MEDIUM"),
+        "HIGH" => Some("HIGH"),
         "THINKING_LEVEL_UNSPECIFIED" => Some("THINKING_LEVEL_UNSPECIFIED"),
         _ => None,
     }
@@ -146,7 +158,7 @@ fn disabled_thinking_config(model: &Model) -> Result<Value, AssembleError> {
     }
     let resolved = resolve_thinking_level(model, &fallback)?;
     let mut m = Map::new();
-    if let Some(l) = sdk_thinking_level(&resolved) {
+    if let Some(l) = to_google_thinking_level(&resolved).and_then(sdk_thinking_level) {
         m.insert("thinkingLevel".into(), s(l));
     }
     Ok(Value::Object(m))
@@ -477,7 +489,7 @@ fn simple_options(
     let thinking = if uses_thinking_level(model) {
         let mut m = Map::new();
         m.insert("enabled".into(), Value::Bool(true));
-        if let Some(l) = sdk_thinking_level(&resolved) {
+        if let Some(l) = to_google_thinking_level(&resolved) {
             m.insert("level".into(), s(l));
         }
         Value::Object(m)
