@@ -120,7 +120,12 @@ function readRust() {
 		console.error("no Rust summary line ({\"unit\":…,\"rust\":{…}}) found");
 		process.exit(1);
 	}
-	return JSON.parse(line).rust;
+	// {"rust": {api: wall µs}, "rust_cpu": {api: CPU µs}} (older: {"rust": {api: {cpu_us, wall_us}}}).
+	const summary = JSON.parse(line);
+	if (summary.rust_cpu) {
+		return Object.fromEntries(Object.entries(summary.rust_cpu).map(([api, cpu]) => [api, { cpu_us: cpu, wall_us: summary.rust?.[api] }]));
+	}
+	return summary.rust;
 }
 
 const files = readdirSync(casesDir)

@@ -745,6 +745,11 @@ function table() {
 	add("bedrock-only-system", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, scnOnlySystem, S);
 
 	add("pi-messages-debug-headers", { provider: "radius", id: "balanced" }, scnSignatures, { ...S, reasoning: "low", temperature: 0.1, debug: true, headers: { "x-extra": "1" } });
+	add("google-stream-lowercase-level-ignored", { provider: "google", id: "gemini-3.1-pro-preview" }, scnAdditive, { ...S, thinking: { enabled: true, level: "high" }, temperature: null }, { entry: "stream" });
+	add("vertex-stream-level-disabled", { provider: "google-vertex", id: "gemini-3.1-pro-preview" }, scnAdditive, { ...S, thinking: { enabled: false, level: "HIGH" }, toolChoice: "auto" }, { entry: "stream" });
+	add("google-stream-level-upper", { provider: "google", id: "gemini-3-flash-preview" }, scnBare, { thinking: { enabled: true, level: "MINIMAL" }, maxTokens: 0 }, { entry: "stream" });
+	add("completions-stream-non-reasoning-effort", { provider: "groq", id: "llama-3.3-70b-versatile" }, scnAdditive, { ...S, reasoningEffort: "high", maxTokens: 0, temperature: 0 }, { entry: "stream" });
+	add("bedrock-stream-max-budgets", { provider: "amazon-bedrock", id: "anthropic.claude-sonnet-4-5-20250929-v1:0" }, scnBare, { reasoning: "max", thinkingBudgets: { high: 7777 }, maxTokens: 20000, temperature: 1 }, { entry: "stream" });
 	// refusals: pi-ai throws before building a payload; the message is the golden
 	add("refusal-completions-empty-api-key", { provider: "groq", id: "openai/gpt-oss-120b" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
 	add("refusal-mistral-empty-api-key", { provider: "mistral", id: "mistral-large-latest" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
