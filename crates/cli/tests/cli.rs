@@ -9,3 +9,6 @@ mod session;
 
 #[path = "cli/capability.rs"]
 mod capability;
+
+#[path = "cli/replay.rs"]
+mod replay;

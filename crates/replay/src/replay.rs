@@ -76,6 +76,8 @@ pub struct ReplayOptions<'c> {
     pub env: Env,
     /// Whether the project is trusted (untrusted: no capability text).
     pub trusted: bool,
+    /// Keep each request's transcript ([`Request::transcript`]; empty otherwise).
+    pub keep_transcript: bool,
 }
 
 impl<'c> ReplayOptions<'c> {
@@ -86,6 +88,7 @@ impl<'c> ReplayOptions<'c> {
             catalog,
             env: default_env(),
             trusted: true,
+            keep_transcript: false,
         }
     }
 }
@@ -188,6 +191,8 @@ pub enum ReplayError {
     },
     #[error("unknown model {model:?} (expected provider/id)")]
     BadModel { model: String },
+    #[error("cannot write the replayed request")]
+    Sink(#[source] std::io::Error),
 }
 
 /// Parses `provider/id` (the id may itself contain `/`).
@@ -196,14 +201,29 @@ pub fn split_model(s: &str) -> Option<(&str, &str)> {
     (!p.is_empty() && !id.is_empty()).then_some((p, id))
 }
 
-/// LLM messages and `streamSimple` options of one projection.
-type Projected = (Vec<Value>, Map<String, Value>);
+/// The pi-ai context (`{messages}`) and `streamSimple` options of one projection.
+type Projected = (Value, Map<String, Value>);
 
 /// Replays every request on the path to the leaf, for every target model.
 ///
 /// With [`Target::Models`] the output holds, for each request, one [`Request`] per model, in the
 /// given model order.
 pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request>, ReplayError> {
+    let mut out = Vec::new();
+    replay_each(session, opts, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`replay`], handing each request to `sink` as soon as it is built (memory stays at one
+/// request's size, whatever the session length).
+pub fn replay_each(
+    session: &Session,
+    opts: &ReplayOptions<'_>,
+    mut sink: impl FnMut(Request) -> std::io::Result<()>,
+) -> Result<(), ReplayError> {
     let path_err = |source| ReplayError::Leaf {
         path: session.path().to_path_buf(),
         source: Box::new(source),
@@ -236,7 +256,6 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
     };
     let session_id = session.header().id().to_string();
     let mut replayer = Replayer::new(session);
-    let mut out = Vec::new();
     let mut index = 0;
     for &i in &path {
         let e = session.entry(i);
@@ -275,10 +294,14 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
                         options.insert("reasoning".into(), level.into());
                     }
                     options.insert("sessionId".into(), session_id.clone().into());
-                    cached[slot] = Some((llm::convert_to_llm(&ctx.messages), options));
+                    let mut context = Map::new();
+                    context.insert(
+                        "messages".into(),
+                        Value::Array(llm::convert_to_llm(&ctx.messages)),
+                    );
+                    cached[slot] = Some((Value::Object(context), options));
                 }
-                let (messages, options) = cached[slot].as_ref().expect("projected above");
-                let context = json!({ "messages": messages });
+                let (context, options) = cached[slot].as_ref().expect("projected above");
                 let asm_err = |source| ReplayError::Assemble {
                     path: session.path().to_path_buf(),
                     line,
@@ -286,17 +309,17 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
                     model: name.clone(),
                     source: Box::new(source),
                 };
-                let transcript = forge_replay_wire::normalize_context(&context)
-                    .map_err(|e| asm_err(e.into()))?;
+                let transcript =
+                    forge_replay_wire::normalize_context(context).map_err(|e| asm_err(e.into()))?;
                 let assembled = forge_replay_wire::assemble(
                     &model,
-                    &context,
+                    context,
                     options,
                     Entry::StreamSimple,
                     &opts.env,
                 )
                 .map_err(asm_err)?;
-                out.push(Request {
+                sink(Request {
                     index,
                     entry_id: entry_id.clone(),
                     line,
@@ -307,7 +330,8 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
                     transcript,
                     payload: assembled.payload,
                     wire: assembled.wire,
-                });
+                })
+                .map_err(ReplayError::Sink)?;
             }
             index += 1;
         }
@@ -318,7 +342,7 @@ pub fn replay(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<Request
             source: Box::new(source),
         })?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn recorded_model(

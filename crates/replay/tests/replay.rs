@@ -170,6 +170,7 @@ mod fidelity {
                 }
                 let mut opts = ReplayOptions::new(Catalog::builtin());
                 opts.leaf = Some(id.clone());
+                opts.keep_transcript = true;
                 match replay(&session, &opts) {
                     Ok(reqs) => {
                         for r in reqs {

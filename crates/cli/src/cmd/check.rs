@@ -119,8 +119,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
 
 /// Hook for checks beyond the structural ones (capability state, request recovery: issues 4
 /// and 5). Runs unless `--structural`.
-fn extra_checks(_session: &Session) -> Vec<Diagnostic> {
-    Vec::new()
+fn extra_checks(session: &Session) -> Vec<Diagnostic> {
+    // Recovery checks on every leaf and request (forge_replay_engine::recovery).
+    forge_replay_engine::recovery::check(session)
 }
 
 fn plural(n: usize) -> &'static str {

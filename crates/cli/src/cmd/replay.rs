@@ -8,7 +8,7 @@ use forge_replay_engine::replay::{self, ReplayOptions, Target};
 use forge_replay_model::json;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::args::{ReplayArgs, TextOrJson};
 use crate::Exit;
@@ -77,16 +77,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     } else {
         Target::Recorded
     };
-    let requests = match replay::replay(&session, &opts) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    if let Some(out) = &args.out {
+    // Requests are written as they are built: memory stays at one request, whatever the length.
+    let result = if let Some(out) = &args.out {
         let mut index = Vec::new();
-        for r in &requests {
+        let r = replay::replay_each(&session, &opts, |r| {
             let name = format!(
                 "{:03}-{}-{}.json",
                 r.index,
@@ -95,29 +89,45 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             );
             let mut text = json::stringify_pretty(&r.to_json());
             text.push('\n');
-            write_atomic(&out.join(&name), text.as_bytes())?;
+            write_atomic(&out.join(&name), text.as_bytes()).map_err(std::io::Error::other)?;
             index.push(json!({
                 "file": name, "index": r.index, "entryId": r.entry_id, "api": r.api.name(),
                 "provider": r.provider, "model": r.model,
             }));
+            Ok(())
+        });
+        if r.is_ok() {
+            let doc = json!({"session": args.session.to_string_lossy(), "requests": index});
+            let mut text = json::stringify_pretty(&doc);
+            text.push('\n');
+            write_atomic(&out.join("index.json"), text.as_bytes())?;
+            eprintln!("{} request(s) written to {}", index.len(), out.display());
         }
-        let doc = json!({"session": args.session.to_string_lossy(), "requests": index});
-        let mut text = json::stringify_pretty(&doc);
-        text.push('\n');
-        write_atomic(&out.join("index.json"), text.as_bytes())?;
-        eprintln!("{} request(s) written to {}", requests.len(), out.display());
-        return Ok(Exit::Ok);
-    }
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
-    match args.format {
-        TextOrJson::Json => {
-            let doc =
-                json!({"requests": requests.iter().map(|r| r.to_json()).collect::<Vec<Value>>()});
-            writeln!(w, "{}", json::stringify_pretty(&doc))?;
-        }
-        TextOrJson::Text => {
-            for r in &requests {
+        r
+    } else {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::new(stdout.lock());
+        let mut first = true;
+        let r = replay::replay_each(&session, &opts, |r| match args.format {
+            TextOrJson::Json => {
+                // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
+                w.write_all(if first {
+                    b"{\n  \"requests\": [\n"
+                } else {
+                    b",\n"
+                })?;
+                first = false;
+                let text = json::stringify_pretty(&r.to_json());
+                for (k, line) in text.split('\n').enumerate() {
+                    if k > 0 {
+                        w.write_all(b"\n")?;
+                    }
+                    w.write_all(b"    ")?;
+                    w.write_all(line.as_bytes())?;
+                }
+                Ok(())
+            }
+            TextOrJson::Text => {
                 let bytes = r
                     .wire
                     .as_ref()
@@ -131,10 +141,25 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     r.provider,
                     r.model,
                     bytes
-                )?;
+                )
             }
+        });
+        if r.is_ok() && args.format == TextOrJson::Json {
+            w.write_all(if first {
+                b"{\n  \"requests\": []\n}\n"
+            } else {
+                b"\n  ]\n}\n"
+            })?;
+        }
+        w.flush()?;
+        r
+    };
+    match result {
+        Ok(()) => Ok(Exit::Ok),
+        Err(replay::ReplayError::Sink(e)) => Err(e.into()),
+        Err(e) => {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            Ok(Exit::BadInput)
         }
     }
-    w.flush()?;
-    Ok(Exit::Ok)
 }
