@@ -121,16 +121,21 @@ pub fn current_tools(messages: &[Value]) -> Option<Vec<String>> {
 /// Builds the status view at `leaf` from the branch's history and Pi's projected messages.
 ///
 /// Offline approximations (documented in `docs/capabilities.md`): delivery is `prepared` when
-/// an assistant message follows the latest new event on the path (a request was built after
-/// it), else `pending`; the tool baseline is the last tools entry's `baseline`, else the tools
+/// the last assistant message after the latest new event on the path (a request built after
+/// it) was made with `model`, else `pending`; the tool baseline is the last tools entry's `baseline`, else the tools
 /// Pi's transcript declares; the preset policy and Pi's tool registry are unknown offline, so
 /// the policy is empty and every named tool counts as registered.
+///
+/// `model` is the `(provider, id)` the presentation was chosen for: Forge reports `prepared`
+/// only when the last projection was for the same model, so a request after the latest event
+/// made with another model leaves the state `pending`.
 pub fn status_view(
     session: &Session,
     leaf: Option<usize>,
     history: &CapabilityHistory,
     pi_messages: &[Value],
     presentation: Presentation,
+    model: Option<(&str, &str)>,
 ) -> StatusView {
     let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
     let active: Vec<ActiveView> = history
@@ -161,14 +166,22 @@ pub fn status_view(
     let delivery = match history.last_new_event_position {
         None => Delivery::None,
         Some(pos) => {
-            let requested = path
+            let last_request = path
                 .iter()
                 .skip(pos + 1)
-                .any(|&i| session.entry(i).is_assistant_message());
-            if requested {
-                Delivery::Prepared
-            } else {
-                Delivery::Pending
+                .rev()
+                .find(|&&i| session.entry(i).is_assistant_message());
+            let same_model = |i: usize| {
+                let Some(want) = model else { return true };
+                let Ok(v) = session.entry(i).value() else {
+                    return false;
+                };
+                let m = &v["message"];
+                m["provider"].as_str() == Some(want.0) && m["model"].as_str() == Some(want.1)
+            };
+            match last_request {
+                Some(&i) if same_model(i) => Delivery::Prepared,
+                _ => Delivery::Pending,
             }
         }
     };

@@ -137,6 +137,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         &ctx.history,
         &ctx.messages,
         choice.presentation,
+        model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())),
     );
     let library = match &args.project {
         Some(p) => Some(Catalog::discover(&Roots {

@@ -94,6 +94,20 @@ fn capabilities_status_view() {
             "Capability capabilities: 1; native system sections; pending next request\n",
         )
         .run();
+    // The request after the event was made with another model: Forge's model key differs.
+    Test::new()
+        .args([
+            "capabilities",
+            &session("idle-on-off"),
+            "--leaf",
+            "e0000008",
+            "--model",
+            "anthropic/claude-opus-4-8",
+        ])
+        .stdout_contains(
+            "Capability capabilities: 1; native system sections; pending next request\n",
+        )
+        .run();
     let out = Test::new()
         .args(["capabilities", &session("idle-on-off"), "--format", "json"])
         .run();
