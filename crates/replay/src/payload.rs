@@ -183,104 +183,10 @@ pub fn comparable(a: &PayloadDoc, b: &PayloadDoc) -> (Value, Value) {
     }
 }
 
-/// pi-forge's payload redaction (`payload-capture.ts`), as applied before saving.
+/// pi-forge's payload redaction (`payload-capture.ts`), as applied before saving: the wire
+/// crate's [`forge_replay_wire::redact::forge_payload_view`].
 pub fn redact(v: &Value) -> Value {
-    redact_at(v, 0)
-}
-
-fn redact_at(v: &Value, depth: usize) -> Value {
-    if depth > 8 {
-        return Value::String("[pi-forge: max depth reached]".into());
-    }
-    match v {
-        Value::String(s) => Value::String(redact_string(s)),
-        Value::Array(items) => {
-            const MAX_ITEMS: usize = 80;
-            let mut out: Vec<Value> = items
-                .iter()
-                .take(MAX_ITEMS)
-                .map(|x| redact_at(x, depth + 1))
-                .collect();
-            if items.len() > MAX_ITEMS {
-                out.push(Value::String(format!(
-                    "[pi-forge: {} more items omitted]",
-                    items.len() - MAX_ITEMS
-                )));
-            }
-            Value::Array(out)
-        }
-        Value::Object(o) => {
-            let mut out = Map::new();
-            for (count, (k, x)) in o.iter().enumerate() {
-                if count + 1 > 120 {
-                    out.insert(
-                        "[pi-forge: omitted]".into(),
-                        Value::String("object has more than 120 keys".into()),
-                    );
-                    break;
-                }
-                if is_secret_key(k) {
-                    out.insert(k.clone(), Value::String("[redacted]".into()));
-                } else {
-                    out.insert(k.clone(), redact_at(x, depth + 1));
-                }
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
-    }
-}
-
-fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    let api_key = k.match_indices("api").any(|(i, _)| {
-        let rest = &k[i + 3..];
-        rest.starts_with("key") || rest.starts_with("-key") || rest.starts_with("_key")
-    });
-    api_key
-        || [
-            "authorization",
-            "bearer",
-            "token",
-            "secret",
-            "password",
-            "cookie",
-            "credential",
-        ]
-        .iter()
-        .any(|w| k.contains(w))
-}
-
-fn redact_string(s: &str) -> String {
-    if s.starts_with("data:image/") {
-        return "[image data omitted]".into();
-    }
-    let len = forge_replay_model::text::js_len(s);
-    if len > 8_000
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\r' | b'\n'))
-    {
-        return format!("[base64-like data omitted: {len} chars]");
-    }
-    if len > 12_000 {
-        let head: String = utf16_prefix(s, 12_000);
-        return format!("{head}\n[pi-forge: string truncated from {len} chars]");
-    }
-    s.to_string()
-}
-
-/// The first `n` UTF-16 units of `s` (a split surrogate pair is dropped).
-fn utf16_prefix(s: &str, n: usize) -> String {
-    let mut units = 0;
-    let mut out = String::new();
-    for c in s.chars() {
-        units += c.len_utf16();
-        if units > n {
-            break;
-        }
-        out.push(c);
-    }
-    out
+    forge_replay_wire::redact::forge_payload_view(v)
 }
 
 #[cfg(test)]
