@@ -403,3 +403,47 @@ assistant.text = "done"
         );
     }
 }
+
+/// Our projection of every request of every compiled scenario equals Pi's: the SHA-256 of
+/// `JSON.stringify(normalizeContext({messages: convertToLlm(buildSessionContext(parent))}).messages)`
+/// recorded by the oracle script.
+#[test]
+fn scenario_request_contexts_equal_pis_projection() {
+    use forge_replay_model::json;
+    use sha2::{Digest, Sha256};
+    let text = std::fs::read_to_string(root().join("fixtures/scenarios-opened.json")).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut compared = 0;
+    for f in scenarios() {
+        let c = scenario::compile(&scenario::load(&f).unwrap()).unwrap();
+        let o = doc["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == c.name.as_str())
+            .unwrap();
+        let (s, _) =
+            forge_replay_session::Session::from_reader(c.session_jsonl.as_bytes(), &f).unwrap();
+        for r in o["requests"].as_array().unwrap() {
+            let parent = s.find(r["parentId"].as_str().unwrap());
+            let p = s.context(parent).unwrap();
+            let llm = forge_replay_session::llm::convert_to_llm(&p.messages);
+            let msgs =
+                forge_replay_wire::normalize_context(&serde_json::json!({ "messages": llm }))
+                    .unwrap();
+            let sha: String = Sha256::digest(json::stringify(&serde_json::Value::Array(msgs)))
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(
+                Some(sha.as_str()),
+                r["llmSha256"].as_str(),
+                "{} request at {}",
+                c.name,
+                r["entryId"]
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 40, "{compared}");
+}

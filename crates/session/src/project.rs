@@ -10,7 +10,11 @@ use std::ops::Range;
 
 use forge_replay_model::json;
 use forge_replay_model::session::EntryType;
+use rayon::prelude::*;
 use serde_json::{Map, Value};
+
+/// Contexts with at least this many entries are projected in parallel.
+const PARALLEL_MIN: usize = 512;
 
 use crate::error::ProjectError;
 use crate::head::MessageShape;
@@ -440,16 +444,24 @@ impl<'s> ContextPlan<'s> {
         project_entry(s, i, edit)
     }
 
-    /// Builds every message.
+    /// Builds every message (large contexts are parsed on all cores; order is kept).
     pub fn into_projection(self) -> Result<Projection, ProjectError> {
-        let slots = (0..self.entries.len())
-            .map(|pos| {
-                Ok(Slot {
-                    index: self.entries[pos],
-                    messages: self.entry_messages(pos)?,
-                })
+        let slot = |pos: usize| {
+            Ok(Slot {
+                index: self.entries[pos],
+                messages: self.entry_messages(pos)?,
             })
-            .collect::<Result<Vec<_>, ProjectError>>()?;
+        };
+        let slots = if self.entries.len() >= PARALLEL_MIN {
+            (0..self.entries.len())
+                .into_par_iter()
+                .map(slot)
+                .collect::<Result<Vec<_>, ProjectError>>()?
+        } else {
+            (0..self.entries.len())
+                .map(slot)
+                .collect::<Result<Vec<_>, ProjectError>>()?
+        };
         Ok(assemble(self.session, self.leaf, slots, self.settings))
     }
 }

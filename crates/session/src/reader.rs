@@ -224,7 +224,7 @@ pub(crate) fn read<R: BufRead>(
     };
 
     let mut sorted: Vec<_> = unknown.into_iter().collect();
-    sorted.sort_by_key(|(_, (line, _))| *line);
+    sorted.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));
     for ((ty, field), (line, count)) in sorted {
         let more = if count > 1 {
             format!(" ({count} entries)")
@@ -316,6 +316,63 @@ fn make_header(
     })
 }
 
+/// Bit mask of the top-level keys Pi defines for an entry type (base fields included).
+fn allowed_top(entry_type: &EntryType, known: &[&str]) -> u64 {
+    static MASKS: std::sync::OnceLock<HashMap<&'static str, u64>> = std::sync::OnceLock::new();
+    let masks = MASKS.get_or_init(|| {
+        let mut m = HashMap::new();
+        for name in EntryType::KNOWN {
+            let ty = EntryType::from_name(name);
+            let mut allowed = key_bit(&TOP_KEYS, "type")
+                | key_bit(&TOP_KEYS, "id")
+                | key_bit(&TOP_KEYS, "parentId")
+                | key_bit(&TOP_KEYS, "timestamp");
+            for f in ty.known_fields().unwrap_or_default() {
+                allowed |= key_bit(&TOP_KEYS, f);
+            }
+            if ty == EntryType::Compaction {
+                // The v1 field Pi's migration converts to `firstKeptEntryId`.
+                allowed |= key_bit(&TOP_KEYS, "firstKeptEntryIndex");
+            }
+            m.insert(name, allowed);
+        }
+        m
+    });
+    masks
+        .get(entry_type.name())
+        .copied()
+        .unwrap_or_else(|| known.iter().fold(0, |a, f| a | key_bit(&TOP_KEYS, f)))
+}
+
+/// Bit mask of the message keys Pi defines for a role (`None` for unknown roles).
+fn allowed_message(role: &str) -> Option<u64> {
+    static MASKS: std::sync::OnceLock<HashMap<&'static str, u64>> = std::sync::OnceLock::new();
+    let masks = MASKS.get_or_init(|| {
+        let roles = [
+            "system",
+            "user",
+            "assistant",
+            "toolResult",
+            "bashExecution",
+            "custom",
+            "branchSummary",
+            "compactionSummary",
+        ];
+        roles
+            .into_iter()
+            .map(|r| {
+                let fields =
+                    forge_replay_model::session::known_message_fields(r).unwrap_or_default();
+                (
+                    r,
+                    fields.iter().fold(0, |a, f| a | key_bit(&MESSAGE_KEYS, f)),
+                )
+            })
+            .collect()
+    });
+    masks.get(role).copied()
+}
+
 fn tally_unknown(
     tally: &mut UnknownTally,
     entry_type: &EntryType,
@@ -343,73 +400,58 @@ fn tally_unknown(
         }
         return;
     };
-    let ty = entry_type.name().to_string();
-    let mut allowed = key_bit(&TOP_KEYS, "type")
-        | key_bit(&TOP_KEYS, "id")
-        | key_bit(&TOP_KEYS, "parentId")
-        | key_bit(&TOP_KEYS, "timestamp");
-    for f in known {
-        allowed |= key_bit(&TOP_KEYS, f);
-    }
-    if *entry_type == EntryType::Compaction {
-        // The v1 field Pi's migration converts to `firstKeptEntryId`.
-        allowed |= key_bit(&TOP_KEYS, "firstKeptEntryIndex");
-    }
-    let mut note = |field: &str| {
+    let mut note = |what: &str, field: &str| {
         let e = tally
-            .entry((ty.clone(), field.to_string()))
+            .entry((what.to_string(), field.to_string()))
             .or_insert((line, 0));
         e.1 += 1;
     };
-    let extra = head.keys & !allowed;
-    if extra != 0 {
+    let extra = head.keys & !allowed_top(entry_type, known);
+    if extra != 0 || !head.other_keys.is_empty() || head.fields().is_some_and(|f| f.v.is_some()) {
+        let ty = entry_type.name();
         for (i, k) in TOP_KEYS.iter().enumerate() {
             if extra & (1 << i) != 0 {
-                note(k);
+                note(ty, k);
             }
         }
+        for k in &head.other_keys {
+            note(ty, k);
+        }
+        if head.fields().is_some_and(|f| f.v.is_some()) {
+            note(ty, "v");
+        }
     }
-    for k in &head.other_keys {
-        note(k);
+    if *entry_type != EntryType::Message {
+        return;
     }
-    if head.fields().is_some_and(|f| f.v.is_some()) {
-        note("v");
-    }
-    if *entry_type == EntryType::Message {
-        if let Some(m) = &head.message {
-            if let Some(role) = m.role.as_deref() {
-                match forge_replay_model::session::known_message_fields(role) {
-                    Some(fields) => {
-                        let mut allowed = 0u64;
-                        for f in fields {
-                            allowed |= key_bit(&MESSAGE_KEYS, f);
-                        }
-                        let extra = m.keys & !allowed;
-                        let ty_role = format!("{role} messages");
-                        let mut note_m = |field: &str| {
-                            let e = tally
-                                .entry((ty_role.clone(), field.to_string()))
-                                .or_insert((line, 0));
-                            e.1 += 1;
-                        };
-                        for (i, k) in MESSAGE_KEYS.iter().enumerate() {
-                            if extra & (1 << i) != 0 {
-                                note_m(k);
-                            }
-                        }
-                        for k in &m.other_keys {
-                            note_m(k);
-                        }
-                    }
-                    None if role != "hookMessage" => diags.push(Diagnostic::new(
-                        Severity::Info,
-                        code::UNKNOWN_ROLE,
-                        Some(line),
-                        format!("message role {role:?} is not defined in Pi 0.87.1; kept (convertToLlm drops it)"),
-                    )),
-                    None => {}
+    let Some(m) = &head.message else { return };
+    let Some(role) = m.role.as_deref() else {
+        return;
+    };
+    match allowed_message(role) {
+        Some(allowed) => {
+            let extra = m.keys & !allowed;
+            if extra == 0 && m.other_keys.is_empty() {
+                return;
+            }
+            let what = format!("{role} messages");
+            for (i, k) in MESSAGE_KEYS.iter().enumerate() {
+                if extra & (1 << i) != 0 {
+                    note(&what, k);
                 }
             }
+            for k in &m.other_keys {
+                note(&what, k);
+            }
         }
+        None if role != "hookMessage" => diags.push(Diagnostic::new(
+            Severity::Info,
+            code::UNKNOWN_ROLE,
+            Some(line),
+            format!(
+                "message role {role:?} is not defined in Pi 0.87.1; kept (convertToLlm drops it)"
+            ),
+        )),
+        None => {}
     }
 }
