@@ -148,22 +148,41 @@ fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
             models.push(m.clone());
         }
     }
+    // One pass over the session for every model (the projection is shared); if it fails, each
+    // model is replayed on its own so the error lands on the model that caused it.
+    let mut ro = ReplayOptions::new(opts.catalog);
+    ro.target = Target::Models(models.clone());
+    let mut by_model: Option<Vec<Vec<replay::Request>>> =
+        replay::replay(&session, &ro).ok().map(|all| {
+            let mut groups: Vec<Vec<replay::Request>> = models.iter().map(|_| Vec::new()).collect();
+            for (k, r) in all.into_iter().enumerate() {
+                groups[k % models.len()].push(r);
+            }
+            groups
+        });
     models
         .iter()
-        .map(|model| {
-            let mut ro = ReplayOptions::new(opts.catalog);
-            ro.target = Target::Models(vec![model.clone()]);
-            let requests = match replay::replay(&session, &ro) {
-                Ok(r) => r,
-                Err(e) => {
-                    let mut msg = e.to_string();
-                    let mut src = std::error::Error::source(&e);
-                    while let Some(s) = src {
-                        msg.push_str(": ");
-                        msg.push_str(&s.to_string());
-                        src = s.source();
+        .enumerate()
+        .map(|(k, model)| {
+            let combined = by_model.as_mut().map(|g| std::mem::take(&mut g[k]));
+            let requests = match combined {
+                Some(r) => r,
+                None => {
+                    let mut ro = ReplayOptions::new(opts.catalog);
+                    ro.target = Target::Models(vec![model.clone()]);
+                    match replay::replay(&session, &ro) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            let mut msg = e.to_string();
+                            let mut src = std::error::Error::source(&e);
+                            while let Some(s) = src {
+                                msg.push_str(": ");
+                                msg.push_str(&s.to_string());
+                                src = s.source();
+                            }
+                            return error_case(compiled.name.clone(), model, msg);
+                        }
                     }
-                    return error_case(compiled.name.clone(), model, msg);
                 }
             };
             let goldens: Vec<Golden> = requests
