@@ -79,7 +79,41 @@ fn time_clip(t: f64) -> f64 {
 /// as UTC (the oracle runs in UTC). Strings outside this format (V8's legacy fallback parser
 /// accepts more) give `NaN`.
 pub fn parse_date(s: &str) -> f64 {
-    parse_iso(s.trim_matches(forge_replay_model::text::is_js_whitespace)).unwrap_or(f64::NAN)
+    parse_iso(s)
+        .or_else(|| legacy_to_iso(s).and_then(|iso| parse_iso(&iso)))
+        .unwrap_or(f64::NAN)
+}
+
+/// A few forms V8's legacy parser accepts, rewritten to the ISO format: a space instead of `T`,
+/// `/` date separators, one-digit months and days, `±HHMM` offsets. (Checked against Node 22.)
+fn legacy_to_iso(s: &str) -> Option<String> {
+    let (date, rest) = match s.find([' ', 'T', 't']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let sep = if date.contains('/') { '/' } else { '-' };
+    let parts: Vec<&str> = date.split(sep).collect();
+    let [y, m, d] = parts[..] else { return None };
+    let ok = |p: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !ok(y, 4..=4) || !ok(m, 1..=2) || !ok(d, 1..=2) {
+        return None;
+    }
+    let mut iso = format!("{y}-{m:0>2}-{d:0>2}");
+    if let Some(time) = rest {
+        let mut time = time.to_string();
+        // `±HHMM` → `±HH:MM`.
+        if let Some(pos) = time.rfind(['+', '-']) {
+            let off = &time[pos + 1..];
+            if off.len() == 4 && off.bytes().all(|b| b.is_ascii_digit()) {
+                time = format!("{}{}:{}", &time[..pos + 1], &off[..2], &off[2..]);
+            }
+        }
+        iso.push('T');
+        iso.push_str(&time);
+    }
+    Some(iso)
 }
 
 fn parse_iso(s: &str) -> Option<f64> {
@@ -227,6 +261,36 @@ mod tests {
         assert!(parse_date("nope").is_nan());
         assert!(parse_date("").is_nan());
         assert!(parse_date("-000000-01-01").is_nan());
+    }
+
+    /// `new Date(s).getTime()` from Node 22 (TZ=UTC).
+    #[test]
+    fn matches_v8() {
+        for (s, want) in [
+            ("2026-01-01 10:00:00", Some(1_767_261_600_000.0)),
+            ("2026-01-01 10:00:00Z", Some(1_767_261_600_000.0)),
+            ("2026-01-01 10:00:00.123Z", Some(1_767_261_600_123.0)),
+            ("2026-01-01 10:00", Some(1_767_261_600_000.0)),
+            ("2026-01-01T10:00:00+0100", Some(1_767_258_000_000.0)),
+            ("2026-01-01T10:00:00.123456Z", Some(1_767_261_600_123.0)),
+            ("2026-01-01T24:00:00Z", Some(1_767_312_000_000.0)),
+            ("2026-1-1", Some(1_767_225_600_000.0)),
+            ("2026/01/01", Some(1_767_225_600_000.0)),
+            ("2026-01-01T10:00:00z", Some(1_767_261_600_000.0)),
+            (" 2026-01-01T10:00:00Z", None),
+            ("2026-01-01t10:00:00Z", Some(1_767_261_600_000.0)),
+            ("2026-01-01T10:00Z", Some(1_767_261_600_000.0)),
+            ("2026-01-01T10Z", None),
+            ("2026-13-01", None),
+            ("1767261600000", None),
+            ("2026-01-01T10:00:00.Z", None),
+        ] {
+            let got = parse_date(s);
+            match want {
+                Some(w) => assert_eq!(got, w, "{s:?}"),
+                None => assert!(got.is_nan(), "{s:?} gave {got}"),
+            }
+        }
     }
 
     #[test]
