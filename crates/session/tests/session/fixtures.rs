@@ -176,3 +176,20 @@ fn entries_round_trip() {
         }
     }
 }
+
+/// `message_count` (heads only, used by `forge-replay tree`) agrees with the full projection.
+#[test]
+fn message_counts_match_projection() {
+    for dir in fixture_dirs() {
+        let (session, _) = Session::open(dir.join("session.jsonl")).unwrap();
+        for i in 0..session.entries().len() {
+            assert_eq!(
+                forge_replay_session::project::message_count(&session, i),
+                session.context(Some(i)).unwrap().messages.len(),
+                "{} at line {}",
+                dir.display(),
+                session.entry(i).line()
+            );
+        }
+    }
+}
