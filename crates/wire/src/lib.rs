@@ -24,6 +24,7 @@ pub mod options;
 pub mod redact;
 pub mod transcript;
 pub mod transform;
+pub mod v8json;
 
 use serde_json::{Map, Value};
 

@@ -432,11 +432,15 @@ pub fn convert_responses_messages(
                                     Value::String(t) => t.clone(),
                                     other => stringify(other),
                                 };
-                                let item = parse(&text).map_err(|e| {
-                                    AssembleError::rejected(format!(
-                                        "thinkingSignature is not valid JSON ({e}); pi-ai's JSON.parse throws here"
-                                    ))
-                                })?;
+                                let item = match crate::v8json::json_parse_error(&text) {
+                                    // JSON.parse throws: pi-ai fails with V8's message.
+                                    Some(message) => return Err(AssembleError::rejected(message)),
+                                    None => parse(&text).map_err(|e| {
+                                        AssembleError::rejected(format!(
+                                            "thinkingSignature is not valid JSON ({e})"
+                                        ))
+                                    })?,
+                                };
                                 output.push(item);
                             }
                         }
