@@ -333,14 +333,15 @@ fn render_json(s: &Session, labels: &HashMap<usize, String>) -> anyhow::Result<V
     }
     let mut leaves = Vec::new();
     for l in tree.leaves() {
-        let p = s.context(Some(l))?;
+        // Planned, not built: no message is parsed.
+        let p = s.plan(Some(l));
         let mut m = Map::new();
-        m.insert("id".into(), p.leaf_id.clone());
+        m.insert("id".into(), p.leaf_id());
         m.insert("line".into(), Value::from(s.entry(l).line()));
         m.insert("default".into(), Value::Bool(Some(l) == s.default_leaf()));
-        m.insert("messages".into(), Value::from(p.messages.len()));
-        m.insert("model".into(), p.model.clone());
-        if let Some(t) = &p.thinking_level {
+        m.insert("messages".into(), Value::from(project::message_count(s, l)));
+        m.insert("model".into(), p.model().clone());
+        if let Some(t) = p.thinking_level() {
             m.insert("thinkingLevel".into(), t.clone());
         }
         m.insert("depth".into(), Value::from(s.path_to(l).len()));
