@@ -194,18 +194,39 @@ pub fn known_message_fields(role: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// A present field, `null` included (`Some(Value::Null)`); absent fields stay `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// The header line: `{"type":"session","version":3,"id",...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub version: Option<Value>,
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub timestamp: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cwd: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub parent_session: Option<Value>,
     /// Fields Pi does not define.
     #[serde(flatten)]
@@ -216,13 +237,25 @@ pub struct SessionHeader {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryBase {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<Value>,
     /// `null` for a root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub parent_id: Option<Value>,
     /// ISO-8601 string.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub timestamp: Option<Value>,
 }
 
@@ -270,112 +303,112 @@ entry_struct!(
 entry_struct!(
     /// `model_change`.
     ModelChangeEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         provider: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         model_id: Option<Value>,
     }
 );
 entry_struct!(
     /// `thinking_level_change`.
     ThinkingLevelChangeEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         thinking_level: Option<Value>,
     }
 );
 entry_struct!(
     /// `compaction`: the latest one on a path starts the context.
     CompactionEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         summary: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         first_kept_entry_id: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         tokens_before: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         details: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         usage: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         from_hook: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         system_message: Option<Value>,
     }
 );
 entry_struct!(
     /// `branch_summary`.
     BranchSummaryEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         from_id: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         summary: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         details: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         usage: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         from_hook: Option<Value>,
     }
 );
 entry_struct!(
     /// `custom`: extension state, never in context.
     CustomEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         custom_type: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         data: Option<Value>,
     }
 );
 entry_struct!(
     /// `custom_message`: extension message that is in context (as role `custom`).
     CustomMessageEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         custom_type: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         content: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         display: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         details: Option<Value>,
     }
 );
 entry_struct!(
     /// `context_edit`: replaces (`{content}`) or omits (`null`) another entry's messages.
     ContextEditEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         target_id: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         replacement: Option<Value>,
     }
 );
 entry_struct!(
     /// `label`: an absent or empty `label` clears it.
     LabelEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         target_id: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         label: Option<Value>,
     }
 );
 entry_struct!(
     /// `session_info`: the session's display name.
     SessionInfoEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         name: Option<Value>,
     }
 );
 entry_struct!(
     /// `usage`: accounting only (e.g. `kind: "cache_warm"`).
     UsageEntry {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         kind: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         provider: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         model: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         usage: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         note: Option<Value>,
     }
 );
