@@ -203,6 +203,26 @@ pub fn collapse_system_messages(messages: &[Value]) -> Vec<Value> {
     out
 }
 
+/// [`collapse_system_messages`] without copying: the replayed system message (owned) first, then
+/// every non-system message borrowed.
+pub fn collapse_system_messages_cow(messages: &[Value]) -> Vec<Cow<'_, Value>> {
+    let head = current_system_message(messages);
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    out.extend(head.map(Cow::Owned));
+    out.extend(messages.iter().filter(|m| !is_system(m)).map(Cow::Borrowed));
+    out
+}
+
+/// [`resolve_transcript`] without copying: borrowed as is when mid-conversation system messages
+/// are supported, else [`collapse_system_messages_cow`].
+pub fn resolve_transcript_cow(messages: &[Value], supports_mid_convo: bool) -> Vec<Cow<'_, Value>> {
+    if supports_mid_convo {
+        messages.iter().map(Cow::Borrowed).collect()
+    } else {
+        collapse_system_messages_cow(messages)
+    }
+}
+
 /// `resolveTranscript`: the messages as they are when mid-conversation system messages are
 /// supported, else collapsed.
 pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Cow<'_, [Value]> {

@@ -127,16 +127,21 @@ fn changes(
     }
 }
 
-/// [`transform_messages`] without copying the messages it leaves unchanged.
-pub fn transform_messages_cow<'a>(
-    messages: &'a [Value],
+/// [`transform_messages`] without copying the messages it leaves unchanged. `messages` is any
+/// sequence of borrowed messages (a slice, or e.g. the non-system messages of a transcript).
+pub fn transform_messages_cow<'a, I>(
+    messages: I,
     model: &Model,
     normalize_id: Option<IdNormalizer<'_>>,
-) -> Vec<Cow<'a, Value>> {
+) -> Vec<Cow<'a, Value>>
+where
+    I: IntoIterator<Item = &'a Value>,
+{
     let mut id_map: HashMap<String, String> = HashMap::new();
     let vision = model.supports_images();
 
-    let mut transformed: Vec<Cow<'a, Value>> = Vec::with_capacity(messages.len());
+    let messages = messages.into_iter();
+    let mut transformed: Vec<Cow<'a, Value>> = Vec::with_capacity(messages.size_hint().0);
     for original in messages {
         if !changes(original, model, vision, &id_map, normalize_id.is_some()) {
             transformed.push(Cow::Borrowed(original));
