@@ -18,11 +18,8 @@ use crate::options::{
     adjust_max_tokens_for_thinking, build_base_options, clamp_max_tokens_to_context,
     clamp_reasoning, provider_env_value, resolve_cache_retention,
 };
-use crate::transcript::{
-    collapse_system_messages, current_tools, initial_system_message, system_message_text,
-    without_initial_system_message,
-};
-use crate::transform::transform_messages;
+use crate::transcript::{collapse_system_messages_cow, is_system, system_message_text};
+use crate::transform::transform_messages_cow;
 
 const EMPTY_TEXT_PLACEHOLDER: &str = "<empty>";
 
@@ -298,24 +295,21 @@ fn cache_point(retention: &str) -> Value {
     obj([("cachePoint", Value::Object(cp))])
 }
 
-/// `convertMessages(context, model, cacheRetention, env)`.
-fn convert_messages(
-    messages: &[Value],
+/// `convertMessages(context, model, cacheRetention, env)` over the collapsed transcript without
+/// its leading system message.
+fn convert_messages<'a>(
+    conversation: impl IntoIterator<Item = &'a Value>,
     model: &Model,
     caching: bool,
     retention: &str,
 ) -> Result<Vec<Value>, AssembleError> {
     let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
-    let transformed = transform_messages(
-        without_initial_system_message(messages),
-        model,
-        Some(&normalize),
-    );
+    let transformed = transform_messages_cow(conversation, model, Some(&normalize));
     let claude = is_claude(model);
     let mut result: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < transformed.len() {
-        let m = &transformed[i];
+        let m: &Value = &transformed[i];
         match m.get("role").and_then(Value::as_str).unwrap_or("") {
             "user" => {
                 let mut content = Vec::new();
@@ -629,7 +623,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::StreamSimple => simple_options(input),
         Entry::Stream => input.options.clone(),
     };
-    let messages = collapse_system_messages(input.messages);
+    let collapsed = collapse_system_messages_cow(input.messages);
+    let head = collapsed.first().map(|m| &**m).filter(|m| is_system(m));
+    let conversation = collapsed[usize::from(head.is_some())..]
+        .iter()
+        .map(|m| &**m);
     let supports_strict = model.compat_true("supportsStrictMode");
     let retention = resolve_cache_retention(&options, input.env);
     let caching = supports_prompt_caching(model, input, &options);
@@ -638,13 +636,13 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         None if is_claude(model) => model.get("maxTokens").cloned(),
         None => None,
     };
-    let system_prompt = initial_system_message(&messages).map(system_message_text);
+    let system_prompt = head.map(system_message_text);
 
     let mut p = Map::new();
     p.insert("modelId".into(), s(model.id()));
     p.insert(
         "messages".into(),
-        Value::Array(convert_messages(&messages, model, caching, &retention)?),
+        Value::Array(convert_messages(conversation, model, caching, &retention)?),
     );
     if let Some(sp) = system_prompt.filter(|t| !t.is_empty()) {
         let mut blocks = vec![obj([("text", s(sanitize_surrogates(&sp).into_owned()))])];
@@ -661,8 +659,9 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         inference.insert("temperature".into(), t.clone());
     }
     p.insert("inferenceConfig".into(), Value::Object(inference));
+    // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     if let Some(tc) = tool_config(
-        &current_tools(&messages),
+        head.map_or(&[], |h| js::arr(h, "toolsAdded")),
         options.get("toolChoice"),
         supports_strict,
     )? {

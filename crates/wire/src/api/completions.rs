@@ -9,6 +9,7 @@
 //! `chat_template_kwargs`, …). The OpenAI SDK sends the params object as it is, to
 //! `{baseUrl}/chat/completions`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::{parse, stringify};
@@ -33,9 +34,10 @@ use crate::options::{
     MIN_ANSWER_TOKENS,
 };
 use crate::transcript::{
-    render_system_message_update, resolve_transcript, resolve_transcript_tools, system_message_text,
+    is_system, render_system_message_update, resolve_transcript_cow, resolve_transcript_tools,
+    system_message_text,
 };
-use crate::transform::transform_messages;
+use crate::transform::transform_messages_cow;
 
 const REASONING_FIELDS: [&str; 3] = ["reasoning", "reasoning_content", "reasoning_text"];
 
@@ -372,14 +374,16 @@ fn image_url_part(block: &Value) -> Value {
 /// `convertMessages(model, context, compat, {grammarToolInputProperties})`.
 fn convert_messages(
     model: &Model,
-    messages: &[Value],
+    resolved: &[Cow<'_, Value>],
+    sys_view: &[Value],
     c: &Compat,
     grammar: &HashMap<String, String>,
 ) -> Result<Vec<Value>, AssembleError> {
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
-    let transformed = transform_messages(messages, model, Some(&normalize));
+    let transformed =
+        transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
     let (_, anchors) = resolve_transcript_tools(
-        messages,
+        sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
     );
     let instruction_role = if model.reasoning() && c.truthy("supportsDeveloperRole") {
@@ -398,7 +402,7 @@ fn convert_messages(
     let mut last_role: Option<String> = None;
     let mut i = 0;
     while i < transformed.len() {
-        let msg = &transformed[i];
+        let msg: &Value = &transformed[i];
         let role = str_field(msg, "role");
         if after_tool && last_role.as_deref() == Some("toolResult") && role == "user" {
             params.push(processed());
@@ -726,7 +730,7 @@ fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Valu
     }
 }
 
-fn has_tool_history(messages: &[Value]) -> bool {
+fn has_tool_history(messages: &[Cow<'_, Value>]) -> bool {
     messages.iter().any(|m| match str_field(m, "role") {
         "toolResult" => true,
         "assistant" => js::arr(m, "content").iter().any(|b| is_type(b, "toolCall")),
@@ -791,17 +795,18 @@ fn mapped_or(model: &Model, effort: &Value) -> Value {
 /// `buildParams(model, context, options, compat, cacheRetention, grammar)`.
 fn build_params(
     model: &Model,
-    messages: &[Value],
+    resolved: &[Cow<'_, Value>],
+    sys_view: &[Value],
     options: &Map<String, Value>,
     c: &Compat,
     retention: &str,
     grammar: &HashMap<String, String>,
 ) -> Result<Value, AssembleError> {
     let (request_tools, _) = resolve_transcript_tools(
-        messages,
+        sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
     );
-    let mut converted = convert_messages(model, messages, c, grammar)?;
+    let mut converted = convert_messages(model, resolved, sys_view, c, grammar)?;
     let cache_control = (c.str("cacheControlFormat") == Some("anthropic") && retention != "none")
         .then(|| {
             let mut cc = Map::new();
@@ -852,7 +857,7 @@ fn build_params(
     let mut tools: Option<Value> = None;
     if !request_tools.is_empty() {
         tools = Some(Value::Array(convert_tools(&request_tools, c)?));
-    } else if has_tool_history(messages) {
+    } else if has_tool_history(resolved) {
         tools = Some(Value::Array(Vec::new()));
     }
     if let Some(cc) = &cache_control {
@@ -1094,7 +1099,7 @@ fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> String
 /// The request headers pi-ai adds (`createClient`), before the SDK's own.
 fn request_headers(
     model: &Model,
-    messages: &[Value],
+    messages: &[Cow<'_, Value>],
     options: &Map<String, Value>,
     session: Option<&str>,
     c: &Compat,
@@ -1170,15 +1175,27 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::Stream => options,
     };
     let c = compat(model);
-    let messages = resolve_transcript(input.messages, c.truthy("supportsMidConvoSystemMessages"));
-    let grammar = grammar_tool_input_properties(&messages, c.truthy("supportsOpenAIGrammarTools"))?;
+    let flagged = c.truthy("supportsMidConvoSystemMessages");
+    let messages = resolve_transcript_cow(input.messages, flagged);
+    // The system messages of the resolved transcript: all of them, or the one replayed message.
+    let sys_view: &[Value] = if flagged {
+        input.messages
+    } else {
+        match messages.first() {
+            Some(Cow::Owned(head)) if is_system(head) => std::slice::from_ref(head),
+            _ => &[],
+        }
+    };
+    let grammar = grammar_tool_input_properties(sys_view, c.truthy("supportsOpenAIGrammarTools"))?;
     let retention = cache_retention(&options, input);
     let session = if retention == "none" {
         None
     } else {
         options.get("sessionId").and_then(Value::as_str)
     };
-    let payload = build_params(model, &messages, &options, &c, &retention, &grammar)?;
+    let payload = build_params(
+        model, &messages, sys_view, &options, &c, &retention, &grammar,
+    )?;
     let headers = request_headers(model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),

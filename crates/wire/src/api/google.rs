@@ -21,11 +21,8 @@ use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
 use crate::options::{build_base_options, clamp_thinking_level, provider_env_value};
-use crate::transcript::{
-    collapse_system_messages, current_tools, initial_system_message, system_message_text,
-    without_initial_system_message,
-};
-use crate::transform::transform_messages;
+use crate::transcript::{collapse_system_messages_cow, is_system, system_message_text};
+use crate::transform::transform_messages_cow;
 
 const GCP_VERTEX_CREDENTIALS_MARKER: &str = "gcp-vertex-credentials";
 
@@ -242,14 +239,18 @@ fn insert(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
     }
 }
 
-/// `convertMessages(model, context)`.
-fn convert_messages(model: &Model, messages: &[Value]) -> Vec<Value> {
-    let conversation = without_initial_system_message(messages);
+/// `convertMessages(model, context)` over the collapsed transcript without its leading system
+/// message.
+fn convert_messages<'a>(
+    model: &Model,
+    conversation: impl IntoIterator<Item = &'a Value>,
+) -> Vec<Value> {
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
-    let transformed = transform_messages(conversation, model, Some(&normalize));
+    let transformed = transform_messages_cow(conversation, model, Some(&normalize));
     let with_id = requires_tool_call_id(model.id());
     let mut contents: Vec<Value> = Vec::new();
     for msg in &transformed {
+        let msg: &Value = msg;
         match msg.get("role").and_then(Value::as_str).unwrap_or("") {
             "user" => {
                 let parts: Vec<Value> = match msg.get("content") {
@@ -506,14 +507,17 @@ fn simple_options(
     Ok(base)
 }
 
-/// `buildParams(model, context, options)` (identical in both modules).
-fn build_params(
+/// `buildParams(model, context, options)` (identical in both modules), over the collapsed
+/// transcript (`head` = its replayed system message).
+fn build_params<'a>(
     model: &Model,
-    messages: &[Value],
+    head: Option<&Value>,
+    conversation: impl IntoIterator<Item = &'a Value>,
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
-    let contents = convert_messages(model, messages);
-    let tools = current_tools(messages);
+    let contents = convert_messages(model, conversation);
+    // getCurrentTools(collapsed) = the replayed message's toolsAdded.
+    let tools: &[Value] = head.map_or(&[], |h| js::arr(h, "toolsAdded"));
     let mut config = Map::new();
     insert(&mut config, "temperature", options.get("temperature"));
     insert(&mut config, "maxOutputTokens", options.get("maxTokens"));
@@ -521,11 +525,9 @@ fn build_params(
     let mode = if tools.is_empty() {
         None
     } else {
-        function_calling_mode(&tools, options.get("toolChoice"), supports_strict)?
+        function_calling_mode(tools, options.get("toolChoice"), supports_strict)?
     };
-    let system = initial_system_message(messages)
-        .map(system_message_text)
-        .unwrap_or_default();
+    let system = head.map(system_message_text).unwrap_or_default();
     if !system.is_empty() {
         config.insert(
             "systemInstruction".into(),
@@ -533,7 +535,7 @@ fn build_params(
         );
     }
     if !tools.is_empty() {
-        config.insert("tools".into(), convert_tools(&tools, supports_strict)?);
+        config.insert("tools".into(), convert_tools(tools, supports_strict)?);
     }
     if let Some(mode) = mode {
         config.insert(
@@ -828,8 +830,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             ));
         }
     }
-    let messages = collapse_system_messages(input.messages);
-    let payload = build_params(model, &messages, &options)?;
+    let collapsed = collapse_system_messages_cow(input.messages);
+    let head = collapsed.first().map(|m| &**m).filter(|m| is_system(m));
+    let conversation = collapsed[usize::from(head.is_some())..]
+        .iter()
+        .map(|m| &**m);
+    let payload = build_params(model, head, conversation, &options)?;
 
     // The SDK refuses an empty `contents` ("contents are required") before any request.
     let has_contents = payload

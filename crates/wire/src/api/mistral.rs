@@ -6,6 +6,7 @@
 //! its object, as `record[target] = record[source]; delete record[source]` does. The session id
 //! also goes out as the `x-affinity` header.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,9 +22,9 @@ use crate::js::{self, obj, s};
 use crate::model::Model;
 use crate::options::{build_base_options, clamp_thinking_level};
 use crate::transcript::{
-    current_tools, render_system_message_update, resolve_transcript, system_message_text,
+    current_tools, render_system_message_update, resolve_transcript_cow, system_message_text,
 };
-use crate::transform::transform_messages;
+use crate::transform::transform_messages_cow;
 
 const MISTRAL_TOOL_CALL_ID_LENGTH: usize = 9;
 
@@ -119,9 +120,10 @@ fn is_type(b: &Value, ty: &str) -> bool {
 }
 
 /// `toChatMessages(messages, supportsImages)`.
-fn to_chat_messages(messages: &[Value], supports_images: bool) -> Vec<Value> {
+fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
     for (index, msg) in messages.iter().enumerate() {
+        let msg: &Value = msg;
         match msg.get("role").and_then(Value::as_str).unwrap_or("") {
             "system" => {
                 let text = if index == 0 {
@@ -371,8 +373,8 @@ fn should_use_prompt_caching(options: &Map<String, Value>) -> bool {
 /// `buildChatPayload(model, context, messages, options)`.
 fn build_payload(
     model: &Model,
-    resolved: &[Value],
-    transformed: &[Value],
+    original: &[Value],
+    transformed: &[Cow<'_, Value>],
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
     let mut p = Map::new();
@@ -382,7 +384,8 @@ fn build_payload(
         "messages".into(),
         Value::Array(to_chat_messages(transformed, model.supports_images())),
     );
-    let tools = current_tools(resolved);
+    // getCurrentTools(resolveTranscript(context)) = getCurrentTools(context): folding keeps it.
+    let tools = current_tools(original);
     if !tools.is_empty() {
         p.insert("tools".into(), Value::Array(to_function_tools(&tools)?));
     }
@@ -419,7 +422,17 @@ pub fn to_wire_payload(payload: &Value) -> Value {
     let Some(src) = payload.as_object() else {
         return payload.clone();
     };
-    let mut wire = src.clone();
+    // `{ ...payload }` with `messages` converted (each value copied once).
+    let mut wire = Map::with_capacity(src.len());
+    for (k, v) in src {
+        let v = match (k.as_str(), v) {
+            ("messages", Value::Array(messages)) => {
+                Value::Array(messages.iter().map(to_wire_message).collect())
+            }
+            _ => v.clone(),
+        };
+        wire.insert(k.clone(), v);
+    }
     for (source, target) in [
         ("topP", "top_p"),
         ("maxTokens", "max_tokens"),
@@ -435,10 +448,6 @@ pub fn to_wire_payload(payload: &Value) -> Value {
         ("safePrompt", "safe_prompt"),
     ] {
         remap(&mut wire, source, target);
-    }
-    if let Some(Value::Array(messages)) = src.get("messages") {
-        let converted = messages.iter().map(to_wire_message).collect();
-        wire.insert("messages".into(), Value::Array(converted));
     }
     if let Some(Value::Object(rf)) = wire.get("response_format").cloned() {
         let mut rf = rf;
@@ -457,32 +466,37 @@ fn to_wire_message(message: &Value) -> Value {
     let Some(src) = message.as_object() else {
         return message.clone();
     };
-    let mut m = src.clone();
+    let mut m = Map::with_capacity(src.len());
+    for (k, v) in src {
+        let v = match (k.as_str(), v) {
+            ("content", Value::Array(chunks)) => Value::Array(
+                chunks
+                    .iter()
+                    .map(|chunk| match chunk.as_object() {
+                        Some(c) => {
+                            let mut c = c.clone();
+                            for (source, target) in [
+                                ("imageUrl", "image_url"),
+                                ("documentUrl", "document_url"),
+                                ("documentName", "document_name"),
+                                ("fileId", "file_id"),
+                                ("referenceIds", "reference_ids"),
+                                ("inputAudio", "input_audio"),
+                            ] {
+                                remap(&mut c, source, target);
+                            }
+                            Value::Object(c)
+                        }
+                        None => chunk.clone(),
+                    })
+                    .collect(),
+            ),
+            _ => v.clone(),
+        };
+        m.insert(k.clone(), v);
+    }
     remap(&mut m, "toolCalls", "tool_calls");
     remap(&mut m, "toolCallId", "tool_call_id");
-    if let Some(Value::Array(chunks)) = src.get("content") {
-        let converted = chunks
-            .iter()
-            .map(|chunk| match chunk.as_object() {
-                Some(c) => {
-                    let mut c = c.clone();
-                    for (source, target) in [
-                        ("imageUrl", "image_url"),
-                        ("documentUrl", "document_url"),
-                        ("documentName", "document_name"),
-                        ("fileId", "file_id"),
-                        ("referenceIds", "reference_ids"),
-                        ("inputAudio", "input_audio"),
-                    ] {
-                        remap(&mut c, source, target);
-                    }
-                    Value::Object(c)
-                }
-                None => chunk.clone(),
-            })
-            .collect();
-        m.insert("content".into(), Value::Array(converted));
-    }
     Value::Object(m)
 }
 
@@ -515,14 +529,15 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::StreamSimple => simple_options(input, &options),
         Entry::Stream => options,
     };
-    let resolved = resolve_transcript(
+    let resolved = resolve_transcript_cow(
         input.messages,
         js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
     );
     let ids = RefCell::new(IdNormalizer::default());
     let normalize = |id: &str, _: &Model, _: &Value| ids.borrow_mut().normalize(id);
-    let transformed = transform_messages(&resolved, model, Some(&normalize));
-    let payload = build_payload(model, &resolved, &transformed, &options)?;
+    let transformed =
+        transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
+    let payload = build_payload(model, input.messages, &transformed, &options)?;
 
     let mut headers = BTreeMap::new();
     headers.insert("accept".into(), "text/event-stream".to_string());
