@@ -48,7 +48,12 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseEr
         text
     };
     serde_json::from_str(text).map_err(|e| ParseError {
-        message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
         column: e.column(),
         eof: e.is_eof(),
     })
@@ -189,38 +194,89 @@ pub fn f64_to_value(f: f64) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Bytes that need attention while escaping: ASCII control characters, `"`, `\\`, and 0xF3, the
+/// lead byte of every 4-byte UTF-8 sequence in U+C0000..U+FFFFF, where the lone-surrogate
+/// stand-ins live.
+const ATTENTION: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0xF3] = true;
+    t
+};
+
 /// Writes a JSON string literal as `JSON.stringify` does.
 pub fn write_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\u{8}' => Some("\\b"),
-            '\u{c}' => Some("\\f"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            _ => None,
-        };
-        if let Some(e) = esc {
-            out.push_str(&s[start..i]);
-            out.push_str(e);
-            start = i + c.len_utf8();
-        } else if (c as u32) < 0x20 || is_lone_surrogate_stand_in(c) {
-            out.push_str(&s[start..i]);
-            let code = if (c as u32) < 0x20 {
-                c as u32
-            } else {
-                0xD800 + (c as u32 - LONE_SURROGATE_BASE)
-            };
-            let _ = write!(out, "\\u{code:04x}");
-            start = i + c.len_utf8();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !ATTENTION[b as usize] {
+            i += 1;
+            continue;
         }
+        if b == 0xF3 {
+            // Decode the 4-byte character; only stand-ins are escaped.
+            let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
+            if is_lone_surrogate_stand_in(c) {
+                out.push_str(&s[start..i]);
+                let code = 0xD800 + (c as u32 - LONE_SURROGATE_BASE);
+                let _ = write!(out, "\\u{code:04x}");
+                start = i + 4;
+            }
+            i += 4;
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                let _ = write!(out, "\\u{b:04x}");
+            }
+        }
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// Appends ECMAScript `Number::toString` of a JSON number without allocating.
+fn write_number(out: &mut String, n: &Number) {
+    if let Some(u) = n.as_u64() {
+        if u < (1u64 << 53) {
+            let _ = write!(out, "{u}");
+            return;
+        }
+    } else if let Some(i) = n.as_i64() {
+        if i > -(1i64 << 53) {
+            let _ = write!(out, "{i}");
+            return;
+        }
+    }
+    let f = number_to_f64(n);
+    if !f.is_finite() {
+        out.push_str("null");
+    } else if f == 0.0 {
+        out.push('0');
+    } else {
+        let mut buf = ryu_js::Buffer::new();
+        out.push_str(buf.format_finite(f));
+    }
 }
 
 /// Whether a key is an array index (a canonical decimal below 2^32 - 1), which JavaScript
@@ -259,7 +315,7 @@ fn write_value(out: &mut String, value: &Value, indent: Option<usize>, depth: us
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&format_number(n)),
+        Value::Number(n) => write_number(out, n),
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
             if items.is_empty() {
@@ -335,6 +391,14 @@ mod tests {
         );
         let v = parse(r#""\ud800""#).unwrap();
         assert_eq!(utf16_len(v.as_str().unwrap()), 1);
+    }
+
+    #[test]
+    fn four_byte_characters_outside_the_stand_in_range_are_kept() {
+        let s = "a\u{F1000}b\u{1F600}\u{F07FF}\u{0}";
+        let mut out = String::new();
+        write_string(&mut out, s);
+        assert_eq!(out, "\"a\u{F1000}b\u{1F600}\\udfff\\u0000\"");
     }
 
     #[test]
