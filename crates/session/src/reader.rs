@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use forge_replay_model::json;
 use forge_replay_model::session::{EntryType, CURRENT_SESSION_VERSION};
 use forge_replay_model::text::js_trim;
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::diag::{code, Diagnostic, Severity};
@@ -54,21 +55,49 @@ pub(crate) fn open(path: &Path) -> Result<(Session, Vec<Diagnostic>), ReadError>
 /// Per-type unknown-field tally: the first line and the count.
 type UnknownTally = HashMap<(String, String), (u64, u64)>;
 
+/// One physical line, decoded.
+struct LineRec {
+    line_no: u64,
+    had_newline: bool,
+    text: Box<str>,
+    lossy: bool,
+    blank: bool,
+}
+
+/// Lines are read in batches of about this many bytes; each batch is scanned on all cores.
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Everything the sequential pass accumulates.
+struct State<'p> {
+    path: &'p Path,
+    diags: Vec<Diagnostic>,
+    header: Option<Header>,
+    entries: Vec<Entry>,
+    ordinal: u32,
+    first_parse_failure: Option<(u64, String)>,
+    unknown: UnknownTally,
+    extra_header_ordinals: Vec<u32>,
+}
+
 pub(crate) fn read<R: BufRead>(
     mut reader: R,
     path: &Path,
 ) -> Result<(Session, Vec<Diagnostic>), ReadError> {
-    let mut diags = Vec::new();
+    let mut st = State {
+        path,
+        diags: Vec::new(),
+        header: None,
+        entries: Vec::new(),
+        ordinal: 0,
+        first_parse_failure: None,
+        unknown: HashMap::new(),
+        extra_header_ordinals: Vec::new(),
+    };
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut line_no: u64 = 0;
     let mut total_bytes: u64 = 0;
-    let mut header: Option<Header> = None;
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut ordinal: u32 = 0;
-    let mut first_parse_failure: Option<(u64, String)> = None;
-    let mut unknown: UnknownTally = HashMap::new();
-    let mut extra_header_ordinals: Vec<u32> = Vec::new();
-
+    let mut batch: Vec<LineRec> = Vec::new();
+    let mut batch_bytes = 0usize;
     loop {
         buf.clear();
         let n = reader
@@ -78,128 +107,59 @@ pub(crate) fn read<R: BufRead>(
                 line: line_no + 1,
                 source,
             })?;
+        if n > 0 {
+            total_bytes += n as u64;
+            line_no += 1;
+            let had_newline = buf.last() == Some(&b'\n');
+            if had_newline {
+                buf.pop();
+            }
+            let len = buf.len();
+            // One exact-size copy per line (moving the read buffer out fragments the heap).
+            let (text, lossy): (Box<str>, bool) = match std::str::from_utf8(&buf) {
+                Ok(t) => (t.into(), false),
+                Err(_) => (String::from_utf8_lossy(&buf).into(), true),
+            };
+            let blank = js_trim(&text).is_empty();
+            batch_bytes += len;
+            batch.push(LineRec {
+                line_no,
+                had_newline,
+                text,
+                lossy,
+                blank,
+            });
+        }
+        if n == 0 || batch_bytes >= BATCH_BYTES {
+            let scanned: Vec<Option<Result<Parsed, json::ParseError>>> = if batch.len() > 1 {
+                batch
+                    .par_iter()
+                    .map(|r| (!r.blank).then(|| head::scan(&r.text)))
+                    .collect()
+            } else {
+                batch
+                    .iter()
+                    .map(|r| (!r.blank).then(|| head::scan(&r.text)))
+                    .collect()
+            };
+            for (rec, parsed) in batch.drain(..).zip(scanned) {
+                st.line(rec, parsed)?;
+            }
+            batch_bytes = 0;
+        }
         if n == 0 {
             break;
         }
-        total_bytes += n as u64;
-        line_no += 1;
-        let had_newline = buf.last() == Some(&b'\n');
-        if had_newline {
-            buf.pop();
-        }
-        let owned_lossy;
-        let text: &str = match std::str::from_utf8(&buf) {
-            Ok(s) => s,
-            Err(_) => {
-                owned_lossy = String::from_utf8_lossy(&buf).into_owned();
-                diags.push(Diagnostic::new(
-                    Severity::Warning,
-                    code::INVALID_UTF8,
-                    Some(line_no),
-                    "invalid UTF-8; bytes decoded as U+FFFD, as Pi (Node) does",
-                ));
-                &owned_lossy
-            }
-        };
-        if js_trim(text).is_empty() {
-            if !had_newline && text.is_empty() {
-                continue;
-            }
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                code::BLANK_LINE,
-                Some(line_no),
-                "blank line skipped, as Pi does",
-            ));
-            continue;
-        }
-        let parsed = match head::scan(text) {
-            Ok(p) => p,
-            Err(e) => {
-                let (c, msg) = if !had_newline && e.eof {
-                    (
-                        code::TRUNCATED_LINE,
-                        format!("truncated last line (no newline, JSON ends early: {e}; Pi probably stopped mid-write); skipped, as Pi does"),
-                    )
-                } else {
-                    (
-                        code::INVALID_JSON,
-                        format!("line is not JSON ({e}); skipped, as Pi does"),
-                    )
-                };
-                if first_parse_failure.is_none() {
-                    first_parse_failure = Some((line_no, e.to_string()));
-                }
-                diags.push(Diagnostic::new(Severity::Warning, c, Some(line_no), msg));
-                continue;
-            }
-        };
-        if !had_newline {
-            diags.push(Diagnostic::new(
-                Severity::Info,
-                code::NO_FINAL_NEWLINE,
-                Some(line_no),
-                "last line has no final newline (Pi appends one when it loads the file; forge-replay never writes)",
-            ));
-        }
-        let (head, is_object) = match parsed {
-            Parsed::Falsy(what) => {
-                diags.push(Diagnostic::new(
-                    Severity::Warning,
-                    code::FALSY_LINE,
-                    Some(line_no),
-                    format!("line is JSON {what}, which Pi skips"),
-                ));
-                continue;
-            }
-            Parsed::Other(what) => (head::Head::default(), {
-                if header.is_some() {
-                    diags.push(Diagnostic::new(
-                        Severity::Warning,
-                        code::NOT_AN_OBJECT,
-                        Some(line_no),
-                        format!(
-                            "line is {what}, not an object; Pi keeps it as an entry without id"
-                        ),
-                    ));
-                }
-                false
-            }),
-            Parsed::Object(h) => (*h, true),
-        };
-        let entry_type = head.entry_type();
-        let this_ordinal = ordinal;
-        ordinal += 1;
-
-        let Some(_) = &header else {
-            header = Some(make_header(
-                path, line_no, text, &head, is_object, entry_type,
-            )?);
-            continue;
-        };
-
-        if entry_type == EntryType::Session {
-            extra_header_ordinals.push(this_ordinal);
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                code::EXTRA_HEADER,
-                Some(line_no),
-                "a second `session` header line; Pi leaves it out of the tree",
-            ));
-            continue;
-        }
-        if is_object {
-            tally_unknown(&mut unknown, &entry_type, &head, line_no, &mut diags);
-        }
-        entries.push(Entry {
-            line: line_no,
-            ordinal: this_ordinal,
-            raw: text.into(),
-            head,
-            entry_type,
-            is_object,
-        });
     }
+    let State {
+        mut diags,
+        header,
+        mut entries,
+        first_parse_failure,
+        unknown,
+        extra_header_ordinals,
+        ..
+    } = st;
 
     let Some(mut header) = header else {
         return Err(if total_bytes == 0 {
@@ -249,6 +209,130 @@ pub(crate) fn read<R: BufRead>(
     diags.extend(tree_diags);
     diags.sort_by_key(|d| d.line.unwrap_or(0));
     Ok((session, diags))
+}
+
+impl State<'_> {
+    /// The sequential part of reading one line (Pi's order: header first, then entries).
+    fn line(
+        &mut self,
+        rec: LineRec,
+        parsed: Option<Result<Parsed, json::ParseError>>,
+    ) -> Result<(), ReadError> {
+        let LineRec {
+            line_no,
+            had_newline,
+            text,
+            lossy,
+            blank: _,
+        } = rec;
+        let diags = &mut self.diags;
+        if lossy {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::INVALID_UTF8,
+                Some(line_no),
+                "invalid UTF-8; bytes decoded as U+FFFD, as Pi (Node) does",
+            ));
+        }
+        let Some(parsed) = parsed else {
+            if !had_newline && text.is_empty() {
+                return Ok(());
+            }
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::BLANK_LINE,
+                Some(line_no),
+                "blank line skipped, as Pi does",
+            ));
+            return Ok(());
+        };
+        let parsed = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                let (c, msg) = if !had_newline && e.eof {
+                    (
+                        code::TRUNCATED_LINE,
+                        format!("truncated last line (no newline, JSON ends early: {e}; Pi probably stopped mid-write); skipped, as Pi does"),
+                    )
+                } else {
+                    (
+                        code::INVALID_JSON,
+                        format!("line is not JSON ({e}); skipped, as Pi does"),
+                    )
+                };
+                if self.first_parse_failure.is_none() {
+                    self.first_parse_failure = Some((line_no, e.to_string()));
+                }
+                diags.push(Diagnostic::new(Severity::Warning, c, Some(line_no), msg));
+                return Ok(());
+            }
+        };
+        if !had_newline {
+            diags.push(Diagnostic::new(
+                Severity::Info,
+                code::NO_FINAL_NEWLINE,
+                Some(line_no),
+                "last line has no final newline (Pi appends one when it loads the file; forge-replay never writes)",
+            ));
+        }
+        let (head, is_object) = match parsed {
+            Parsed::Falsy(what) => {
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    code::FALSY_LINE,
+                    Some(line_no),
+                    format!("line is JSON {what}, which Pi skips"),
+                ));
+                return Ok(());
+            }
+            Parsed::Other(what) => {
+                if self.header.is_some() {
+                    diags.push(Diagnostic::new(
+                        Severity::Warning,
+                        code::NOT_AN_OBJECT,
+                        Some(line_no),
+                        format!(
+                            "line is {what}, not an object; Pi keeps it as an entry without id"
+                        ),
+                    ));
+                }
+                (head::Head::default(), false)
+            }
+            Parsed::Object(h) => (*h, true),
+        };
+        let entry_type = head.entry_type();
+        let this_ordinal = self.ordinal;
+        self.ordinal += 1;
+
+        if self.header.is_none() {
+            self.header = Some(make_header(
+                self.path, line_no, &text, &head, is_object, entry_type,
+            )?);
+            return Ok(());
+        }
+        if entry_type == EntryType::Session {
+            self.extra_header_ordinals.push(this_ordinal);
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                code::EXTRA_HEADER,
+                Some(line_no),
+                "a second `session` header line; Pi leaves it out of the tree",
+            ));
+            return Ok(());
+        }
+        if is_object {
+            tally_unknown(&mut self.unknown, &entry_type, &head, line_no, diags);
+        }
+        self.entries.push(Entry {
+            line: line_no,
+            ordinal: this_ordinal,
+            raw: text,
+            head,
+            entry_type,
+            is_object,
+        });
+        Ok(())
+    }
 }
 
 fn make_header(
