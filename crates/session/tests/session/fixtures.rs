@@ -134,19 +134,15 @@ fn projections_equal_pi_on_every_case() {
 fn builder_matches_full_projection_on_every_entry() {
     for dir in fixture_dirs() {
         let (session, _) = Session::open(dir.join("session.jsonl")).unwrap();
+        let full: Vec<_> = (0..session.entries().len())
+            .map(|i| session.context(Some(i)).unwrap())
+            .collect();
         for leaf in session.tree().leaves() {
             let mut b = session.builder();
             for i in session.path_to(leaf) {
                 b.push(i).unwrap();
-                let full = session.context(Some(i)).unwrap();
-                let snap = b.snapshot();
-                assert_eq!(
-                    snap,
-                    full,
-                    "{} at line {}",
-                    dir.display(),
-                    session.entry(i).line()
-                );
+                let at = session.entry(i).line();
+                assert_eq!(b.snapshot(), full[i], "{} at line {at}", dir.display());
             }
         }
         // Jumping between branches restarts cleanly (pushing entries in file order jumps at
@@ -155,7 +151,7 @@ fn builder_matches_full_projection_on_every_entry() {
         for i in 0..session.entries().len() {
             b.push(i).unwrap();
             if session.tree().child_count(i) != 1 {
-                assert_eq!(b.snapshot(), session.context(Some(i)).unwrap());
+                assert_eq!(b.snapshot(), full[i]);
             }
         }
     }
