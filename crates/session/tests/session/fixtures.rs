@@ -148,10 +148,10 @@ fn builder_matches_full_projection_on_every_entry() {
         // Jumping between branches restarts cleanly (pushing entries in file order jumps at
         // every branch point).
         let mut b = session.builder();
-        for i in 0..session.entries().len() {
+        for (i, f) in full.iter().enumerate() {
             b.push(i).unwrap();
             if session.tree().child_count(i) != 1 {
-                assert_eq!(b.snapshot(), full[i]);
+                assert_eq!(&b.snapshot(), f);
             }
         }
     }
