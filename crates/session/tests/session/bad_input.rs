@@ -139,11 +139,17 @@ fn version_4_is_unsupported() {
 fn a_100_mb_single_line_is_read() {
     // One 100 MB line of non-JSON after a valid session: skipped with a warning, quickly.
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = format!("{HEADER}\n{USER}\n").into_bytes();
-    bytes.resize(bytes.len() + 100 * 1024 * 1024, b'x');
-    bytes.push(b'\n');
-    let p = write(dir.path(), "big.jsonl", &bytes);
-    drop(bytes);
+    let p = dir.path().join("big.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    f.write_all(format!("{HEADER}\n{USER}\n").as_bytes())
+        .unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..100 {
+        f.write_all(&chunk).unwrap();
+    }
+    f.write_all(b"\n").unwrap();
+    f.flush().unwrap();
+    drop(f);
     let (s, d) = diags_text(&p);
     assert_eq!(s.entries().len(), 1);
     assert!(has(&d, "big.jsonl:3: warning: line is not JSON"), "{d:?}");
