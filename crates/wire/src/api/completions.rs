@@ -1245,3 +1245,82 @@ mod tests {
         assert!(c.truthy("supportsStore"));
     }
 }
+
+/// Wire headers of the fixtures of the fetch APIs built here and in the sibling modules
+/// (completions, mistral, google, vertex, pi-messages): every header pi-ai's request carried
+/// (fixtures keep only non-volatile, credential-free ones) must be ours with the same value, and
+/// ours must not add any other non-credential header.
+#[cfg(test)]
+mod header_goldens {
+    use std::path::Path;
+
+    use forge_replay_model::json::parse;
+    use serde_json::Value;
+
+    use crate::{assemble_case, Case, Catalog};
+
+    const APIS: [&str; 5] = [
+        "openai-completions",
+        "mistral-conversations",
+        "google-generative-ai",
+        "google-vertex",
+        "pi-messages",
+    ];
+
+    fn credential(name: &str) -> bool {
+        let n = name.to_ascii_lowercase();
+        n == "authorization"
+            || n == "x-api-key"
+            || n == "api-key"
+            || n == "x-goog-api-key"
+            || n == "chatgpt-account-id"
+            || ["key", "token", "secret", "credential", "auth"]
+                .iter()
+                .any(|w| n.contains(w))
+    }
+
+    #[test]
+    fn wire_headers_match_pi_ai() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wire");
+        let mut checked = 0;
+        let mut failures = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("fixtures/wire") {
+            let path = entry.expect("entry").path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(stem) = name.strip_suffix(".expected.json") else {
+                continue;
+            };
+            let expected = parse(&std::fs::read_to_string(&path).expect("read")).expect("json");
+            let api = expected.get("api").and_then(Value::as_str).unwrap_or("");
+            let Some(want) = expected.pointer("/wire/headers").and_then(Value::as_object) else {
+                continue;
+            };
+            if !APIS.contains(&api) {
+                continue;
+            }
+            let case_text =
+                std::fs::read_to_string(dir.join(format!("{stem}.case.json"))).expect("case");
+            let case = Case::parse(&case_text).expect("case parses");
+            let got = assemble_case(&case, Catalog::builtin()).expect("assembles");
+            let ours = &got.wire.expect("wire request").headers;
+            for (k, v) in want {
+                if ours.get(k).map(String::as_str) != v.as_str() {
+                    failures.push(format!(
+                        "{stem}: header {k}: ours {:?} vs pi-ai {v}",
+                        ours.get(k)
+                    ));
+                }
+            }
+            for k in ours.keys() {
+                if !credential(k) && !want.contains_key(k) {
+                    failures.push(format!("{stem}: extra header {k}"));
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 40, "only {checked} fixtures checked");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
