@@ -246,3 +246,29 @@ fn input_files_are_never_modified() {
         assert_eq!(snapshot(&p), before, "{name} was modified");
     }
 }
+
+#[test]
+fn a_header_only_session_has_an_empty_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("h.jsonl");
+    std::fs::write(
+        &p,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n",
+    )
+    .unwrap();
+    Test::new()
+        .arg("context")
+        .arg(&p)
+        .stdout("{\n  \"leafId\": null,\n  \"messages\": []\n}\n")
+        .run();
+    Test::new()
+        .arg("tree")
+        .arg(&p)
+        .stdout_contains("0 entries, 0 roots, 0 leaves, default leaf none")
+        .run();
+    Test::new()
+        .arg("check")
+        .arg(&p)
+        .stdout_contains("h.jsonl: ok")
+        .run();
+}
