@@ -16,6 +16,7 @@
 //! the entry id and line so a diagnosis can be attached to a request.
 
 pub mod corpus;
+pub mod explain;
 pub mod gen;
 pub mod nested;
 pub mod scan;
