@@ -12,3 +12,6 @@ mod capability;
 
 #[path = "cli/replay.rs"]
 mod replay;
+
+#[path = "cli/usage.rs"]
+mod usage;

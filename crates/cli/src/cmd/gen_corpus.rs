@@ -1,8 +1,31 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay gen-corpus`: write realistic generated Pi sessions in Pi's directory layout.
+
+use anyhow::Context;
+use forge_replay_usage::gen::{generate, GenOptions};
 
 use crate::args::GenCorpusArgs;
 use crate::Exit;
 
-pub fn run(_args: GenCorpusArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
+    if !(0.0..=1.0).contains(&args.forks) {
+        eprintln!("forge-replay: --forks must be a fraction between 0 and 1");
+        return Ok(Exit::BadInput);
+    }
+    let opts = GenOptions {
+        sessions: args.sessions,
+        entries: args.entries,
+        seed: args.seed,
+        forks: args.forks,
+    };
+    let summary = generate(&args.out, &opts)
+        .with_context(|| format!("generating a corpus in {}", args.out.display()))?;
+    println!(
+        "wrote {} sessions ({} forks), {} lines each, {:.1} MB under {}",
+        summary.files.len(),
+        summary.forks,
+        opts.entries.max(8),
+        summary.bytes as f64 / 1e6,
+        args.out.display()
+    );
+    Ok(Exit::Ok)
 }

@@ -1,0 +1,303 @@
+//! `forge-replay usage` and `forge-replay gen-corpus`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/usage")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+#[test]
+fn session_json_has_pi_forge_shape() {
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&o);
+    let keys: Vec<&str> = v["main"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["turn", "session", "lastRequest"]);
+    assert_eq!(
+        serde_json::to_string(&v["main"]["session"]).unwrap(),
+        r#"{"requests":3,"input":60,"output":6,"cacheRead":150,"cacheWrite":30}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&v["nested"]["turn"]).unwrap(),
+        r#"{"requests":3,"input":7,"output":9,"cacheRead":7,"cacheWrite":1,"calls":2,"cacheUnknownCalls":1,"invalidCalls":0}"#
+    );
+    assert_eq!(v["hitRates"]["main"]["session"], serde_json::json!(0.625));
+}
+
+#[test]
+fn session_table_and_requests() {
+    let o = run(&["usage", &fixture("t-usage-branch.jsonl")]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("62.5%"), "{text}");
+    assert!(text.contains("main · last request"), "{text}");
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--requests",
+        "--format",
+        "csv",
+    ]);
+    let csv = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[0]
+        .starts_with("#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative"));
+    assert!(
+        lines[3].contains("00000011") && lines[3].ends_with("0.0%,62.5%"),
+        "{csv}"
+    );
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--requests",
+        "--format",
+        "md",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("| # | entry |"));
+}
+
+#[test]
+fn leaf_selects_another_branch_and_no_cache_data_is_named() {
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch-with-sibling.jsonl"),
+        "--leaf",
+        "sib00002",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no cache data"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("t-usage-branch-with-sibling.jsonl:7:"));
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--leaf",
+        "missing",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn min_hit_rate_gates() {
+    let f = fixture("t-usage-branch.jsonl");
+    assert_eq!(
+        run(&["usage", &f, "--min-hit-rate", "0.6"]).status.code(),
+        Some(0)
+    );
+    let o = run(&["usage", &f, "--min-hit-rate", "0.7", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(json_of(&o)["threshold"]["passed"], Value::Bool(false));
+    assert_eq!(
+        run(&["usage", &f, "--min-hit-rate", "70"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["usage", &f, "--min-hit-rate", "-1"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn bad_input_exits_2() {
+    assert_eq!(
+        run(&["usage", "/nonexistent/x.jsonl"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(run(&["usage"]).status.code(), Some(2));
+}
+
+#[test]
+fn corpus_with_forks_bad_lines_and_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("sessions");
+    let o = run(&[
+        "gen-corpus",
+        "--out",
+        corpus.to_str().unwrap(),
+        "--sessions",
+        "20",
+        "--entries",
+        "80",
+        "--seed",
+        "3",
+        "--forks",
+        "0.3",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // One unreadable-as-JSON line and one non-session file must not abort the run.
+    let proj = corpus.join("--home-dev-broken--");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("bad.jsonl"),
+        "{\"type\":\"session\",\"version\":3,\"id\":\"b\",\"cwd\":\"/b\"}\n{oops\n",
+    )
+    .unwrap();
+    std::fs::write(proj.join("other.jsonl"), "{\"hello\":1}\n").unwrap();
+
+    let parquet = dir.path().join("pq");
+    let csv = dir.path().join("req.csv");
+    let o = run(&[
+        "usage",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "json",
+        "--by",
+        "day",
+        "--parquet",
+        parquet.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&o);
+    assert_eq!(v["files"], 22);
+    assert_eq!(v["notSessions"], 1);
+    assert!(v["forks"].as_u64().unwrap() > 0);
+    assert!(v["forkCopies"]["requests"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["badLines"].as_array().unwrap().len(), 1);
+    assert_eq!(v["badLines"][0]["line"], 2);
+    let total = v["totals"]["requests"].as_f64().unwrap();
+    let parts =
+        v["active"]["requests"].as_f64().unwrap() + v["abandoned"]["requests"].as_f64().unwrap();
+    assert_eq!(total, parts);
+    let grouped: f64 = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["requests"].as_f64().unwrap())
+        .sum();
+    assert_eq!(grouped, total);
+    // Hive layout: day=YYYY-MM-DD/part-0.parquet.
+    let days: Vec<String> = std::fs::read_dir(&parquet)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !days.is_empty() && days.iter().all(|d| d.starts_with("day=20")),
+        "{days:?}"
+    );
+    assert!(parquet.join(&days[0]).join("part-0.parquet").is_file());
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv_text.lines().count() as f64, total + 1.0);
+
+    // Filters narrow; the threshold fails on an impossible minimum.
+    let o = run(&[
+        "usage",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "json",
+        "--model",
+        "gpt",
+        "--min-hit-rate",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let f = json_of(&o);
+    assert!(f["totals"]["requests"].as_f64().unwrap() < total);
+    assert!(f["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["key"].as_str().unwrap().contains("gpt")));
+}
+
+#[test]
+fn corpus_default_dir_comes_from_pi_coding_agent_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "gen-corpus",
+        "--out",
+        dir.path().join("sessions").to_str().unwrap(),
+        "--sessions",
+        "3",
+        "--entries",
+        "40",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = bin()
+        .args(["usage", "--corpus", "--format", "json"])
+        .env("PI_CODING_AGENT_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json_of(&o)["sessions"], 3);
+}
+
+#[test]
+fn plots_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("s.png");
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+    let svg = dir.path().join("s.svg");
+    run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+}

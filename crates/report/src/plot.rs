@@ -1,0 +1,450 @@
+//! Cache-usage plots with plotters, as PNG or SVG (chosen by the file extension).
+//!
+//! A font is embedded ([`FONT`], a DejaVu Sans subset under `assets/`) and registered as
+//! `sans-serif`, so rendering needs no system font. The inputs are plain data so callers in other
+//! crates can feed them: [`SessionPlot`] (hit rate per request with labelled break markers, and
+//! cumulative tokens by kind) and [`CorpusPlot`] (hit-rate bars per model).
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The embedded font (DejaVu Sans subset; license in `assets/LICENSE-DejaVu.txt`).
+pub static FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
+
+const FAMILY: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bytes are a valid TrueType font (checked by the tests), so this cannot fail.
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT);
+    });
+}
+
+/// One request along a session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestPoint {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+}
+
+impl RequestPoint {
+    /// `cacheRead / (input + cacheRead + cacheWrite)`, `None` when nothing was sent.
+    pub fn hit_rate(&self) -> Option<f64> {
+        let d = self.input + self.cache_read + self.cache_write;
+        (d > 0.0).then(|| self.cache_read / d)
+    }
+}
+
+/// A labelled marker at a request (0-based index), e.g. a confirmed cache break and its cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakMarker {
+    pub request: usize,
+    pub label: String,
+}
+
+/// Data for [`plot_session`].
+#[derive(Debug, Clone, Default)]
+pub struct SessionPlot {
+    pub title: String,
+    pub requests: Vec<RequestPoint>,
+    /// Markers drawn as labelled vertical lines on the hit-rate panel.
+    pub breaks: Vec<BreakMarker>,
+}
+
+/// One bar of [`plot_corpus`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelBar {
+    pub label: String,
+    /// `None` when the provider reported no cache data.
+    pub hit_rate: Option<f64>,
+    pub requests: f64,
+}
+
+/// Data for [`plot_corpus`].
+#[derive(Debug, Clone, Default)]
+pub struct CorpusPlot {
+    pub title: String,
+    pub bars: Vec<ModelBar>,
+}
+
+/// Errors of plotting.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("unsupported plot file extension for {path} (use .png or .svg)")]
+    Extension { path: PathBuf },
+    #[error("cannot draw {path}: {message}")]
+    Draw { path: PathBuf, message: String },
+    #[error("cannot write {path}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+type DrawResult = Result<(), String>;
+
+const KINDS: [(&str, RGBColor); 4] = [
+    ("cache read", RGBColor(46, 139, 87)),
+    ("cache write", RGBColor(230, 140, 30)),
+    ("input (uncached)", RGBColor(60, 110, 200)),
+    ("output", RGBColor(140, 140, 140)),
+];
+
+#[derive(Clone, Copy)]
+enum Format {
+    Png,
+    Svg,
+}
+
+fn format_of(path: &Path) -> Result<Format, PlotError> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("png") => Ok(Format::Png),
+        Some("svg") => Ok(Format::Svg),
+        _ => Err(PlotError::Extension {
+            path: path.to_owned(),
+        }),
+    }
+}
+
+/// Draws into a temporary file beside `path` with the given backend, then renames it into place.
+macro_rules! render {
+    ($path:expr, $size:expr, $draw:ident, $data:expr) => {{
+        let path: &Path = $path;
+        register_font();
+        let format = format_of(path)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let ext = match format {
+            Format::Png => "png",
+            Format::Svg => "svg",
+        };
+        let tmp = path.with_file_name(format!(".{name}.tmp{}.{ext}", std::process::id()));
+        let draw_err = |message: String| PlotError::Draw {
+            path: path.to_owned(),
+            message,
+        };
+        let result = match format {
+            Format::Png => {
+                let root = BitMapBackend::new(&tmp, $size).into_drawing_area();
+                $draw(&root, $data).and_then(|()| root.present().map_err(|e| e.to_string()))
+            }
+            Format::Svg => {
+                let root = SVGBackend::new(&tmp, $size).into_drawing_area();
+                $draw(&root, $data).and_then(|()| root.present().map_err(|e| e.to_string()))
+            }
+        };
+        match result {
+            Ok(()) => std::fs::rename(&tmp, path).map_err(|source| PlotError::Write {
+                path: path.to_owned(),
+                source,
+            }),
+            Err(m) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(draw_err(m))
+            }
+        }
+    }};
+}
+
+/// Hit rate per request (top) and cumulative tokens by kind (bottom).
+pub fn plot_session(data: &SessionPlot, path: &Path) -> Result<(), PlotError> {
+    render!(path, (1200, 900), draw_session, data)
+}
+
+/// Hit-rate bars per model.
+pub fn plot_corpus(data: &CorpusPlot, path: &Path) -> Result<(), PlotError> {
+    let width = (170 * data.bars.len() as u32).clamp(900, 2400);
+    render!(path, (width, 620), draw_corpus, data)
+}
+
+fn e<E: std::fmt::Display>(err: E) -> String {
+    err.to_string()
+}
+
+fn font(size: u32) -> TextStyle<'static> {
+    (FAMILY, size).into_font().color(&BLACK)
+}
+
+fn draw_session<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &SessionPlot,
+) -> DrawResult {
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(&data.title, font(24)).map_err(e)?;
+    let (top, bottom) = root.split_vertically((root.dim_in_pixel().1 as f64 * 0.5) as u32);
+    let n = data.requests.len().max(1);
+    let xmax = n as f64 + 0.5;
+
+    // Hit rate per request.
+    let mut chart = ChartBuilder::on(&top)
+        .caption("Cache hit rate per request", font(18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.5f64..xmax, 0f64..105f64)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("request #")
+        .y_desc("hit rate %")
+        .label_style(font(14))
+        .axis_desc_style(font(15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    let blue = RGBColor(60, 110, 200);
+    // Undefined rates (nothing sent) break the line.
+    let mut segment: Vec<(f64, f64)> = Vec::new();
+    let mut segments = Vec::new();
+    for (i, r) in data.requests.iter().enumerate() {
+        match r.hit_rate() {
+            Some(rate) => segment.push((i as f64 + 1.0, rate * 100.0)),
+            None => segments.push(std::mem::take(&mut segment)),
+        }
+    }
+    segments.push(segment);
+    for s in &segments {
+        chart
+            .draw_series(LineSeries::new(s.iter().copied(), blue.stroke_width(2)))
+            .map_err(e)?;
+    }
+    let point_size = if n > 150 { 1 } else { 3 };
+    chart
+        .draw_series(
+            segments
+                .iter()
+                .flatten()
+                .map(|&p| Circle::new(p, point_size, blue.filled())),
+        )
+        .map_err(e)?;
+    let red = RGBColor(200, 40, 40);
+    for (k, b) in data.breaks.iter().enumerate() {
+        let x = b.request as f64 + 1.0;
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x, 0.0), (x, 100.0)],
+                6,
+                4,
+                red.stroke_width(1),
+            ))
+            .map_err(e)?;
+        // Stagger labels so neighbours do not overlap.
+        let y = 100.0 - (k % 4) as f64 * 7.0;
+        chart
+            .plotting_area()
+            .draw(&Text::new(
+                format!(" {}", b.label),
+                (x, y),
+                (FAMILY, 13).into_font().color(&red),
+            ))
+            .map_err(e)?;
+    }
+
+    // Cumulative tokens by kind.
+    let mut cum = [0f64; 4];
+    let mut series: [Vec<(f64, f64)>; 4] = Default::default();
+    for s in series.iter_mut() {
+        s.push((0.5, 0.0));
+    }
+    for (i, r) in data.requests.iter().enumerate() {
+        for (k, v) in [r.cache_read, r.cache_write, r.input, r.output]
+            .into_iter()
+            .enumerate()
+        {
+            cum[k] += v;
+            series[k].push((i as f64 + 1.0, cum[k]));
+        }
+    }
+    let ymax = cum.iter().cloned().fold(1.0, f64::max) * 1.05;
+    let mut chart = ChartBuilder::on(&bottom)
+        .caption("Cumulative tokens by kind", font(18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.5f64..xmax, 0f64..ymax)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("request #")
+        .y_desc("tokens")
+        .y_label_formatter(&|v| human(*v))
+        .label_style(font(14))
+        .axis_desc_style(font(15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    for (k, (name, color)) in KINDS.iter().enumerate() {
+        let color = *color;
+        chart
+            .draw_series(LineSeries::new(
+                series[k].iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(e)?
+            .label(*name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(font(14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(e)?;
+    Ok(())
+}
+
+fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusPlot) -> DrawResult {
+    root.fill(&WHITE).map_err(e)?;
+    let n = data.bars.len().max(1);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&data.title, font(22))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..n).into_segmented(), 0f64..110f64)
+        .map_err(e)?;
+    let labels: Vec<String> = data.bars.iter().map(|b| b.label.clone()).collect();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .y_desc("cache hit rate %")
+        .x_labels(n)
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .label_style(font(14))
+        .axis_desc_style(font(15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    let green = RGBColor(46, 139, 87);
+    chart
+        .draw_series(data.bars.iter().enumerate().filter_map(|(i, b)| {
+            let rate = b.hit_rate? * 100.0;
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), 0.0),
+                    (SegmentValue::Exact(i + 1), rate),
+                ],
+                green.filled(),
+            );
+            r.set_margin(0, 0, 18, 18);
+            Some(r)
+        }))
+        .map_err(e)?;
+    for (i, b) in data.bars.iter().enumerate() {
+        let (text, y) = match b.hit_rate {
+            Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
+            None => ("no cache data".to_owned(), 4.0),
+        };
+        chart
+            .plotting_area()
+            .draw(&Text::new(
+                format!("{text} ({} req)", human(b.requests)),
+                (SegmentValue::CenterOf(i), y + 3.5),
+                font(13).pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Center,
+                    plotters::style::text_anchor::VPos::Bottom,
+                )),
+            ))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// `1234567` → `1.2M`.
+fn human(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> SessionPlot {
+        SessionPlot {
+            title: "test — session".into(),
+            requests: (0..20)
+                .map(|i| RequestPoint {
+                    input: 10.0,
+                    output: 50.0,
+                    cache_read: if i % 7 == 0 { 0.0 } else { 1000.0 * i as f64 },
+                    cache_write: 200.0,
+                })
+                .collect(),
+            breaks: vec![BreakMarker {
+                request: 7,
+                label: "tool list change".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn font_parses_and_plots_render_without_system_fonts() {
+        assert!(ab_glyph_font_ok());
+        let dir = tempfile::tempdir().unwrap();
+        for ext in ["png", "svg"] {
+            let p = dir.path().join(format!("s.{ext}"));
+            plot_session(&sample(), &p).unwrap();
+            assert!(std::fs::metadata(&p).unwrap().len() > 1000);
+            let c = dir.path().join(format!("c.{ext}"));
+            let bars = vec![
+                ModelBar {
+                    label: "a".into(),
+                    hit_rate: Some(0.9),
+                    requests: 10.0,
+                },
+                ModelBar {
+                    label: "b".into(),
+                    hit_rate: None,
+                    requests: 3.0,
+                },
+            ];
+            plot_corpus(
+                &CorpusPlot {
+                    title: "t".into(),
+                    bars,
+                },
+                &c,
+            )
+            .unwrap();
+            assert!(std::fs::metadata(&c).unwrap().len() > 500);
+        }
+        assert!(matches!(
+            plot_session(&sample(), &dir.path().join("x.gif")),
+            Err(PlotError::Extension { .. })
+        ));
+    }
+
+    fn ab_glyph_font_ok() -> bool {
+        plotters::style::register_font("probe", FontStyle::Normal, FONT).is_ok()
+    }
+}
