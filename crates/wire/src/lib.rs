@@ -96,6 +96,11 @@ pub fn assemble(
             }
         }
     };
+    if entry == Entry::StreamSimple && api != Api::PiMessages {
+        if let Some(message) = options::estimate_type_error(messages) {
+            return Err(AssembleError::rejected(message));
+        }
+    }
     let input = ApiInput {
         model,
         messages,

@@ -169,6 +169,41 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
     }
 }
 
+/// The `TypeError` pi-ai's `estimateContextTokens` throws, if any: an assistant message whose
+/// usage would be read (its timestamp is not older than an earlier message's, and it is not
+/// aborted or errored) but has no `usage` object. `streamSimple` of every API except pi-messages
+/// runs this estimate, so pi-ai refuses such a context with V8's message.
+pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
+    let mut latest_prefix = f64::NEG_INFINITY;
+    for m in messages {
+        let ts = m.get("timestamp").and_then(js::as_f64);
+        if m.get("role").and_then(Value::as_str) == Some("assistant") {
+            let applies = ts.is_some_and(|t| t >= latest_prefix);
+            let stop = js::str_of(m, "stopReason");
+            if applies && stop != Some("aborted") && stop != Some("error") {
+                match m.get("usage") {
+                    None => {
+                        return Some(
+                            "Cannot read properties of undefined (reading 'totalTokens')".into(),
+                        )
+                    }
+                    Some(Value::Null) => {
+                        return Some(
+                            "Cannot read properties of null (reading 'totalTokens')".into(),
+                        )
+                    }
+                    _ => {}
+                }
+            }
+        }
+        latest_prefix = match ts {
+            Some(t) if !latest_prefix.is_nan() => latest_prefix.max(t),
+            _ => f64::NAN,
+        };
+    }
+    None
+}
+
 /// `clampMaxTokensToContext(model, context, maxTokens)`.
 pub fn clamp_max_tokens_to_context(model: &Model, messages: &[Value], max_tokens: f64) -> f64 {
     let window = model.context_window();
@@ -396,6 +431,25 @@ mod tests {
             thinking_budget_for_level("low", Some(&json!({"low": 5}))),
             Some(5.0)
         );
+    }
+
+    #[test]
+    fn missing_usage_is_a_type_error() {
+        let msgs = vec![
+            json!({"role":"user","content":"a","timestamp":1}),
+            json!({"role":"assistant","content":[],"stopReason":"stop","timestamp":2}),
+        ];
+        assert_eq!(
+            estimate_type_error(&msgs).as_deref(),
+            Some("Cannot read properties of undefined (reading 'totalTokens')")
+        );
+        // Not read: errored, or older than an earlier message.
+        let msgs = vec![
+            json!({"role":"assistant","content":[],"stopReason":"error","timestamp":2}),
+            json!({"role":"user","content":"a","timestamp":9}),
+            json!({"role":"assistant","content":[],"stopReason":"stop","timestamp":3}),
+        ];
+        assert_eq!(estimate_type_error(&msgs), None);
     }
 
     #[test]
