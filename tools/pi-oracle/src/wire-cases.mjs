@@ -943,7 +943,9 @@ const MATRIX_MODELS = [
 	{ provider: "radius", id: "balanced" },
 ];
 
-export async function matrixCases() {
+/** `variant` (`WIRE_MATRIX_VARIANT`): "" (default), or "alt" (reasoning levels shifted by one,
+ *  `cacheRetention: "long"`, temperature 0.5). */
+export async function matrixCases(variant = process.env.WIRE_MATRIX_VARIANT ?? "") {
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
 	const scenarios = {
 		additive: scnAdditive,
@@ -962,17 +964,22 @@ export async function matrixCases() {
 		toolimages: scnToolImages,
 	};
 	const levels = [undefined, "minimal", "high", "xhigh"];
+	if (variant === "alt") levels.push(levels.shift(), "low");
+	const only = process.env.WIRE_MATRIX_APIS?.split(",").filter(Boolean);
 	const out = [];
 	for (const m of MATRIX_MODELS) {
 		const { api, ...model } = m;
 		const self = selfOf({ ...model, ...(api ? { api } : {}) }, getBuiltinModel);
 		if (!getBuiltinModel(model.provider, model.id)) continue;
+		if (only && !only.includes(self.api)) continue;
 		const slug = `${model.provider}-${model.id}`.replace(/[^a-zA-Z0-9.-]+/g, "_");
 		let k = 0;
 		for (const [sname, scn] of Object.entries(scenarios)) {
 			const level = levels[k++ % levels.length];
 			const options = { sessionId: SESSION, ...(level ? { reasoning: level } : {}) };
-			out.push({ name: `m-${slug}-${sname}-${level ?? "off"}`, case: { model, context: scn(self), options }, expectError: false });
+			if (variant === "alt") Object.assign(options, { cacheRetention: "long", temperature: 0.5 });
+			const tag = variant ? `${variant}-` : "";
+			out.push({ name: `m-${tag}${slug}-${sname}-${level ?? "off"}`, case: { model, context: scn(self), options }, expectError: false });
 		}
 	}
 	return out;
