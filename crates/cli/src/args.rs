@@ -272,15 +272,29 @@ pub enum CacheCommand {
 
 #[derive(Debug, Args)]
 pub struct CacheExplainArgs {
+    /// Session JSONL file.
     pub session: PathBuf,
+    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
     #[arg(long)]
     pub leaf: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
+    /// Write the hit rate per request with the confirmed breaks marked (.png or .svg).
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Extra model catalog (JSON) layered over pi-ai's.
     #[arg(long)]
     pub catalog: Option<PathBuf>,
+    /// Cache retention the session ran with (`long` = `PI_CACHE_RETENTION=long`): TTL 5 min or 1 h,
+    /// or the model's `promptCache` seconds from the catalog.
+    #[arg(long, value_enum, default_value = "short")]
+    pub retention: CacheRetention,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheRetention {
+    Short,
+    Long,
 }
 
 #[derive(Debug, Args)]

@@ -15,3 +15,6 @@ mod replay;
 
 #[path = "cli/usage.rs"]
 mod usage;
+
+#[path = "cli/cache.rs"]
+mod cache;

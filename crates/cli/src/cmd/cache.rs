@@ -1,8 +1,111 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay cache explain SESSION`: why the prompt cache broke, request by request.
+//!
+//! The diagnosis lives in `forge_replay_usage::explain`; this command prints it (text table or
+//! JSON) and draws the optional plot through the report crate (report depends on usage, so the
+//! plot call is made here).
 
-use crate::args::CacheExplainArgs;
+use std::io::Write as _;
+
+use forge_replay_model::json;
+use forge_replay_report::plot::{plot_session, BreakMarker, RequestPoint, SessionPlot};
+use forge_replay_session::Session;
+use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
+
+use crate::args::{CacheExplainArgs, CacheRetention, TextOrJson};
+use crate::cmd::replay::load_catalog;
 use crate::Exit;
 
-pub fn run(_args: CacheExplainArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(x) = src {
+        s.push_str(": ");
+        s.push_str(&x.to_string());
+        src = x.source();
+    }
+    s
+}
+
+pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
+    let (session, _diags) = match Session::open(&args.session) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    };
+    let catalog = match load_catalog(args.catalog.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("forge-replay: error: {e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let mut opts = ExplainOptions::new(&catalog);
+    opts.leaf = args.leaf.clone();
+    opts.retention = match args.retention {
+        CacheRetention::Short => Retention::Short,
+        CacheRetention::Long => Retention::Long,
+    };
+    let explanation = match explain::explain(&session, &opts) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    };
+    if let Some(path) = &args.plot {
+        if let Err(e) = plot_session(&plot_data(&explanation), path) {
+            eprintln!("forge-replay: error: {}", error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        TextOrJson::Json => {
+            let mut text = json::stringify_pretty(&explanation.to_json());
+            text.push('\n');
+            w.write_all(text.as_bytes())?;
+        }
+        TextOrJson::Text => w.write_all(explanation.to_text().as_bytes())?,
+    }
+    w.flush()?;
+    Ok(Exit::Ok)
+}
+
+/// Hit rate per request with the confirmed breaks as labelled markers.
+fn plot_data(e: &Explanation) -> SessionPlot {
+    let name = std::path::Path::new(&e.session)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    SessionPlot {
+        title: if e.no_cache_data {
+            format!("Cache breaks: {name} (no cache data)")
+        } else {
+            format!("Cache breaks: {name}")
+        },
+        requests: e
+            .requests
+            .iter()
+            .map(|r| {
+                let u = r.usage.unwrap_or_default();
+                RequestPoint {
+                    input: u.input,
+                    output: u.output,
+                    cache_read: u.cache_read,
+                    cache_write: u.cache_write,
+                }
+            })
+            .collect(),
+        breaks: e
+            .breaks
+            .iter()
+            .map(|b| BreakMarker {
+                request: b.request,
+                label: b.cause.name().to_string(),
+            })
+            .collect(),
+    }
 }
