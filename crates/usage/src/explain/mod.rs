@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use forge_replay_engine::replay::{self, ReplayError, ReplayOptions};
 use forge_replay_model::json::f64_to_value;
 use forge_replay_session::{EntryType, Session};
-use forge_replay_wire::Catalog;
+use forge_replay_wire::{Api, Catalog};
 use serde_json::{json, Map, Value};
 
 use order::{approx_tokens, common_prefix, CacheOrder, Segment};
@@ -330,8 +330,9 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
                 let expected = p.usage.prompt();
                 if cache_reported && expected > 0.0 && u.cache_read < CONFIRM_RATIO * expected {
                     let between = collect_between(session, &path, p.pos, pos);
-                    let ttl = ttl_seconds(opts, &r.provider, &r.model);
-                    let (cause, detail) = diagnose(p, &row, &order, kept, &between, ttl);
+                    let ttl = ttl_seconds(opts, r.api, &r.provider, &r.model);
+                    let (cause, detail) =
+                        diagnose(p, &row, &order, kept, &between, ttl, opts.retention);
                     row.break_index = Some(breaks.len());
                     breaks.push(Break {
                         request: r.index,
@@ -390,13 +391,20 @@ fn usage_of(msg: &Value) -> Option<Usage> {
     (usage.input + usage.output + usage.cache_read + usage.cache_write > 0.0).then_some(usage)
 }
 
-fn ttl_seconds(opts: &ExplainOptions<'_>, provider: &str, model: &str) -> f64 {
-    opts.catalog
+/// The cache TTL of a request: the catalog model's `promptCache` seconds for the retention, else
+/// 24 h for long retention where pi-ai sends `prompt_cache_retention: "24h"` (OpenAI Responses and
+/// Completions), else [`Retention::default_ttl_seconds`].
+fn ttl_seconds(opts: &ExplainOptions<'_>, api: Api, provider: &str, model: &str) -> f64 {
+    let from_catalog = opts
+        .catalog
         .lookup(provider, model)
         .ok()
         .and_then(|m| m.get("promptCache"))
-        .and_then(|pc| pc[opts.retention.name()].as_f64())
-        .unwrap_or_else(|| opts.retention.default_ttl_seconds())
+        .and_then(|pc| pc[opts.retention.name()].as_f64());
+    from_catalog.unwrap_or(match (opts.retention, api) {
+        (Retention::Long, Api::OpenAiResponses | Api::OpenAiCompletions) => 86_400.0,
+        (r, _) => r.default_ttl_seconds(),
+    })
 }
 
 /// Entries strictly between path positions `from` and `to`.
@@ -553,6 +561,7 @@ fn diagnose(
     kept_bytes: usize,
     between: &Between,
     ttl: f64,
+    retention: Retention,
 ) -> (Cause, String) {
     if p.provider != row.provider || p.model != row.model {
         let mut d = format!(
@@ -571,7 +580,7 @@ fn diagnose(
         format!(
             "{} since the previous request > {} TTL {}",
             human_seconds(gap),
-            row_retention_label(ttl),
+            retention.name(),
             human_seconds(ttl)
         )
     };
@@ -685,14 +694,6 @@ fn element_at(text: &str, at: usize) -> &str {
 /// Text pi-forge's capability projection writes (native sections or fallback updates).
 fn is_capability_text(element: &str) -> bool {
     element.contains("[pi-forge capability update]") || element.contains("forge-capability-")
-}
-
-fn row_retention_label(ttl: f64) -> &'static str {
-    if ttl >= 3600.0 {
-        "long"
-    } else {
-        "short"
-    }
 }
 
 /// `95 s`, `6 min 40 s`, `1 h 2 min`.
@@ -813,12 +814,13 @@ impl Explanation {
             "entry",
             "model",
             "kept",
+            "changed",
             "est. cacheable",
             "cacheRead",
             "hit",
             "break",
         ];
-        let mut table: Vec<[String; 8]> = vec![header.map(str::to_string)];
+        let mut table: Vec<[String; 9]> = vec![header.map(str::to_string)];
         for r in &self.requests {
             let (cache_read, hit) = match (&r.usage, r.cache_reported) {
                 (None, _) => ("no usage".to_string(), "\u{2014}".to_string()),
@@ -837,6 +839,11 @@ impl Explanation {
                 r.entry_id.clone(),
                 format!("{}/{}", r.provider, r.model),
                 kept,
+                match (&r.previous, r.diverged_at) {
+                    (None, _) => "\u{2014}".to_string(),
+                    (Some(_), None) => "-".to_string(),
+                    (Some(_), Some(seg)) => seg.name().to_string(),
+                },
                 if r.previous.is_some() {
                     r.cacheable_tokens.to_string()
                 } else {
@@ -847,7 +854,7 @@ impl Explanation {
                 brk,
             ]);
         }
-        let widths: Vec<usize> = (0..8)
+        let widths: Vec<usize> = (0..9)
             .map(|c| {
                 table
                     .iter()
@@ -863,8 +870,8 @@ impl Explanation {
                     line.push_str("  ");
                 }
                 let pad = widths[c] - cell.chars().count();
-                let right = matches!(c, 0 | 3 | 4 | 5 | 6);
-                if c == 7 {
+                let right = matches!(c, 0 | 3 | 5 | 6 | 7);
+                if c == 8 {
                     line.push_str(cell);
                 } else if right {
                     line.push_str(&" ".repeat(pad));
@@ -1000,6 +1007,21 @@ mod tests {
         assert!(e.to_text().contains("no cache data"));
         assert_eq!(e.to_json()["noCacheData"], true);
         assert!(e.requests.iter().all(|r| !r.cache_reported));
+    }
+
+    #[test]
+    fn tour_names_four_causes_in_order() {
+        let e = run("tour");
+        let got: Vec<(usize, Cause)> = e.breaks.iter().map(|b| (b.request, b.cause)).collect();
+        assert_eq!(
+            got,
+            [
+                (2, Cause::ToolChange),
+                (4, Cause::ThinkingChange),
+                (5, Cause::Compaction),
+                (7, Cause::TtlExpired)
+            ]
+        );
     }
 
     #[test]
