@@ -76,10 +76,16 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
 
 /// Hit rate per request with the confirmed breaks as labelled markers.
 fn plot_data(e: &Explanation) -> SessionPlot {
-    let name = std::path::Path::new(&e.session)
+    // The file name, with its directory when the file is a generic `session.jsonl`.
+    let path = std::path::Path::new(&e.session);
+    let file = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let name = match path.parent().and_then(|p| p.file_name()) {
+        Some(dir) if file == "session.jsonl" => format!("{}/{file}", dir.to_string_lossy()),
+        _ => file,
+    };
     SessionPlot {
         title: if e.no_cache_data {
             format!("Cache breaks: {name} (no cache data)")

@@ -169,3 +169,23 @@ fn missing_session_is_bad_input() {
         .status(2)
         .run();
 }
+
+#[test]
+fn tour_lists_four_causes_in_order() {
+    let v = explain_json("tour", &[]);
+    let got: Vec<String> = breaks(&v).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(
+        got,
+        [
+            "tool-change",
+            "thinking-change",
+            "compaction",
+            "ttl-expired"
+        ]
+    );
+    Test::new()
+        .args(["cache", "explain", &session("tour")])
+        .stdout_contains("changed")
+        .stdout_contains("4 confirmed cache break(s)")
+        .run();
+}
