@@ -18,3 +18,6 @@ mod usage;
 
 #[path = "cli/cache.rs"]
 mod cache;
+
+#[path = "cli/docs.rs"]
+mod docs;

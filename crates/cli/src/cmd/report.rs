@@ -1,8 +1,95 @@
-//! `forge-replay` subcommand (not yet built).
+//! `forge-replay report providers`: the provider-support report (Markdown or HTML).
+//!
+//! Exit codes: 0 written; 1 written, but some `--sessions` files could not be read (they are
+//! listed in the report); 2 bad input (unreadable catalog, a `--sessions` path that does not
+//! exist, unwritable output).
 
-use crate::args::ReportProvidersArgs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use forge_replay_report::provider::{
+    self, cache, catalog_facts,
+    render::{render, Format},
+    ProbeSet, WireAssembler,
+};
+use forge_replay_wire::Catalog;
+
+use crate::args::{ReportFormat, ReportProvidersArgs};
 use crate::Exit;
 
-pub fn run(_args: ReportProvidersArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("this command is not built yet")
+pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
+    let user_catalog;
+    let (catalog, user) = match &args.catalog {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read catalog {}", path.display()))?;
+            user_catalog = Catalog::with_user_file(&text, &path.display().to_string())?;
+            (&user_catalog, Some(path.display().to_string()))
+        }
+        None => (Catalog::builtin(), None),
+    };
+    for s in &args.sessions {
+        if !s.exists() {
+            anyhow::bail!("--sessions {}: no such file or directory", s.display());
+        }
+    }
+    let facts = catalog_facts(catalog, user);
+    let probes = ProbeSet::builtin()?;
+    let cache = (!args.sessions.is_empty()).then(|| cache::analyze(&args.sessions, &facts.models));
+    let report = provider::build(facts, probes, &WireAssembler { catalog }, cache);
+
+    let format = match args.format {
+        ReportFormat::Md => Format::Markdown,
+        ReportFormat::Html => Format::Html,
+    };
+    let stem = args
+        .out
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "provider-support".to_string());
+    // Markdown plots are side files, so they need --out; HTML embeds them.
+    let plots = match (&report.cache, format, &args.out) {
+        (Some(c), Format::Html, _) | (Some(c), Format::Markdown, Some(_)) => {
+            cache::plots(c, &stem)?
+        }
+        _ => Vec::new(),
+    };
+    let rendered = render(&report, format, &plots);
+
+    match &args.out {
+        Some(out) => {
+            write_atomic(out, rendered.text.as_bytes())?;
+            let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+            for (name, bytes) in &rendered.files {
+                write_atomic(&dir.join(name), bytes)?;
+            }
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(rendered.text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    let unreadable = report
+        .cache
+        .as_ref()
+        .is_some_and(|c| !c.unreadable.is_empty());
+    Ok(if unreadable { Exit::Findings } else { Exit::Ok })
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }

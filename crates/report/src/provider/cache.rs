@@ -2,7 +2,8 @@
 //!
 //! For every session given with `--sessions`, the active path's main requests are read with
 //! `forge-replay-usage` (pi-forge's request semantics: assistant messages with non-zero usage).
-//! Tool changes are the persisted system messages with `toolsAdded` / `toolsRemoved`. Each
+//! Tool changes are the persisted system messages with `toolsAdded` / `toolsRemoved` after the
+//! first request (the first request's declarations are the initial loadout). Each
 //! request is placed relative to the nearest tool change before it: `before` (the last request
 //! before a change), `at` (the first request whose context contains it) and `after` (the next
 //! one). Hit rates are sums, never averages of percentages:
@@ -178,9 +179,11 @@ pub fn analyze_session(path: &Path, models: &[CatalogModel]) -> Result<SessionCa
     let mut pending: Option<String> = None;
     let mut change_before: BTreeMap<&str, String> = BTreeMap::new();
     let mut tool_change_count = 0;
+    let mut seen_request = false;
     for e in &branch {
         let Some(id) = e.id.as_deref() else { continue };
-        if let Some(c) = changes.get(id) {
+        // the first request's tool declarations are the initial loadout, not a change
+        if let Some(c) = changes.get(id).filter(|_| seen_request) {
             tool_change_count += 1;
             pending = Some(match pending.take() {
                 Some(p) => format!("{p}; {c}"),
@@ -188,6 +191,7 @@ pub fn analyze_session(path: &Path, models: &[CatalogModel]) -> Result<SessionCa
             });
         }
         if request_ids.contains(&id) {
+            seen_request = true;
             if let Some(c) = pending.take() {
                 change_before.insert(id, c);
             }

@@ -278,3 +278,25 @@ fn wire_assemblers_measure_like_pi_ai() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+#[test]
+fn cache_section_places_requests_around_tool_changes() {
+    let session = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/agent/anthropic-opus-tools/session.jsonl");
+    let s = super::cache::analyze_session(&session, &catalog_models()).expect("session");
+    assert_eq!(s.tool_changes, 1, "{s:?}");
+    let phases: Vec<super::cache::Phase> = s.requests.iter().map(|r| r.phase).collect();
+    use super::cache::Phase::*;
+    let at = phases
+        .iter()
+        .position(|p| *p == At)
+        .expect("a request at the change");
+    assert_eq!(phases[at - 1], Before);
+    assert_eq!(s.requests[at].change.as_deref(), Some("-bash"));
+    assert!(s.requests[0].native, "claude-opus-4-8 is flagged");
+    let section = super::cache::CacheSection {
+        sessions: vec![s],
+        unreadable: vec![],
+    };
+    assert!(section.by_phase().contains_key(&("native", At)));
+}
