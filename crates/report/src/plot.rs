@@ -201,6 +201,8 @@ fn draw_session<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("request #")
         .y_desc("hit rate %")
+        .x_label_formatter(&integer_label)
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .label_style(font(14))
         .axis_desc_style(font(15))
         .light_line_style(RGBColor(235, 235, 235))
@@ -257,9 +259,6 @@ fn draw_session<DB: DrawingBackend>(
     // Cumulative tokens by kind.
     let mut cum = [0f64; 4];
     let mut series: [Vec<(f64, f64)>; 4] = Default::default();
-    for s in series.iter_mut() {
-        s.push((0.5, 0.0));
-    }
     for (i, r) in data.requests.iter().enumerate() {
         for (k, v) in [r.cache_read, r.cache_write, r.input, r.output]
             .into_iter()
@@ -281,6 +280,7 @@ fn draw_session<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("request #")
         .y_desc("tokens")
+        .x_label_formatter(&integer_label)
         .y_label_formatter(&|v| human(*v))
         .label_style(font(14))
         .axis_desc_style(font(15))
@@ -319,13 +319,14 @@ fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusP
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..110f64)
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..110f64)
         .map_err(e)?;
     let labels: Vec<String> = data.bars.iter().map(|b| b.label.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
         .y_desc("cache hit rate %")
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .x_labels(n)
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
@@ -369,6 +370,15 @@ fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusP
             .map_err(e)?;
     }
     Ok(())
+}
+
+/// Request numbers: integers only (fractional mesh positions stay unlabelled).
+fn integer_label(v: &f64) -> String {
+    if v.fract().abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
 }
 
 /// `1234567` → `1.2M`.

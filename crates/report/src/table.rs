@@ -116,6 +116,6 @@ mod tests {
         );
         assert_eq!(t.to_csv(), "key,n\na|b,1\n\"c,\"\"d\"\"\",22\n");
         let text = t.to_text();
-        assert!(text.contains("│ a|b    │  1 │"), "{text}");
+        assert!(text.contains("│ a|b   │  1 │"), "{text}");
     }
 }

@@ -352,7 +352,7 @@ impl SessionGen<'_> {
             self.cached_prefix = 0;
         }
         self.last_user_parent = self.leaf.clone();
-        let n = self.rng.range(5, 40) as usize;
+        let n = self.rng.range(10, 60) as usize;
         let text = words(self.rng, n);
         let ts = self.now;
         self.message(
@@ -371,7 +371,7 @@ impl SessionGen<'_> {
                 self.assistant(json!([]), zero, "aborted");
                 continue;
             }
-            let out_words = self.rng.range(8, 60) as usize;
+            let out_words = self.rng.range(10, 80) as usize;
             let text = words(self.rng, out_words);
             let output = out_words as u64 * 2 + self.rng.below(400);
             let new_tokens = self.rng.range(20, 400);
@@ -395,7 +395,7 @@ impl SessionGen<'_> {
                 return;
             }
             self.tick(100, 8_000);
-            let body_words = self.rng.range(20, 160) as usize;
+            let body_words = self.rng.range(30, 200) as usize;
             let body = words(self.rng, body_words);
             self.context += body_words as u64 * 2;
             let details = if subagent {

@@ -79,7 +79,7 @@ fn session_table_and_requests() {
     assert!(lines[0]
         .starts_with("#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative"));
     assert!(
-        lines[3].contains("00000011") && lines[3].ends_with("0.0%,62.5%"),
+        lines[3].contains("0000000b") && lines[3].ends_with("0.0%,62.5%"),
         "{csv}"
     );
     let o = run(&[
