@@ -8,7 +8,7 @@
 # Reports wall time and peak RSS (from /usr/bin/time) as Markdown.
 #
 # Usage: scripts/bench-replay.sh [report.md]
-# Env:   RUNS (3)  BENCH_DIR (/tmp/forge-bench-replay)  CARGO_TARGET_DIR (~/.cache/forge-replay-target)
+# Env:   RUNS (3, matrix)  RUNS_LONG (1, generated sessions)  SIZES ("250 500 1000")  BENCH_DIR (/tmp/forge-bench-replay)  CARGO_TARGET_DIR (~/.cache/forge-replay-target)
 #        PROFILE (release)
 # Needs: /usr/bin/time, python3.
 set -euo pipefail
@@ -16,6 +16,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPORT=${1:-$ROOT/target/bench-replay.md}
 RUNS=${RUNS:-3}
+RUNS_LONG=${RUNS_LONG:-1}
+SIZES=${SIZES:-250 500 1000}
 BENCH_DIR=${BENCH_DIR:-/tmp/forge-bench-replay}
 PROFILE=${PROFILE:-release}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/forge-replay-target}
@@ -79,9 +81,9 @@ PY
 }
 
 rows=""
-for n in 250 500 1000; do
+for n in $SIZES; do
 	gen "$n"
-	read -r secs kib < <(measure "$FR" replay "$BENCH_DIR/gen-$n/out/session.jsonl" --format json)
+	read -r secs kib < <(RUNS=$RUNS_LONG measure "$FR" replay "$BENCH_DIR/gen-$n/out/session.jsonl" --format json)
 	bytes=$(wc -c <"$BENCH_DIR/out.txt")
 	reqs=$(python3 -c "import json,sys; print(len(json.load(open('$BENCH_DIR/out.txt'))['requests']))")
 	per=$(python3 -c "print(f'{$bytes / 1e6 / max($secs, 0.001):.0f}')")
@@ -92,7 +94,7 @@ mkdir -p "$(dirname "$REPORT")"
 cat >"$REPORT" <<EOF
 # bench-replay
 
-Machine: $(nproc) cores, $(uname -sr). Profile: $PROFILE. Best of $RUNS runs.
+Machine: $(nproc) cores, $(uname -sr). Profile: $PROFILE. Best of $RUNS runs (matrix), $RUNS_LONG (replays).
 
 ## Full shipped matrix
 
