@@ -291,9 +291,15 @@ fn is_array_index(key: &str) -> bool {
     key.parse::<u64>().is_ok_and(|n| n < u32::MAX as u64)
 }
 
+/// Whether any key is an array index (a cheap first-byte test before the full check).
+fn has_array_index_key(map: &Map<String, Value>) -> bool {
+    map.keys()
+        .any(|k| k.as_bytes().first().is_some_and(u8::is_ascii_digit) && is_array_index(k))
+}
+
 /// The keys of an object in JavaScript's property order.
 pub fn js_key_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    if !map.keys().any(|k| is_array_index(k)) {
+    if !has_array_index_key(map) {
         return map.iter().collect();
     }
     let mut idx: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| is_array_index(k)).collect();
@@ -339,7 +345,7 @@ fn write_value(out: &mut String, value: &Value, indent: Option<usize>, depth: us
                 return;
             }
             out.push('{');
-            for (i, (k, v)) in js_key_order(map).into_iter().enumerate() {
+            let mut write_member = |i: usize, k: &str, v: &Value| {
                 if i > 0 {
                     out.push(',');
                 }
@@ -350,6 +356,17 @@ fn write_value(out: &mut String, value: &Value, indent: Option<usize>, depth: us
                     out.push(' ');
                 }
                 write_value(out, v, indent, depth + 1);
+            };
+            // Objects without array-index keys (almost all) keep insertion order: no reordering
+            // vector is allocated for them.
+            if has_array_index_key(map) {
+                for (i, (k, v)) in js_key_order(map).into_iter().enumerate() {
+                    write_member(i, k, v);
+                }
+            } else {
+                for (i, (k, v)) in map.iter().enumerate() {
+                    write_member(i, k, v);
+                }
             }
             newline(out, indent, depth);
             out.push('}');
@@ -406,6 +423,11 @@ mod tests {
         assert_eq!(
             roundtrip(r#"{"b":1,"10":2,"a":3,"2":4,"01":5}"#),
             r#"{"2":4,"10":2,"b":1,"a":3,"01":5}"#
+        );
+        // Digit-led keys that are not indices keep insertion order (the fast path).
+        assert_eq!(
+            roundtrip(r#"{"b":1,"1a":2,"01":3,"4294967295":4,"a":{"9x":1,"0":2}}"#),
+            r#"{"b":1,"1a":2,"01":3,"4294967295":4,"a":{"0":2,"9x":1}}"#
         );
     }
 

@@ -8,6 +8,10 @@
 //! tools/pi-oracle can time pi-ai on the same contexts. `WIRE_BENCH_ITERS` sets the iteration
 //! count (default 300); `WIRE_BENCH_ONLY=<api>` runs one API.
 
+/// The allocator the `forge-replay` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::time::Instant;
 
