@@ -71,6 +71,10 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
         TextOrJson::Text => w.write_all(explanation.to_text().as_bytes())?,
     }
     w.flush()?;
+    if let Some(why) = &explanation.stopped {
+        eprintln!("forge-replay: error: {why}");
+        return Ok(Exit::BadInput);
+    }
     Ok(Exit::Ok)
 }
 

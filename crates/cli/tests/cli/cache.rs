@@ -126,9 +126,11 @@ fn json_has_stable_top_level_keys() {
             "retention",
             "noCacheData",
             "requests",
-            "breaks"
+            "breaks",
+            "stopped"
         ]
     );
+    assert_eq!(v["stopped"], Value::Null);
     assert_eq!(v["leafId"], "00000009");
     assert_eq!(v["requests"].as_array().unwrap().len(), 3);
 }
@@ -188,4 +190,21 @@ fn tour_lists_four_causes_in_order() {
         .stdout_contains("changed")
         .stdout_contains("4 confirmed cache break(s)")
         .run();
+}
+
+#[test]
+fn a_request_that_cannot_be_replayed_stops_with_the_rows_before_it() {
+    // The tour with a corrupted capability fingerprint: Forge fails closed at request 2, and so
+    // does the replay; requests 0 and 1 are still diagnosed.
+    let out = Test::new()
+        .args(["cache", "explain", &session("stopped"), "--format", "json"])
+        .stderr_contains("Snapshot fingerprint mismatch")
+        .status(2)
+        .run();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["requests"].as_array().unwrap().len(), 2);
+    assert!(v["stopped"]
+        .as_str()
+        .unwrap()
+        .contains("cannot build the request context"));
 }

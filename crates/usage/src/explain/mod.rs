@@ -197,6 +197,8 @@ pub struct Explanation {
     pub breaks: Vec<Break>,
     /// No request on the path reported any cache count.
     pub no_cache_data: bool,
+    /// Why the replay stopped before the leaf (the rows cover the requests before it).
+    pub stopped: Option<String>,
 }
 
 /// Errors of [`explain`].
@@ -273,7 +275,7 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
     let mut rows: Vec<RequestRow> = Vec::new();
     let mut breaks: Vec<Break> = Vec::new();
     let mut prev: Option<Prev> = None;
-    replay::replay_each(session, &ropts, |r| {
+    let replayed = replay::replay_each(session, &ropts, |r| {
         let idx = session.find(&r.entry_id);
         let pos = idx.and_then(|i| pos_of.get(&i).copied()).unwrap_or(0);
         let msg = idx
@@ -360,8 +362,13 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
         }
         rows.push(row);
         Ok(())
-    })
-    .map_err(replay_err)?;
+    });
+    // A request that cannot be rebuilt ends the replay; what came before is still a diagnosis.
+    let stopped = match replayed {
+        Ok(()) => None,
+        Err(e) if rows.is_empty() => return Err(replay_err(e)),
+        Err(e) => Some(error_chain(&e)),
+    };
 
     let no_cache_data = !reporting.values().any(|&b| b);
     Ok(Explanation {
@@ -371,7 +378,19 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
         requests: rows,
         breaks,
         no_cache_data,
+        stopped,
     })
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(x) = src {
+        s.push_str(": ");
+        s.push_str(&x.to_string());
+        src = x.source();
+    }
+    s
 }
 
 /// The request's usage, `None` unless it is a main request (pi-forge §6.2: some count > 0).
@@ -719,7 +738,8 @@ fn num(v: f64) -> Value {
 }
 
 impl Explanation {
-    /// `{"session", "leafId", "retention", "noCacheData", "requests": [...], "breaks": [...]}`.
+    /// `{"session", "leafId", "retention", "noCacheData", "requests": [...], "breaks": [...],
+    /// "stopped"}`.
     pub fn to_json(&self) -> Value {
         let requests: Vec<Value> = self
             .requests
@@ -795,6 +815,7 @@ impl Explanation {
             "noCacheData": self.no_cache_data,
             "requests": requests,
             "breaks": breaks,
+            "stopped": self.stopped,
         })
     }
 
@@ -888,6 +909,9 @@ impl Explanation {
             0 => writeln!(out, "no confirmed cache breaks"),
             n => writeln!(out, "{n} confirmed cache break(s)"),
         };
+        if let Some(why) = &self.stopped {
+            let _ = writeln!(out, "stopped before the leaf: {why}");
+        }
         out
     }
 }
