@@ -155,7 +155,12 @@ impl Builder {
                 self.push_text(seg, &s);
             }
             other => {
-                let mut s = json::stringify(&strip_cache_markers(other));
+                // Most elements carry no marker: stringify them without a copy.
+                let mut s = if has_cache_markers(other) {
+                    json::stringify(&strip_cache_markers(other))
+                } else {
+                    json::stringify(other)
+                };
                 s.push('\n');
                 self.push_text(seg, &s);
             }
@@ -219,6 +224,17 @@ impl Builder {
 fn is_cache_point(v: &Value) -> bool {
     v.as_object()
         .is_some_and(|m| m.len() == 1 && m.contains_key("cachePoint"))
+}
+
+/// Whether `v` holds a `cache_control` key or a `{cachePoint}` element anywhere.
+fn has_cache_markers(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| k == "cache_control" || has_cache_markers(v)),
+        Value::Array(a) => a.iter().any(|i| is_cache_point(i) || has_cache_markers(i)),
+        _ => false,
+    }
 }
 
 /// A copy without `cache_control` keys and `{cachePoint}` array elements.
