@@ -4,6 +4,7 @@
 //! Options are JSON objects, as in JavaScript: `streamSimple` builds the object it hands to
 //! `stream`, and an absent key is `undefined`.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use forge_replay_model::json::{stringify, utf16_len};
@@ -52,7 +53,7 @@ pub fn provider_env_value<'a>(
     options: &'a Map<String, Value>,
     env: &'a Env,
 ) -> Option<&'a str> {
-    let scoped = js::get(options.get("env"), name)
+    let scoped = js::get(options.field("env"), name)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty());
     scoped.or_else(|| env.var(name).filter(|s| !s.is_empty()))
@@ -75,8 +76,8 @@ fn text_and_image_chars(content: Option<&Value>) -> f64 {
         Some(Value::Array(blocks)) => blocks
             .iter()
             .map(|b| {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    b.get("text").and_then(Value::as_str).map_or(0, utf16_len) as f64
+                if b.field("type").and_then(Value::as_str) == Some("text") {
+                    b.field("text").and_then(Value::as_str).map_or(0, utf16_len) as f64
                 } else {
                     ESTIMATED_IMAGE_CHARS
                 }
@@ -99,32 +100,32 @@ fn tools_tokens(tools: Option<&Value>) -> f64 {
 
 /// `estimateMessageTokens(message)`.
 pub fn estimate_message_tokens(message: &Value) -> f64 {
-    match message.get("role").and_then(Value::as_str) {
+    match message.field("role").and_then(Value::as_str) {
         Some("system") => {
             text_tokens(utf16_len(&system_message_text(message)))
-                + tools_tokens(message.get("toolsAdded"))
-                + tools_tokens(message.get("toolsRemoved"))
+                + tools_tokens(message.field("toolsAdded"))
+                + tools_tokens(message.field("toolsRemoved"))
         }
         Some("user") | Some("toolResult") => {
-            (text_and_image_chars(message.get("content")) / CHARS_PER_TOKEN).ceil()
+            (text_and_image_chars(message.field("content")) / CHARS_PER_TOKEN).ceil()
         }
         _ => {
             let mut chars = 0usize;
             for b in js::arr(message, "content") {
-                match b.get("type").and_then(Value::as_str) {
+                match b.field("type").and_then(Value::as_str) {
                     Some("text") => {
-                        chars += b.get("text").and_then(Value::as_str).map_or(0, utf16_len)
+                        chars += b.field("text").and_then(Value::as_str).map_or(0, utf16_len)
                     }
                     Some("thinking") => {
                         chars += b
-                            .get("thinking")
+                            .field("thinking")
                             .and_then(Value::as_str)
                             .map_or(0, utf16_len)
                     }
                     _ => {
-                        chars += b.get("name").and_then(Value::as_str).map_or(0, utf16_len);
+                        chars += b.field("name").and_then(Value::as_str).map_or(0, utf16_len);
                         // safeJsonStringify: undefined → "undefined"
-                        chars += match b.get("arguments") {
+                        chars += match b.field("arguments") {
                             None => "undefined".len(),
                             Some(v) => utf16_len(&stringify(v)),
                         };
@@ -141,12 +142,12 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
     let mut latest_prefix = f64::NEG_INFINITY;
     let mut usage_info: Option<(f64, usize)> = None;
     for (i, m) in messages.iter().enumerate() {
-        let ts = m.get("timestamp").and_then(js::as_f64);
-        if m.get("role").and_then(Value::as_str) == Some("assistant") {
+        let ts = m.field("timestamp").and_then(js::as_f64);
+        if m.field("role").and_then(Value::as_str) == Some("assistant") {
             // `assistant.timestamp >= latestPrefixTimestamp` (undefined compares false, NaN too).
             let applies = ts.is_some_and(|t| t >= latest_prefix);
             let stop = js::str_of(m, "stopReason");
-            let tokens = usage_tokens(m.get("usage"));
+            let tokens = usage_tokens(m.field("usage"));
             if applies && stop != Some("aborted") && stop != Some("error") && tokens > 0.0 {
                 usage_info = Some((tokens, i));
             }
@@ -176,12 +177,12 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
 pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
     let mut latest_prefix = f64::NEG_INFINITY;
     for m in messages {
-        let ts = m.get("timestamp").and_then(js::as_f64);
-        if m.get("role").and_then(Value::as_str) == Some("assistant") {
+        let ts = m.field("timestamp").and_then(js::as_f64);
+        if m.field("role").and_then(Value::as_str) == Some("assistant") {
             let applies = ts.is_some_and(|t| t >= latest_prefix);
             let stop = js::str_of(m, "stopReason");
             if applies && stop != Some("aborted") && stop != Some("error") {
-                match m.get("usage") {
+                match m.field("usage") {
                     None => {
                         return Some(
                             "Cannot read properties of undefined (reading 'totalTokens')".into(),
@@ -277,7 +278,7 @@ pub fn build_base_options(
     copy(&mut base, "temperature");
     let model_sampling = model.get("samplingParams").filter(|v| js::truthy(Some(v)));
     let opt_sampling = options
-        .get("samplingParams")
+        .field("samplingParams")
         .filter(|v| js::truthy(Some(v)));
     if model_sampling.is_some() || opt_sampling.is_some() {
         let mut merged = Map::new();
@@ -291,7 +292,7 @@ pub fn build_base_options(
         base.insert("samplingParams".into(), Value::Object(merged));
     }
     let requested = options
-        .get("maxTokens")
+        .field("maxTokens")
         .filter(|v| !v.is_null())
         .and_then(js::as_f64)
         .or(model.max_tokens())
@@ -326,7 +327,7 @@ pub fn build_base_options(
 /// Anthropic-style `resolveCacheRetention`: the explicit value, else `"long"` when
 /// `PI_CACHE_RETENTION=long`, else `"short"`.
 pub fn resolve_cache_retention(options: &Map<String, Value>, env: &Env) -> String {
-    if let Some(v) = options.get("cacheRetention") {
+    if let Some(v) = options.field("cacheRetention") {
         if js::truthy(Some(v)) {
             return match v {
                 Value::String(s) => s.clone(),

@@ -5,6 +5,7 @@
 //! deleted and added again goes to the end. Tools follow the same rules per message, removals
 //! first.
 
+use crate::js::Field;
 use std::borrow::Cow;
 
 use forge_replay_model::json::{js_key_order, stringify};
@@ -20,12 +21,12 @@ pub fn content_text(content: Option<&Value>, separator: &str) -> String {
             let mut out = String::new();
             let mut first = true;
             for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
+                if b.field("type").and_then(Value::as_str) == Some("text") {
                     if !first {
                         out.push_str(separator);
                     }
                     first = false;
-                    out.push_str(&text_of(b.get("text")));
+                    out.push_str(&text_of(b.field("text")));
                 }
             }
             out
@@ -45,7 +46,7 @@ fn text_of(v: Option<&Value>) -> String {
 
 /// Non-null section values of a message, in JavaScript property order.
 fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
-    match message.get("sections").and_then(Value::as_object) {
+    match message.field("sections").and_then(Value::as_object) {
         Some(m) => js_key_order(m),
         None => Vec::new(),
     }
@@ -54,7 +55,7 @@ fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
 /// `getSystemMessageText(message)`: content, then non-null sections, empty parts dropped,
 /// joined with a blank line.
 pub fn system_message_text(message: &Value) -> String {
-    let mut parts = vec![content_text(message.get("content"), "\n")];
+    let mut parts = vec![content_text(message.field("content"), "\n")];
     for (_, v) in section_entries(message) {
         if !v.is_null() {
             parts.push(text_of(Some(v)));
@@ -67,7 +68,7 @@ pub fn system_message_text(message: &Value) -> String {
 /// `renderSystemMessageUpdate(message)`: the text of a later system message.
 pub fn render_system_message_update(message: &Value) -> String {
     let mut parts = Vec::new();
-    let text = content_text(message.get("content"), "\n");
+    let text = content_text(message.field("content"), "\n");
     if !text.is_empty() {
         parts.push(text);
     }
@@ -86,16 +87,16 @@ pub fn render_system_message_update(message: &Value) -> String {
 
 /// Whether a message has role `system`.
 pub fn is_system(m: &Value) -> bool {
-    m.get("role").and_then(Value::as_str) == Some("system")
+    m.field("role").and_then(Value::as_str) == Some("system")
 }
 
 /// The role of a message.
 pub fn role(m: &Value) -> &str {
-    m.get("role").and_then(Value::as_str).unwrap_or("")
+    m.field("role").and_then(Value::as_str).unwrap_or("")
 }
 
 fn tool_name(t: &Value) -> String {
-    text_of(t.get("name"))
+    text_of(t.field("name"))
 }
 
 /// `getInitialSystemMessage(messages)`.
@@ -149,13 +150,13 @@ pub fn current_system_message(messages: &[Value]) -> Option<Value> {
     let mut timestamp: Option<Option<Value>> = None;
     for m in messages.iter().filter(|m| is_system(m)) {
         if !matches!(timestamp, Some(Some(_))) {
-            timestamp = match m.get("timestamp") {
+            timestamp = match m.field("timestamp") {
                 None => None,
                 Some(Value::Null) => Some(None),
                 Some(v) => Some(Some(v.clone())),
             };
         }
-        let text = content_text(m.get("content"), "\n");
+        let text = content_text(m.field("content"), "\n");
         if !text.is_empty() {
             content.push(text);
         }
@@ -236,16 +237,16 @@ pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Cow<'
 /// `toToolDeclaration(tool)`: `{name, description, parameters, constrainedSampling?}`.
 pub fn to_tool_declaration(tool: &Value) -> Value {
     let mut m = Map::new();
-    if let Some(v) = tool.get("name") {
+    if let Some(v) = tool.field("name") {
         m.insert("name".into(), v.clone());
     }
-    if let Some(v) = tool.get("description") {
+    if let Some(v) = tool.field("description") {
         m.insert("description".into(), v.clone());
     }
-    if let Some(v) = tool.get("parameters") {
+    if let Some(v) = tool.field("parameters") {
         m.insert("parameters".into(), v.clone());
     }
-    if let Some(v) = tool.get("constrainedSampling") {
+    if let Some(v) = tool.field("constrainedSampling") {
         m.insert("constrainedSampling".into(), v.clone());
     }
     Value::Object(m)
@@ -331,11 +332,11 @@ pub struct ContextError {
 /// `tools`).
 pub fn needs_initial_message(context: &Value) -> bool {
     context
-        .get("systemPrompt")
+        .field("systemPrompt")
         .and_then(Value::as_str)
         .is_some_and(|s| !s.is_empty())
         || context
-            .get("tools")
+            .field("tools")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
 }
@@ -349,7 +350,7 @@ pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {
             message: "must be an object".into(),
         });
     };
-    let messages = match ctx.get("messages") {
+    let messages = match ctx.field("messages") {
         Some(Value::Array(a)) => a,
         _ => {
             return Err(ContextError {
@@ -358,11 +359,11 @@ pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {
             })
         }
     };
-    let prompt = ctx.get("systemPrompt").filter(|v| !v.is_null());
+    let prompt = ctx.field("systemPrompt").filter(|v| !v.is_null());
     let has_prompt = prompt
         .and_then(Value::as_str)
         .is_some_and(|s| !s.is_empty());
-    let tools = ctx.get("tools").filter(|v| !v.is_null());
+    let tools = ctx.field("tools").filter(|v| !v.is_null());
     let has_tools = tools
         .and_then(Value::as_array)
         .is_some_and(|a| !a.is_empty());

@@ -9,6 +9,7 @@
 //! 4. Orphaned tool calls get a synthetic `"No result provided"` error result; system messages
 //!    between a tool call and its results are held back until the results are in.
 
+use crate::js::Field;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -32,7 +33,7 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     let mut out = Vec::with_capacity(content.len());
     let mut previous_was_placeholder = false;
     for block in content {
-        if block.get("type").and_then(Value::as_str) == Some("image") {
+        if block.field("type").and_then(Value::as_str) == Some("image") {
             if !previous_was_placeholder {
                 out.push(js::obj([
                     ("type", js::s("text")),
@@ -43,7 +44,7 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
             continue;
         }
         out.push(block.clone());
-        previous_was_placeholder = block.get("text").and_then(Value::as_str) == Some(placeholder);
+        previous_was_placeholder = block.field("text").and_then(Value::as_str) == Some(placeholder);
     }
     out
 }
@@ -70,7 +71,7 @@ pub fn transform_messages(
 fn has_image(content: Option<&Value>) -> bool {
     content.and_then(Value::as_array).is_some_and(|c| {
         c.iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+            .any(|b| b.field("type").and_then(Value::as_str) == Some("image"))
     })
 }
 
@@ -85,16 +86,16 @@ fn changes(
     let Some(m) = msg.as_object() else {
         return false;
     };
-    if m.get("content").is_none_or(Value::is_null) {
+    if m.field("content").is_none_or(Value::is_null) {
         return true;
     }
-    match m.get("role").and_then(Value::as_str).unwrap_or("") {
-        "user" => !vision && has_image(m.get("content")),
+    match m.field("role").and_then(Value::as_str).unwrap_or("") {
+        "user" => !vision && has_image(m.field("content")),
         "toolResult" => {
-            if !vision && (has_image(m.get("content")) || !m["content"].is_array()) {
+            if !vision && (has_image(m.field("content")) || !m["content"].is_array()) {
                 return true;
             }
-            let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+            let id = m.field("toolCallId").and_then(Value::as_str).unwrap_or("");
             id_map
                 .get(id)
                 .is_some_and(|n| !n.is_empty() && n.as_str() != id)
@@ -103,21 +104,21 @@ fn changes(
             if !is_same_model(msg, model) {
                 // Thinking becomes text, text loses its signature, tool calls are normalized.
                 let blocks = m
-                    .get("content")
+                    .field("content")
                     .and_then(Value::as_array)
                     .map(Vec::as_slice)
                     .unwrap_or(&[]);
                 return !blocks.is_empty() || has_normalizer;
             }
-            m.get("content")
+            m.field("content")
                 .and_then(Value::as_array)
                 .is_some_and(|blocks| {
                     blocks.iter().any(|b| {
-                        b.get("type").and_then(Value::as_str) == Some("thinking")
-                            && !js::truthy(b.get("redacted"))
-                            && !js::truthy(b.get("thinkingSignature"))
-                            && (!js::truthy(b.get("thinking"))
-                                || b.get("thinking")
+                        b.field("type").and_then(Value::as_str) == Some("thinking")
+                            && !js::truthy(b.field("redacted"))
+                            && !js::truthy(b.field("thinkingSignature"))
+                            && (!js::truthy(b.field("thinking"))
+                                || b.field("thinking")
                                     .and_then(Value::as_str)
                                     .is_some_and(|t| js_trim(t).is_empty()))
                     })
@@ -153,11 +154,11 @@ where
             transformed.push(Cow::Owned(msg));
             continue;
         };
-        if m.get("content").is_none_or(Value::is_null) {
+        if m.field("content").is_none_or(Value::is_null) {
             m.insert("content".into(), Value::Array(Vec::new()));
         }
         let role = m
-            .get("role")
+            .field("role")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
@@ -167,7 +168,7 @@ where
             } else {
                 NON_VISION_TOOL_IMAGE_PLACEHOLDER
             };
-            match m.get("content") {
+            match m.field("content") {
                 Some(Value::Array(c)) => {
                     let c = replace_images(c, placeholder);
                     m.insert("content".into(), Value::Array(c));
@@ -180,7 +181,7 @@ where
         }
         match role.as_str() {
             "toolResult" => {
-                let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                let id = m.field("toolCallId").and_then(Value::as_str).unwrap_or("");
                 if let Some(n) = id_map.get(id).filter(|n| !n.is_empty() && n.as_str() != id) {
                     m.insert("toolCallId".into(), js::s(n.clone()));
                 }
@@ -193,20 +194,20 @@ where
                 };
                 let mut content = Vec::with_capacity(blocks.len());
                 for mut block in blocks {
-                    let ty = block.get("type").and_then(Value::as_str).unwrap_or("");
+                    let ty = block.field("type").and_then(Value::as_str).unwrap_or("");
                     match ty {
                         "thinking" => {
-                            if js::truthy(block.get("redacted")) {
+                            if js::truthy(block.field("redacted")) {
                                 if same {
                                     content.push(block);
                                 }
                                 continue;
                             }
-                            if same && js::truthy(block.get("thinkingSignature")) {
+                            if same && js::truthy(block.field("thinkingSignature")) {
                                 content.push(block);
                                 continue;
                             }
-                            let thinking = block.get("thinking");
+                            let thinking = block.field("thinking");
                             let empty = !js::truthy(thinking)
                                 || thinking
                                     .and_then(Value::as_str)
@@ -241,12 +242,12 @@ where
                         "toolCall" => {
                             if !same {
                                 if let Some(b) = block.as_object_mut() {
-                                    if js::truthy(b.get("thoughtSignature")) {
+                                    if js::truthy(b.field("thoughtSignature")) {
                                         js::delete(b, "thoughtSignature");
                                     }
                                     if let Some(norm) = normalize_id {
                                         let id = b
-                                            .get("id")
+                                            .field("id")
                                             .and_then(Value::as_str)
                                             .unwrap_or("")
                                             .to_string();
@@ -305,7 +306,7 @@ where
         result.append(held);
     };
     for msg in transformed {
-        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+        match msg.field("role").and_then(Value::as_str).unwrap_or("") {
             "assistant" => {
                 close(&mut result, &mut pending, &mut existing, &mut held);
                 let stop = js::str_of(&msg, "stopReason");
@@ -314,11 +315,11 @@ where
                 }
                 let calls: Vec<(Value, Value)> = js::arr(&msg, "content")
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+                    .filter(|b| b.field("type").and_then(Value::as_str) == Some("toolCall"))
                     .map(|b| {
                         (
-                            b.get("id").cloned().unwrap_or(Value::Null),
-                            b.get("name").cloned().unwrap_or(Value::Null),
+                            b.field("id").cloned().unwrap_or(Value::Null),
+                            b.field("name").cloned().unwrap_or(Value::Null),
                         )
                     })
                     .collect();

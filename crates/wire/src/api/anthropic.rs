@@ -3,6 +3,7 @@
 //! `payload` is `buildParams(...)`; the wire body is the same object without `betas`, which the
 //! Anthropic SDK sends as the `anthropic-beta` header. URL `{baseUrl}/v1/messages?beta=true`.
 
+use crate::js::Field;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
@@ -195,12 +196,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let stream_options = match input.entry {
         Entry::Stream => options,
         Entry::StreamSimple => {
-            assert_request_auth(input, options.get("apiKey"), options.get("headers"))?;
+            assert_request_auth(input, options.field("apiKey"), options.field("headers"))?;
             let mut base = build_base_options(model, input.messages, &options);
-            if let Some(tc) = options.get("toolChoice") {
+            if let Some(tc) = options.field("toolChoice") {
                 base.insert("toolChoice".into(), tc.clone());
             }
-            let reasoning = options.get("reasoning").filter(|v| js::truthy(Some(v)));
+            let reasoning = options.field("reasoning").filter(|v| js::truthy(Some(v)));
             match reasoning {
                 None => {
                     base.insert("thinkingEnabled".into(), Value::Bool(false));
@@ -214,12 +215,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                             s(map_thinking_level_to_effort(model, level)),
                         );
                     } else {
-                        let base_max = base.get("maxTokens").and_then(js::as_f64);
+                        let base_max = base.field("maxTokens").and_then(js::as_f64);
                         let (adj_max, adj_budget) = adjust_max_tokens_for_thinking(
                             base_max,
                             model.max_tokens().unwrap_or(f64::NAN),
                             level,
-                            options.get("thinkingBudgets"),
+                            options.field("thinkingBudgets"),
                         );
                         let max = clamp_max_tokens_to_context(model, input.messages, adj_max);
                         base.insert("maxTokens".into(), js::num(max));
@@ -241,10 +242,13 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     let model = input.model;
     let c = compat(model);
     if input.entry == Entry::Stream {
-        assert_request_auth(input, options.get("apiKey"), options.get("headers"))?;
+        assert_request_auth(input, options.field("apiKey"), options.field("headers"))?;
     }
     let messages = resolve_transcript(input.messages, c.mid_convo_system);
-    let api_key = options.get("apiKey").and_then(Value::as_str).unwrap_or("");
+    let api_key = options
+        .field("apiKey")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let is_oauth = model.provider() != "github-copilot" && api_key.contains("sk-ant-oat");
     let params = build_params(input, &c, &messages, is_oauth, options)?;
 
@@ -259,7 +263,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     );
     let retention = resolve_cache_retention(options, input.env);
     let session = options
-        .get("sessionId")
+        .field("sessionId")
         .and_then(Value::as_str)
         .filter(|_| retention != "none");
     if model.provider() == "github-copilot" {
@@ -292,7 +296,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         }
     }
     merge_headers(&mut headers, model.get("headers"));
-    merge_headers(&mut headers, options.get("headers"));
+    merge_headers(&mut headers, options.field("headers"));
     headers.insert("anthropic-version".into(), "2023-06-01".into());
     headers.insert("content-type".into(), "application/json".into());
     if let Some(Value::Array(b)) = &betas {
@@ -346,7 +350,7 @@ fn beta_features(
     options: &Map<String, Value>,
 ) -> Vec<String> {
     let mut configured: Option<Option<String>> = None;
-    for headers in [model.get("headers"), options.get("headers")] {
+    for headers in [model.get("headers"), options.field("headers")] {
         if let Some(m) = headers.and_then(Value::as_object) {
             for (k, v) in m {
                 if k.to_lowercase() == "anthropic-beta" {
@@ -372,7 +376,7 @@ fn beta_features(
     if !current_tools(messages).is_empty() && !c.eager_tool_input_streaming {
         features.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     }
-    let interleaved = match options.get("interleavedThinking") {
+    let interleaved = match options.field("interleavedThinking") {
         None | Some(Value::Null) => true,
         v => js::truthy(v),
     };
@@ -444,7 +448,7 @@ fn build_params(
         managed.then(|| model.provider()),
         native,
     );
-    let active_effort = match options.get("effort") {
+    let active_effort = match options.field("effort") {
         None | Some(Value::Null) => s("high"),
         Some(v) => v.clone(),
     };
@@ -460,7 +464,7 @@ fn build_params(
             converted
         }),
     );
-    let max_tokens = match options.get("maxTokens") {
+    let max_tokens = match options.field("maxTokens") {
         None | Some(Value::Null) => model.get("maxTokens").cloned(),
         Some(v) => Some(v.clone()),
     };
@@ -498,7 +502,7 @@ fn build_params(
             )))]),
         );
     }
-    let thinking_enabled = js::truthy(options.get("thinkingEnabled"));
+    let thinking_enabled = js::truthy(options.field("thinkingEnabled"));
     if options.contains_key("temperature") && !thinking_enabled && !managed && c.temperature {
         params.insert("temperature".into(), options["temperature"].clone());
     }
@@ -511,7 +515,7 @@ fn build_params(
         let initial_names: Vec<String> = initial_tools
             .iter()
             .map(|t| {
-                t.get("name")
+                t.field("name")
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string()
@@ -522,7 +526,7 @@ fn build_params(
             .filter(|t| {
                 !initial_names
                     .iter()
-                    .any(|n| Some(n.as_str()) == t.get("name").and_then(Value::as_str))
+                    .any(|n| Some(n.as_str()) == t.field("name").and_then(Value::as_str))
             })
             .collect();
         let mut tools = convert_tools(
@@ -561,7 +565,7 @@ fn build_params(
             );
         }
     }
-    let display = match options.get("thinkingDisplay") {
+    let display = match options.field("thinkingDisplay") {
         None | Some(Value::Null) => s("summarized"),
         Some(v) => v.clone(),
     };
@@ -585,12 +589,12 @@ fn build_params(
                     "thinking".into(),
                     obj([("type", s("adaptive")), ("display", display)]),
                 );
-                if let Some(e) = options.get("effort").filter(|e| js::truthy(Some(e))) {
+                if let Some(e) = options.field("effort").filter(|e| js::truthy(Some(e))) {
                     params.insert("output_config".into(), obj([("effort", e.clone())]));
                 }
             } else {
                 let budget = options
-                    .get("thinkingBudgetTokens")
+                    .field("thinkingBudgetTokens")
                     .filter(|v| js::truthy(Some(v)))
                     .cloned()
                     .unwrap_or(Value::from(1024));
@@ -603,18 +607,18 @@ fn build_params(
                     ]),
                 );
             }
-        } else if options.get("thinkingEnabled") == Some(&Value::Bool(false))
+        } else if options.field("thinkingEnabled") == Some(&Value::Bool(false))
             && !matches!(model.thinking_level("off"), Some(Value::Null))
         {
             params.insert("thinking".into(), obj([("type", s("disabled"))]));
         }
     }
-    if let Some(meta) = options.get("metadata").filter(|v| js::truthy(Some(v))) {
-        if let Some(Value::String(uid)) = meta.get("user_id") {
+    if let Some(meta) = options.field("metadata").filter(|v| js::truthy(Some(v))) {
+        if let Some(Value::String(uid)) = meta.field("user_id") {
             params.insert("metadata".into(), obj([("user_id", s(uid.clone()))]));
         }
     }
-    if let Some(tc) = options.get("toolChoice").filter(|v| js::truthy(Some(v))) {
+    if let Some(tc) = options.field("toolChoice").filter(|v| js::truthy(Some(v))) {
         match tc {
             Value::String(t) => {
                 params.insert("tool_choice".into(), obj([("type", s(t.clone()))]));
@@ -632,7 +636,7 @@ fn build_params(
                 a.iter()
                     .map(|f| {
                         let mut m = Map::new();
-                        insert_defined(&mut m, "model", f.get("model"));
+                        insert_defined(&mut m, "model", f.field("model"));
                         Value::Object(m)
                     })
                     .collect()
@@ -654,11 +658,11 @@ fn convert_tools(
     for (index, tool) in tools.iter().enumerate() {
         let strict = resolve_json_schema_strict_sampling(tool, strict_supported)?;
         let parameters = json_schema_tool_parameters(tool, strict);
-        let props = match parameters.get("properties") {
+        let props = match parameters.field("properties") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v) => v.clone(),
         };
-        let required = match parameters.get("required") {
+        let required = match parameters.field("required") {
             None | Some(Value::Null) => Value::Array(Vec::new()),
             Some(v) => v.clone(),
         };
@@ -676,7 +680,7 @@ fn convert_tools(
             ])
         };
         let mut m = Map::new();
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
         m.insert(
             "name".into(),
             s(if is_oauth {
@@ -685,7 +689,7 @@ fn convert_tools(
                 name.to_string()
             }),
         );
-        insert_defined(&mut m, "description", tool.get("description"));
+        insert_defined(&mut m, "description", tool.field("description"));
         if eager {
             m.insert("eager_input_streaming".into(), Value::Bool(true));
         }
@@ -707,14 +711,14 @@ fn convert_content_blocks(content: &[Value]) -> Value {
         .iter()
         .any(|c| js::str_of(c, "type") == Some("image"));
     if !has_images {
-        let joined: Vec<&str> = content.iter().map(|c| text_str(c.get("text"))).collect();
+        let joined: Vec<&str> = content.iter().map(|c| text_str(c.field("text"))).collect();
         return s(sanitize_surrogates(&joined.join("\n")).into_owned());
     }
     let mut blocks: Vec<Value> = content
         .iter()
         .map(|b| {
             if js::str_of(b, "type") == Some("text") {
-                obj([("type", s("text")), ("text", sanitize(b.get("text")))])
+                obj([("type", s("text")), ("text", sanitize(b.field("text")))])
             } else {
                 image_block(b)
             }
@@ -732,8 +736,8 @@ fn convert_content_blocks(content: &[Value]) -> Value {
 fn image_block(b: &Value) -> Value {
     let mut source = Map::new();
     source.insert("type".into(), s("base64"));
-    insert_defined(&mut source, "media_type", b.get("mimeType"));
-    insert_defined(&mut source, "data", b.get("data"));
+    insert_defined(&mut source, "media_type", b.field("mimeType"));
+    insert_defined(&mut source, "data", b.field("data"));
     obj([("type", s("image")), ("source", Value::Object(source))])
 }
 
@@ -785,13 +789,13 @@ fn convert_messages(
                     for t in js::arr(msg, "toolsRemoved") {
                         blocks.push(obj([
                             ("type", s("tool_removal")),
-                            ("tool", tool_ref(text_str(t.get("name")))),
+                            ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                     for t in js::arr(msg, "toolsAdded") {
                         blocks.push(obj([
                             ("type", s("tool_addition")),
-                            ("tool", tool_ref(text_str(t.get("name")))),
+                            ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                 }
@@ -802,7 +806,7 @@ fn convert_messages(
                     ]));
                 }
             }
-            "user" => match msg.get("content") {
+            "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
                     if !js_trim(t).is_empty() {
                         params.push(obj([
@@ -816,14 +820,14 @@ fn convert_messages(
                         .iter()
                         .map(|item| {
                             if js::str_of(item, "type") == Some("text") {
-                                obj([("type", s("text")), ("text", sanitize(item.get("text")))])
+                                obj([("type", s("text")), ("text", sanitize(item.field("text")))])
                             } else {
                                 image_block(item)
                             }
                         })
                         .filter(|b| {
                             js::str_of(b, "type") != Some("text")
-                                || !js_trim(text_str(b.get("text"))).is_empty()
+                                || !js_trim(text_str(b.field("text"))).is_empty()
                         })
                         .collect();
                     if !blocks.is_empty() {
@@ -840,28 +844,28 @@ fn convert_messages(
                 for block in js::arr(msg, "content") {
                     match js::str_of(block, "type") {
                         Some("text") => {
-                            if js_trim(text_str(block.get("text"))).is_empty() {
+                            if js_trim(text_str(block.field("text"))).is_empty() {
                                 continue;
                             }
                             blocks.push(obj([
                                 ("type", s("text")),
-                                ("text", sanitize(block.get("text"))),
+                                ("text", sanitize(block.field("text"))),
                             ]));
                         }
                         Some("thinking") => {
-                            if js::truthy(block.get("redacted")) {
+                            if js::truthy(block.field("redacted")) {
                                 let mut m = Map::new();
                                 m.insert("type".into(), s("redacted_thinking"));
-                                insert_defined(&mut m, "data", block.get("thinkingSignature"));
+                                insert_defined(&mut m, "data", block.field("thinkingSignature"));
                                 blocks.push(Value::Object(m));
                                 continue;
                             }
-                            let sig = block.get("thinkingSignature");
+                            let sig = block.field("thinkingSignature");
                             let has_sig = js::truthy(sig)
                                 && sig
                                     .and_then(Value::as_str)
                                     .is_none_or(|t| !js_trim(t).is_empty());
-                            let thinking = text_str(block.get("thinking"));
+                            let thinking = text_str(block.field("thinking"));
                             if js_trim(thinking).is_empty() && !has_sig {
                                 continue;
                             }
@@ -869,32 +873,32 @@ fn convert_messages(
                                 if allow_empty_signature {
                                     blocks.push(obj([
                                         ("type", s("thinking")),
-                                        ("thinking", sanitize(block.get("thinking"))),
+                                        ("thinking", sanitize(block.field("thinking"))),
                                         ("signature", s("")),
                                     ]));
                                 } else {
                                     blocks.push(obj([
                                         ("type", s("text")),
-                                        ("text", sanitize(block.get("thinking"))),
+                                        ("text", sanitize(block.field("thinking"))),
                                     ]));
                                 }
                             } else {
                                 blocks.push(obj([
                                     ("type", s("thinking")),
-                                    ("thinking", sanitize(block.get("thinking"))),
+                                    ("thinking", sanitize(block.field("thinking"))),
                                     ("signature", sig.cloned().unwrap_or(Value::Null)),
                                 ]));
                             }
                         }
                         Some("toolCall") => {
-                            let name = text_str(block.get("name"));
-                            let input = match block.get("arguments") {
+                            let name = text_str(block.field("name"));
+                            let input = match block.field("arguments") {
                                 None | Some(Value::Null) => Value::Object(Map::new()),
                                 Some(v) => v.clone(),
                             };
                             let mut m = Map::new();
                             m.insert("type".into(), s("tool_use"));
-                            insert_defined(&mut m, "id", block.get("id"));
+                            insert_defined(&mut m, "id", block.field("id"));
                             m.insert(
                                 "name".into(),
                                 s(if is_oauth {
@@ -921,7 +925,7 @@ fn convert_messages(
                 if let Some(p) = managed_provider {
                     if js::str_of(msg, "api") == Some("anthropic-messages")
                         && js::str_of(msg, "provider") == Some(p)
-                        && is_anthropic_effort(msg.get("providerThinkingLevel"))
+                        && is_anthropic_effort(msg.field("providerThinkingLevel"))
                     {
                         levels.insert(index, msg["providerThinkingLevel"].clone());
                     }
@@ -934,12 +938,12 @@ fn convert_messages(
                     let m: &Value = &msgs[j];
                     let mut r = Map::new();
                     r.insert("type".into(), s("tool_result"));
-                    insert_defined(&mut r, "tool_use_id", m.get("toolCallId"));
+                    insert_defined(&mut r, "tool_use_id", m.field("toolCallId"));
                     r.insert(
                         "content".into(),
                         convert_content_blocks(js::arr(m, "content")),
                     );
-                    insert_defined(&mut r, "is_error", m.get("isError"));
+                    insert_defined(&mut r, "is_error", m.field("isError"));
                     results.push(Value::Object(r));
                     j += 1;
                 }
@@ -962,7 +966,7 @@ fn convert_messages(
                 match lm.get_mut("content") {
                     Some(Value::Array(blocks)) => {
                         if let Some(Value::Object(b)) = blocks.last_mut() {
-                            let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                            let ty = b.field("type").and_then(Value::as_str).unwrap_or("");
                             if matches!(
                                 ty,
                                 "text" | "image" | "tool_result" | "tool_addition" | "tool_removal"

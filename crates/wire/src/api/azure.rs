@@ -4,6 +4,7 @@
 //! Environment: `AZURE_OPENAI_DEPLOYMENT_NAME_MAP` (`id=name,…`), `AZURE_OPENAI_API_VERSION`
 //! (default `v1`), `AZURE_OPENAI_BASE_URL`, `AZURE_OPENAI_RESOURCE_NAME`.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use forge_replay_model::text::js_trim;
@@ -141,7 +142,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let options = with_api_key(input, crate::api::DUMMY_API_KEY);
     let no_key =
         || AssembleError::rejected(format!("No API key for provider: {}", model.provider()));
-    if !js::truthy(options.get("apiKey")) {
+    if !js::truthy(options.field("apiKey")) {
         return Err(no_key());
     }
     let options = match input.entry {
@@ -149,7 +150,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::Stream => options,
     };
     let api_key = options
-        .get("apiKey")
+        .field("apiKey")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
@@ -166,7 +167,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         .unwrap_or(DEFAULT_AZURE_API_VERSION)
         .to_string();
     let base = options
-        .get("azureBaseUrl")
+        .field("azureBaseUrl")
         .and_then(Value::as_str)
         .map(js_trim)
         .filter(|s| !s.is_empty())
@@ -220,19 +221,19 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     p.set(
         "prompt_cache_key",
         options
-            .get("sessionId")
+            .field("sessionId")
             .and_then(Value::as_str)
             .map(|k| s(clamp_prompt_cache_key(k))),
     );
     p.put("store", Value::Bool(false));
-    if js::truthy(options.get("maxTokens")) {
+    if js::truthy(options.field("maxTokens")) {
         let mt = options
-            .get("maxTokens")
+            .field("maxTokens")
             .and_then(js::as_f64)
             .unwrap_or(f64::NAN);
         p.put("max_output_tokens", js::num(mt.max(16.0)));
     }
-    if let Some(t) = options.get("temperature") {
+    if let Some(t) = options.field("temperature") {
         p.put("temperature", t.clone());
     }
     if !request_tools.is_empty() {
@@ -241,15 +242,15 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             Value::Array(convert_responses_tools(&request_tools, &tool_options)?),
         );
     }
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         p.put("tool_choice", tc.clone());
     }
     if model.reasoning() {
         let effort = options
-            .get("reasoningEffort")
+            .field("reasoningEffort")
             .filter(|v| js::truthy(Some(v)));
         let summary = options
-            .get("reasoningSummary")
+            .field("reasoningSummary")
             .filter(|v| js::truthy(Some(v)));
         if effort.is_some() || summary.is_some() {
             let effort = effort.map_or_else(|| s("medium"), |e| mapped_level(model, e));
@@ -269,7 +270,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         }
     }
     if let Some(sp) = options
-        .get("samplingParams")
+        .field("samplingParams")
         .filter(|v| js::truthy(Some(v)))
     {
         p.assign(sp);
@@ -281,7 +282,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("content-type".into(), "application/json".into());
     headers.insert("api-key".into(), api_key);
     merge_headers(&mut headers, model.get("headers"));
-    merge_headers(&mut headers, options.get("headers"));
+    merge_headers(&mut headers, options.field("headers"));
     let url = crate::api::whatwg_url(&format!(
         "{base_url}/responses?api-version={}",
         encode_query(&api_version)

@@ -2,6 +2,7 @@
 //! first, so only the `onPayload` body exists, unless `options.transport` is `"sse"`: then the
 //! body goes through fetch to `{baseUrl}/codex/responses`.
 
+use crate::js::Field;
 use forge_replay_model::json::parse;
 use serde_json::Value;
 
@@ -90,7 +91,7 @@ fn check_account_id(token: &str) -> Result<(), AssembleError> {
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let model = input.model;
     let options = with_api_key(input, DUMMY_CODEX_KEY);
-    if !js::truthy(options.get("apiKey")) {
+    if !js::truthy(options.field("apiKey")) {
         return Err(AssembleError::rejected(format!(
             "No API key for provider: {}",
             model.provider()
@@ -100,7 +101,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::StreamSimple => simple_options(input, &options),
         Entry::Stream => options,
     };
-    check_account_id(options.get("apiKey").and_then(Value::as_str).unwrap_or(""))?;
+    check_account_id(
+        options
+            .field("apiKey")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+    )?;
     let messages = resolve_transcript(
         input.messages,
         js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
@@ -110,11 +116,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let supports_additional = flag(model, "supportsAdditionalTools", false);
     let supports_search = flag(model, "supportsToolSearch", false);
     let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
-    let session = if options.get("cacheRetention").and_then(Value::as_str) == Some("none") {
+    let session = if options.field("cacheRetention").and_then(Value::as_str) == Some("none") {
         None
     } else {
         options
-            .get("sessionId")
+            .field("sessionId")
             .and_then(Value::as_str)
             .map(clamp_prompt_cache_key)
     };
@@ -155,7 +161,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     );
     b.put("input", Value::Array(items));
     let verbosity = options
-        .get("textVerbosity")
+        .field("textVerbosity")
         .filter(|v| js::truthy(Some(v)))
         .cloned()
         .unwrap_or_else(|| s("low"));
@@ -167,16 +173,16 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     b.set("prompt_cache_key", session.clone().map(s));
     b.put(
         "tool_choice",
-        match options.get("toolChoice") {
+        match options.field("toolChoice") {
             None | Some(Value::Null) => s("auto"),
             Some(v) => v.clone(),
         },
     );
     b.put("parallel_tool_calls", Value::Bool(true));
-    if let Some(t) = options.get("temperature") {
+    if let Some(t) = options.field("temperature") {
         b.put("temperature", t.clone());
     }
-    if let Some(t) = options.get("serviceTier") {
+    if let Some(t) = options.field("serviceTier") {
         b.put("service_tier", t.clone());
     }
     if !request_tools.is_empty() {
@@ -185,7 +191,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             Value::Array(convert_responses_tools(&request_tools, &tool_options)?),
         );
     }
-    match options.get("reasoningEffort") {
+    match options.field("reasoningEffort") {
         Some(effort) => {
             let e = if effort.as_str() == Some("none") {
                 match model.thinking_level("off") {
@@ -196,7 +202,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                 crate::api::responses::mapped_level(model, effort)
             };
             if !e.is_null() {
-                let summary = match options.get("reasoningSummary") {
+                let summary = match options.field("reasoningSummary") {
                     None | Some(Value::Null) => s("auto"),
                     Some(v) => v.clone(),
                 };
@@ -215,11 +221,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let payload = b.into_value();
     // With `transport: "sse"` the request goes through fetch (zstd-compressed JSON; the body here
     // is the uncompressed text). Otherwise a WebSocket carries it and there is no wire request.
-    let wire = (options.get("transport").and_then(Value::as_str) == Some("sse")).then(|| {
+    let wire = (options.field("transport").and_then(Value::as_str) == Some("sse")).then(|| {
         let mut headers = std::collections::BTreeMap::new();
         crate::api::merge_headers(&mut headers, model.get("headers"));
-        crate::api::merge_headers(&mut headers, options.get("headers"));
-        let key = options.get("apiKey").and_then(Value::as_str).unwrap_or("");
+        crate::api::merge_headers(&mut headers, options.field("headers"));
+        let key = options
+            .field("apiKey")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         headers.insert("authorization".into(), format!("Bearer {key}"));
         headers.insert("chatgpt-account-id".into(), "[account]".into());
         headers.insert("originator".into(), "pi".into());

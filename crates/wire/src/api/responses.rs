@@ -1,6 +1,7 @@
 //! `openai-responses` (pi-ai `api/openai-responses.js`). URL `{baseUrl}/responses`; the OpenAI SDK
 //! sends the params object as is.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -42,10 +43,10 @@ pub(crate) fn client_api_key(
     model: &Model,
     options: &Map<String, Value>,
 ) -> Result<String, AssembleError> {
-    if let Some(k) = options.get("apiKey").filter(|v| js::truthy(Some(v))) {
+    if let Some(k) = options.field("apiKey").filter(|v| js::truthy(Some(v))) {
         return Ok(k.as_str().unwrap_or("").to_string());
     }
-    let h = options.get("headers");
+    let h = options.field("headers");
     if has_auth_header(h, "authorization") || has_auth_header(h, "cf-aig-authorization") {
         return Ok("unused".into());
     }
@@ -61,10 +62,10 @@ pub(crate) fn simple_options(
     options: &Map<String, Value>,
 ) -> Map<String, Value> {
     let mut base = build_base_options(input.model, input.messages, options);
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
-    if let Some(level) = options.get("reasoning").filter(|v| js::truthy(Some(v))) {
+    if let Some(level) = options.field("reasoning").filter(|v| js::truthy(Some(v))) {
         let clamped = clamp_thinking_level(input.model, level.as_str().unwrap_or(""));
         if clamped != "off" {
             base.insert("reasoningEffort".into(), s(clamped));
@@ -124,7 +125,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             tool_options: tool_options.clone(),
         },
     )?;
-    let session = options.get("sessionId").and_then(Value::as_str);
+    let session = options.field("sessionId").and_then(Value::as_str);
     let mut p = JsObject::new();
     p.put("model", s(model.id()));
     p.put("input", Value::Array(input_items));
@@ -154,17 +155,17 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         },
     );
     p.put("store", Value::Bool(false));
-    if js::truthy(options.get("maxTokens")) && flag(model, "supportsMaxOutputTokens", true) {
+    if js::truthy(options.field("maxTokens")) && flag(model, "supportsMaxOutputTokens", true) {
         let mt = options
-            .get("maxTokens")
+            .field("maxTokens")
             .and_then(js::as_f64)
             .unwrap_or(f64::NAN);
         p.put("max_output_tokens", js::num(mt.max(MIN_OUTPUT_TOKENS)));
     }
-    if let Some(t) = options.get("temperature") {
+    if let Some(t) = options.field("temperature") {
         p.put("temperature", t.clone());
     }
-    if let Some(t) = options.get("serviceTier") {
+    if let Some(t) = options.field("serviceTier") {
         p.put("service_tier", t.clone());
     }
     if !request_tools.is_empty() {
@@ -173,15 +174,15 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             Value::Array(convert_responses_tools(&request_tools, &tool_options)?),
         );
     }
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         p.put("tool_choice", tc.clone());
     }
     if model.reasoning() {
         let effort = options
-            .get("reasoningEffort")
+            .field("reasoningEffort")
             .filter(|v| js::truthy(Some(v)));
         let summary = options
-            .get("reasoningSummary")
+            .field("reasoningSummary")
             .filter(|v| js::truthy(Some(v)));
         if effort.is_some() || summary.is_some() {
             let effort = match effort {
@@ -212,7 +213,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         }
     }
     if let Some(sp) = options
-        .get("samplingParams")
+        .field("samplingParams")
         .filter(|v| js::truthy(Some(v)))
     {
         p.assign(sp);
@@ -248,7 +249,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             headers.insert("x-client-request-id".into(), sid.to_string());
         }
     }
-    merge_headers(&mut headers, options.get("headers"));
+    merge_headers(&mut headers, options.field("headers"));
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/responses"));
     Ok(ApiOutput {
         wire: Some(WireRequest::post_json(url, headers, params.clone())),
@@ -285,7 +286,7 @@ pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: 
     headers.insert("openai-intent".into(), "conversation-edits".into());
     let has_images = messages.iter().any(|m| {
         matches!(crate::transcript::role(m), "user" | "toolResult")
-            && m.get("content")
+            && m.field("content")
                 .and_then(Value::as_array)
                 .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
     });

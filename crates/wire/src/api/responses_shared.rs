@@ -1,6 +1,7 @@
 //! Shared conversion for the Responses family (pi-ai `api/openai-responses-shared.js`), used by
 //! openai-responses, azure-openai-responses and openai-codex-responses.
 
+use crate::js::Field;
 use std::collections::HashMap;
 
 use forge_replay_model::json::{parse, stringify, utf16_len};
@@ -95,8 +96,8 @@ pub fn convert_responses_tools(
         {
             let mut m = Map::new();
             m.insert("type".into(), s("custom"));
-            crate::constrained::insert_defined(&mut m, "name", tool.get("name"));
-            crate::constrained::insert_defined(&mut m, "description", tool.get("description"));
+            crate::constrained::insert_defined(&mut m, "name", tool.field("name"));
+            crate::constrained::insert_defined(&mut m, "description", tool.field("description"));
             m.insert(
                 "format".into(),
                 obj([
@@ -118,11 +119,11 @@ pub fn convert_responses_tools(
         };
         let mut m = Map::new();
         m.insert("type".into(), s("function"));
-        crate::constrained::insert_defined(&mut m, "name", tool.get("name"));
-        crate::constrained::insert_defined(&mut m, "description", tool.get("description"));
+        crate::constrained::insert_defined(&mut m, "name", tool.field("name"));
+        crate::constrained::insert_defined(&mut m, "description", tool.field("description"));
         let params =
             json_schema_tool_parameters(tool, (strict == Value::Bool(true)).then_some(true));
-        if tool.get("parameters").is_some() || strict == Value::Bool(true) {
+        if tool.field("parameters").is_some() || strict == Value::Bool(true) {
             m.insert("parameters".into(), params);
         }
         if options.tool_search_result {
@@ -195,10 +196,10 @@ fn text_signature(sig: Option<&Value>) -> Option<(String, Option<String>)> {
     };
     if text.starts_with('{') {
         if let Ok(parsed) = parse(&text) {
-            if parsed.get("v").and_then(js::as_f64) == Some(1.0) {
-                if let Some(Value::String(id)) = parsed.get("id") {
+            if parsed.field("v").and_then(js::as_f64) == Some(1.0) {
+                if let Some(Value::String(id)) = parsed.field("id") {
                     let phase = parsed
-                        .get("phase")
+                        .field("phase")
                         .and_then(Value::as_str)
                         .filter(|p| *p == "commentary" || *p == "final_answer")
                         .map(str::to_string);
@@ -372,7 +373,7 @@ pub fn convert_responses_messages(
                     }
                 }
             }
-            "user" => match msg.get("content") {
+            "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
                     out.push(obj([
                         ("role", s("user")),
@@ -425,7 +426,7 @@ pub fn convert_responses_messages(
                     match js::str_of(block, "type") {
                         Some("thinking") => {
                             if let Some(sig) = block
-                                .get("thinkingSignature")
+                                .field("thinkingSignature")
                                 .filter(|v| js::truthy(Some(v)))
                             {
                                 let text = match sig {
@@ -445,7 +446,7 @@ pub fn convert_responses_messages(
                             }
                         }
                         Some("text") => {
-                            let parsed = text_signature(block.get("textSignature"));
+                            let parsed = text_signature(block.field("textSignature"));
                             let fallback = if text_index == 0 {
                                 format!("msg_pi_{msg_index}")
                             } else {
@@ -494,7 +495,7 @@ pub fn convert_responses_messages(
                             }
                             let mut m = Map::new();
                             if let Some(prop) = custom {
-                                let input = match js::get(block.get("arguments"), prop) {
+                                let input = match js::get(block.field("arguments"), prop) {
                                     Some(Value::String(t)) => t.clone(),
                                     _ => {
                                         return Err(AssembleError::rejected(format!(
@@ -510,7 +511,7 @@ pub fn convert_responses_messages(
                                 crate::constrained::insert_defined(
                                     &mut m,
                                     "name",
-                                    block.get("name"),
+                                    block.field("name"),
                                 );
                                 m.insert(
                                     "input".into(),
@@ -525,14 +526,14 @@ pub fn convert_responses_messages(
                                 crate::constrained::insert_defined(
                                     &mut m,
                                     "name",
-                                    block.get("name"),
+                                    block.field("name"),
                                 );
-                                if let Some(args) = block.get("arguments") {
+                                if let Some(args) = block.field("arguments") {
                                     m.insert("arguments".into(), s(stringify(args)));
                                 }
                             }
                             if same_model {
-                                if let Some(ns) = block.get("namespace") {
+                                if let Some(ns) = block.field("namespace") {
                                     m.insert("namespace".into(), ns.clone());
                                 }
                             }
@@ -550,7 +551,7 @@ pub fn convert_responses_messages(
                 let (call_id, _) = split_pipe(js::str_of(msg, "toolCallId").unwrap_or(""));
                 let output = tool_result_output(model, js::arr(msg, "content"));
                 let tool_name = js::str_of(msg, "toolName").unwrap_or("");
-                let ty = if msg.get("toolName").is_some() && grammar.contains_key(tool_name) {
+                let ty = if msg.field("toolName").is_some() && grammar.contains_key(tool_name) {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
