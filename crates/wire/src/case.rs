@@ -10,6 +10,7 @@
 //!
 //! Parsing checks the shapes the assemblers rely on and names the JSON path of the first problem.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -99,24 +100,24 @@ impl Case {
     pub fn from_value(value: &Value) -> Result<Case, CaseError> {
         let root = expect_obj(value, "$")?;
         let model = parse_model(
-            root.get("model")
+            root.field("model")
                 .ok_or_else(|| err("$.model", "is required"))?,
         )?;
-        let context = match root.get("context") {
+        let context = match root.field("context") {
             None | Some(Value::Null) => serde_json::json!({"messages": []}),
             Some(c) => c.clone(),
         };
         check_context(&context)?;
-        let options = match root.get("options") {
+        let options = match root.field("options") {
             None | Some(Value::Null) => Map::new(),
             Some(o) => expect_obj(o, "$.options")?.clone(),
         };
-        if let Some(v) = options.get("env") {
+        if let Some(v) = options.field("env") {
             if !v.is_null() {
                 expect_obj(v, "$.options.env")?;
             }
         }
-        let entry = match root.get("entry") {
+        let entry = match root.field("entry") {
             None | Some(Value::Null) => Entry::StreamSimple,
             Some(Value::String(s)) if s == "streamSimple" => Entry::StreamSimple,
             Some(Value::String(s)) if s == "stream" => Entry::Stream,
@@ -131,7 +132,7 @@ impl Case {
             }
         };
         let mut env = BTreeMap::new();
-        if let Some(e) = root.get("env").filter(|v| !v.is_null()) {
+        if let Some(e) = root.field("env").filter(|v| !v.is_null()) {
             for (k, v) in expect_obj(e, "$.env")? {
                 match v {
                     Value::String(s) => {
@@ -158,16 +159,16 @@ impl Case {
 
 fn parse_model(v: &Value) -> Result<ModelSpec, CaseError> {
     let m = expect_obj(v, "$.model")?;
-    let overrides = match m.get("overrides") {
+    let overrides = match m.field("overrides") {
         None | Some(Value::Null) => None,
         Some(o) => Some(expect_obj(o, "$.model.overrides")?.clone()),
     };
-    if let Some(c) = overrides.as_ref().and_then(|o| o.get("compat")) {
+    if let Some(c) = overrides.as_ref().and_then(|o| o.field("compat")) {
         if !c.is_null() {
             expect_obj(c, "$.model.overrides.compat")?;
         }
     }
-    let is_full = crate::js::truthy(m.get("api")) && crate::js::truthy(m.get("baseUrl"));
+    let is_full = crate::js::truthy(m.field("api")) && crate::js::truthy(m.field("baseUrl"));
     if is_full {
         for key in ["id", "api", "provider", "baseUrl"] {
             expect_str(m, key, "$.model")?;
@@ -190,10 +191,10 @@ fn parse_model(v: &Value) -> Result<ModelSpec, CaseError> {
 pub fn check_context(context: &Value) -> Result<(), CaseError> {
     let ctx = expect_obj(context, "$.context")?;
     opt_str(ctx, "systemPrompt", "$.context")?;
-    if let Some(tools) = ctx.get("tools").filter(|v| !v.is_null()) {
+    if let Some(tools) = ctx.field("tools").filter(|v| !v.is_null()) {
         check_tools(tools, "$.context.tools")?;
     }
-    let messages = match ctx.get("messages") {
+    let messages = match ctx.field("messages") {
         Some(Value::Array(a)) => a,
         Some(v) => {
             return Err(err(
@@ -237,7 +238,7 @@ fn check_blocks(
             for (i, b) in blocks.iter().enumerate() {
                 let p = format!("{path}[{i}]");
                 let o = expect_obj(b, &p)?;
-                let ty = o.get("type").and_then(Value::as_str).ok_or_else(|| {
+                let ty = o.field("type").and_then(Value::as_str).ok_or_else(|| {
                     err(
                         format!("{p}.type"),
                         format!("is required (one of {})", allowed.join(", ")),
@@ -285,7 +286,7 @@ fn check_blocks(
 
 fn check_message(m: &Value, path: &str) -> Result<(), CaseError> {
     let o = expect_obj(m, path)?;
-    let role = match o.get("role") {
+    let role = match o.field("role") {
         Some(Value::String(r)) => r.as_str(),
         Some(v) => {
             return Err(err(
@@ -295,12 +296,12 @@ fn check_message(m: &Value, path: &str) -> Result<(), CaseError> {
         }
         None => return Err(err(format!("{path}.role"), "is required")),
     };
-    let content = o.get("content").unwrap_or(&Value::Null);
+    let content = o.field("content").unwrap_or(&Value::Null);
     let cpath = format!("{path}.content");
     match role {
         "system" => {
             check_blocks(content, &cpath, &["text"], true)?;
-            if let Some(s) = o.get("sections").filter(|v| !v.is_null()) {
+            if let Some(s) = o.field("sections").filter(|v| !v.is_null()) {
                 let sp = format!("{path}.sections");
                 for (k, v) in expect_obj(s, &sp)? {
                     if !(v.is_string() || v.is_null()) {

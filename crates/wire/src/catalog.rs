@@ -9,6 +9,7 @@
 //! `{ "<providerId>": { "models": [Model, …], "lastModified"?, "checkedAt"?, "etag"? } }`. Its
 //! models replace built-in models with the same `provider/id` and add the others.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -252,7 +253,7 @@ impl Catalog {
         };
         for (provider, entry) in root {
             let models = entry
-                .get("models")
+                .field("models")
                 .and_then(Value::as_array)
                 .ok_or_else(|| bad(format!("$.{provider}.models must be an array")))?;
             for (i, m) in models.iter().enumerate() {
@@ -394,10 +395,10 @@ pub fn apply_overrides(model: &mut Map<String, Value>, overrides: &Map<String, V
             model.insert(k.clone(), v.clone());
         }
     }
-    if let Some(compat) = overrides.get("compat") {
+    if let Some(compat) = overrides.field("compat") {
         if crate::js::truthy(Some(compat)) {
             let mut merged = model
-                .get("compat")
+                .field("compat")
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default();
@@ -541,7 +542,9 @@ mod tests {
                       "local":{"models":[{"id":"m1","api":"openai-completions","baseUrl":"http://localhost"}]}}"#;
         let cat = Catalog::with_user_file(text, "models-store.json").unwrap();
         assert_eq!(
-            cat.get("anthropic", "claude-opus-4-8").unwrap().base_url(),
+            cat.get("anthropic", "claude-opus-4-8")
+                .unwrap()
+                .base_url(),
             "https://proxy.example"
         );
         assert_eq!(cat.get("local", "m1").unwrap().provider(), "local");

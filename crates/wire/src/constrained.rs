@@ -1,6 +1,7 @@
 //! Constrained sampling for tools (pi-ai `api/constrained-sampling.js`): strict JSON-schema tools
 //! and grammar (custom) tools.
 
+use crate::js::Field;
 use serde_json::{Map, Value};
 
 use crate::error::AssembleError;
@@ -30,7 +31,7 @@ fn is_schema_object(v: &Value) -> bool {
 }
 
 fn type_list(schema: &Value) -> Vec<&Value> {
-    match schema.get("type") {
+    match schema.field("type") {
         Some(Value::String(_)) => vec![&schema["type"]],
         Some(Value::Array(a)) => a.iter().collect(),
         _ => Vec::new(),
@@ -44,31 +45,31 @@ fn is_structured(schema: &Value) -> bool {
     let types = type_list(schema);
     types.iter().any(|t| t.as_str() == Some("object"))
         || types.iter().any(|t| t.as_str() == Some("array"))
-        || schema.get("properties").is_some()
-        || schema.get("items").is_some()
+        || schema.field("properties").is_some()
+        || schema.field("items").is_some()
 }
 
 fn allows_null(schema: &Value) -> bool {
     if !is_schema_object(schema) {
         return false;
     }
-    let t = schema.get("type");
+    let t = schema.field("type");
     if t.and_then(Value::as_str) == Some("null")
         || t.and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|x| x.as_str() == Some("null")))
     {
         return true;
     }
-    if matches!(schema.get("const"), Some(Value::Null))
+    if matches!(schema.field("const"), Some(Value::Null))
         || schema
-            .get("enum")
+            .field("enum")
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(Value::is_null))
     {
         return true;
     }
     schema
-        .get("anyOf")
+        .field("anyOf")
         .and_then(Value::as_array)
         .is_some_and(|a| a.iter().any(allows_null))
 }
@@ -101,31 +102,31 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
         }
         make_strict_node(items)?;
     }
-    let is_object = obj.get("type").and_then(Value::as_str) == Some("object");
+    let is_object = obj.field("type").and_then(Value::as_str) == Some("object");
     if obj.contains_key("properties") && !is_object {
         return Err("properties require type object".into());
     }
     if !is_object {
         return Ok(());
     }
-    if let Some(ap) = obj.get("additionalProperties") {
+    if let Some(ap) = obj.field("additionalProperties") {
         if *ap != Value::Bool(false) {
             return Err("schema-valued or true additionalProperties is unsupported".into());
         }
     }
-    if let Some(p) = obj.get("properties") {
+    if let Some(p) = obj.field("properties") {
         if !p.is_object() {
             return Err("object properties must be a schema map".into());
         }
     }
-    if let Some(r) = obj.get("required") {
+    if let Some(r) = obj.field("required") {
         let ok = r.as_array().is_some_and(|a| a.iter().all(Value::is_string));
         if !ok {
             return Err("object required must be a string array".into());
         }
     }
     let required: Vec<String> = obj
-        .get("required")
+        .field("required")
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
@@ -134,7 +135,7 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
         })
         .unwrap_or_default();
     let mut properties = obj
-        .get("properties")
+        .field("properties")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
@@ -174,7 +175,7 @@ pub fn make_strict_json_schema(schema: &Value) -> Result<Value, String> {
         return Err("root schema must have type object".into());
     }
     make_strict_node(&mut cloned)?;
-    if cloned.get("type").and_then(Value::as_str) != Some("object") {
+    if cloned.field("type").and_then(Value::as_str) != Some("object") {
         return Err("root schema must have type object".into());
     }
     Ok(cloned)
@@ -186,7 +187,7 @@ pub fn resolve_json_schema_strict_sampling(
     tool: &Value,
     supports_strict: bool,
 ) -> Result<Option<bool>, AssembleError> {
-    let config = tool.get("constrainedSampling");
+    let config = tool.field("constrainedSampling");
     if !js::truthy(config)
         || js::str_of(config.unwrap_or(&Value::Null), "type") != Some("json_schema")
     {
@@ -194,9 +195,9 @@ pub fn resolve_json_schema_strict_sampling(
     }
     let config = config.unwrap_or(&Value::Null);
     let require = js::str_of(config, "strict") == Some("require");
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
     if supports_strict {
-        return match make_strict_json_schema(tool.get("parameters").unwrap_or(&Value::Null)) {
+        return match make_strict_json_schema(tool.field("parameters").unwrap_or(&Value::Null)) {
             Ok(_) => Ok(Some(true)),
             Err(_) if !require => Ok(None),
             Err(reason) => Err(AssembleError::rejected(format!(
@@ -214,7 +215,7 @@ pub fn resolve_json_schema_strict_sampling(
 
 /// `getJsonSchemaToolParameters(tool, strict)`.
 pub fn json_schema_tool_parameters(tool: &Value, strict: Option<bool>) -> Value {
-    let params = tool.get("parameters").cloned().unwrap_or(Value::Null);
+    let params = tool.field("parameters").cloned().unwrap_or(Value::Null);
     if strict == Some(true) {
         make_strict_json_schema(&params).unwrap_or(params)
     } else {
@@ -234,11 +235,11 @@ pub struct Grammar {
 }
 
 fn infer_grammar_input_property(tool: &Value) -> Result<String, String> {
-    let schema = tool.get("parameters").unwrap_or(&Value::Null);
+    let schema = tool.field("parameters").unwrap_or(&Value::Null);
     if js::str_of(schema, "type") != Some("object") {
         return Err("grammar constrained sampling requires an object parameter schema".into());
     }
-    let req = schema.get("required").and_then(Value::as_array);
+    let req = schema.field("required").and_then(Value::as_array);
     let prop = match req {
         Some(a) if a.len() == 1 && a[0].is_string() => a[0].as_str().unwrap_or("").to_string(),
         _ => {
@@ -247,13 +248,13 @@ fn infer_grammar_input_property(tool: &Value) -> Result<String, String> {
             )
         }
     };
-    let entry = js::get(schema.get("properties"), &prop);
+    let entry = js::get(schema.field("properties"), &prop);
     if !js::truthy(entry) {
         return Err(format!(
             "grammar constrained sampling requires a properties entry for {prop}"
         ));
     }
-    if entry.and_then(|e| e.get("type")).and_then(Value::as_str) != Some("string") {
+    if entry.and_then(|e| e.field("type")).and_then(Value::as_str) != Some("string") {
         return Err(format!(
             "grammar constrained sampling property {prop} must have type string"
         ));
@@ -266,7 +267,7 @@ pub fn resolve_grammar_constrained_sampling(
     tool: &Value,
     supports: bool,
 ) -> Result<Option<Grammar>, AssembleError> {
-    let config = tool.get("constrainedSampling");
+    let config = tool.field("constrainedSampling");
     if !js::truthy(config) || js::str_of(config.unwrap_or(&Value::Null), "type") != Some("grammar")
     {
         return Ok(None);
@@ -274,7 +275,7 @@ pub fn resolve_grammar_constrained_sampling(
     if !supports {
         return Ok(None);
     }
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
     let variants = js::get(config, "variants");
     let lark = js::get(variants, "openai_lark").and_then(Value::as_str);
     let regex = js::get(variants, "openai_regex").and_then(Value::as_str);

@@ -4,6 +4,7 @@
 //! `samplingParams`, …), and user catalogs may carry fields we do not know. So a [`Model`] keeps
 //! the JSON object as is and offers typed accessors for the fields every builder needs.
 
+use crate::js::Field;
 use serde_json::{Map, Value};
 
 use crate::api::Api;
@@ -101,7 +102,7 @@ impl Model {
 
     /// `model.reasoning` (truthiness).
     pub fn reasoning(&self) -> bool {
-        js::truthy(self.value.get("reasoning"))
+        js::truthy(self.value.field("reasoning"))
     }
 
     /// `model.input.includes("image")`.
@@ -123,7 +124,7 @@ impl Model {
 
     /// `model.compat`, if it is an object.
     pub fn compat(&self) -> Option<&Value> {
-        self.value.get("compat").filter(|v| v.is_object())
+        self.value.field("compat").filter(|v| v.is_object())
     }
 
     /// `model.compat?.[key]`, with `null` kept.
@@ -143,7 +144,9 @@ impl Model {
 
     /// `model.thinkingLevelMap`, if it is an object.
     pub fn thinking_level_map(&self) -> Option<&Value> {
-        self.value.get("thinkingLevelMap").filter(|v| v.is_object())
+        self.value
+            .field("thinkingLevelMap")
+            .filter(|v| v.is_object())
     }
 
     /// `model.thinkingLevelMap?.[level]`, with `null` kept (it marks an unsupported level).
@@ -153,7 +156,7 @@ impl Model {
 
     /// `model.headers`, if it is an object.
     pub fn headers(&self) -> Option<&Map<String, Value>> {
-        self.value.get("headers").and_then(Value::as_object)
+        self.value.field("headers").and_then(Value::as_object)
     }
 
     /// Whether the model carries `compat.supportsMidConvoSystemMessages === true`.

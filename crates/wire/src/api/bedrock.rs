@@ -6,6 +6,7 @@
 //! redacted-thinking bytes are `Uint8Array`s, which `JSON.stringify` renders as objects keyed
 //! `"0"`, `"1"`, … (that is how they appear in a saved payload, and so here).
 
+use crate::js::Field;
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
@@ -184,7 +185,10 @@ fn bytes_value(bytes: &[u8]) -> Value {
 
 /// `createImageBlock(mimeType, data)`.
 fn image_block(block: &Value) -> Result<Value, AssembleError> {
-    let mime = block.get("mimeType").and_then(Value::as_str).unwrap_or("");
+    let mime = block
+        .field("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let format = match mime {
         "image/jpeg" | "image/jpg" => "jpeg",
         "image/png" => "png",
@@ -193,7 +197,7 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
         other => {
             return Err(AssembleError::rejected(format!(
                 "Unknown image type: {}",
-                if block.get("mimeType").is_none() {
+                if block.field("mimeType").is_none() {
                     "undefined"
                 } else {
                     other
@@ -201,7 +205,7 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
             )))
         }
     };
-    let data = block.get("data").and_then(Value::as_str).unwrap_or("");
+    let data = block.field("data").and_then(Value::as_str).unwrap_or("");
     let bytes = atob(data).ok_or_else(|| {
         AssembleError::rejected("The string to be decoded is not correctly encoded.")
     })?;
@@ -254,9 +258,9 @@ fn normalize_tool_call_id(id: &str) -> String {
 fn tool_result_content(content: &[Value]) -> Result<Vec<Value>, AssembleError> {
     let mut out = Vec::new();
     for c in content {
-        if c.get("type").and_then(Value::as_str) == Some("image") {
+        if c.field("type").and_then(Value::as_str) == Some("image") {
             out.push(image_block(c)?);
-        } else if let Some(t) = non_blank_text(c.get("text")) {
+        } else if let Some(t) = non_blank_text(c.field("text")) {
             out.push(t);
         }
     }
@@ -268,7 +272,7 @@ fn tool_result_content(content: &[Value]) -> Result<Vec<Value>, AssembleError> {
 
 fn tool_result(m: &Value) -> Result<Value, AssembleError> {
     let mut r = Map::new();
-    if let Some(id) = m.get("toolCallId") {
+    if let Some(id) = m.field("toolCallId") {
         r.insert("toolUseId".into(), id.clone());
     }
     r.insert(
@@ -277,7 +281,7 @@ fn tool_result(m: &Value) -> Result<Value, AssembleError> {
     );
     r.insert(
         "status".into(),
-        s(if js::truthy(m.get("isError")) {
+        s(if js::truthy(m.field("isError")) {
             "error"
         } else {
             "success"
@@ -310,16 +314,16 @@ fn convert_messages<'a>(
     let mut i = 0;
     while i < transformed.len() {
         let m: &Value = &transformed[i];
-        match m.get("role").and_then(Value::as_str).unwrap_or("") {
+        match m.field("role").and_then(Value::as_str).unwrap_or("") {
             "user" => {
                 let mut content = Vec::new();
-                if let Some(Value::String(_)) = m.get("content") {
-                    content.push(required_text(m.get("content")));
+                if let Some(Value::String(_)) = m.field("content") {
+                    content.push(required_text(m.field("content")));
                 } else {
                     for c in js::arr(m, "content") {
-                        match c.get("type").and_then(Value::as_str) {
+                        match c.field("type").and_then(Value::as_str) {
                             Some("text") => {
-                                if let Some(t) = non_blank_text(c.get("text")) {
+                                if let Some(t) = non_blank_text(c.field("text")) {
                                     content.push(t);
                                 }
                             }
@@ -344,28 +348,28 @@ fn convert_messages<'a>(
                 }
                 let mut content = Vec::new();
                 for c in blocks {
-                    match c.get("type").and_then(Value::as_str) {
+                    match c.field("type").and_then(Value::as_str) {
                         Some("text") => {
-                            if let Some(t) = non_blank_text(c.get("text")) {
+                            if let Some(t) = non_blank_text(c.field("text")) {
                                 content.push(t);
                             }
                         }
                         Some("toolCall") => {
                             let mut tu = Map::new();
-                            if let Some(v) = c.get("id") {
+                            if let Some(v) = c.field("id") {
                                 tu.insert("toolUseId".into(), v.clone());
                             }
-                            if let Some(v) = c.get("name") {
+                            if let Some(v) = c.field("name") {
                                 tu.insert("name".into(), v.clone());
                             }
-                            if let Some(v) = c.get("arguments") {
+                            if let Some(v) = c.field("arguments") {
                                 tu.insert("input".into(), sanitize_document(v));
                             }
                             content.push(obj([("toolUse", Value::Object(tu))]));
                         }
                         Some("thinking") => {
-                            let sig = c.get("thinkingSignature").and_then(Value::as_str);
-                            if js::truthy(c.get("redacted")) {
+                            let sig = c.field("thinkingSignature").and_then(Value::as_str);
+                            if js::truthy(c.field("redacted")) {
                                 if let Some(bytes) = sig.filter(|s| !s.is_empty()).and_then(atob) {
                                     if !bytes.is_empty() {
                                         content.push(obj([(
@@ -377,7 +381,7 @@ fn convert_messages<'a>(
                                 continue;
                             }
                             let thinking = sanitize_surrogates(
-                                c.get("thinking").and_then(Value::as_str).unwrap_or(""),
+                                c.field("thinking").and_then(Value::as_str).unwrap_or(""),
                             )
                             .into_owned();
                             if js_trim(&thinking).is_empty() {
@@ -415,7 +419,7 @@ fn convert_messages<'a>(
                 let mut results = vec![tool_result(m)?];
                 let mut j = i + 1;
                 while j < transformed.len()
-                    && transformed[j].get("role").and_then(Value::as_str) == Some("toolResult")
+                    && transformed[j].field("role").and_then(Value::as_str) == Some("toolResult")
                 {
                     results.push(tool_result(&transformed[j])?);
                     j += 1;
@@ -432,7 +436,7 @@ fn convert_messages<'a>(
     }
     if retention != "none" && caching {
         if let Some(last) = result.last_mut() {
-            if last.get("role").and_then(Value::as_str) == Some("user") {
+            if last.field("role").and_then(Value::as_str) == Some("user") {
                 if let Some(Value::Array(content)) = last.get_mut("content") {
                     content.push(cache_point(retention));
                 }
@@ -455,10 +459,10 @@ fn tool_config(
     for tool in tools {
         let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
         let mut spec = Map::new();
-        if let Some(v) = tool.get("name") {
+        if let Some(v) = tool.field("name") {
             spec.insert("name".into(), v.clone());
         }
-        if let Some(v) = tool.get("description") {
+        if let Some(v) = tool.field("description") {
             spec.insert("description".into(), v.clone());
         }
         spec.insert(
@@ -477,7 +481,7 @@ fn tool_config(
         Some("any") => Some(obj([("any", Value::Object(Map::new()))])),
         _ if js::str_of(choice.unwrap_or(&Value::Null), "type") == Some("tool") => Some(obj([(
             "tool",
-            match choice.and_then(|c| c.get("name")) {
+            match choice.and_then(|c| c.field("name")) {
                 Some(n) => obj([("name", n.clone())]),
                 None => Value::Object(Map::new()),
             },
@@ -496,7 +500,7 @@ fn configured_region<'a>(
     input: &'a ApiInput<'_>,
 ) -> Option<&'a str> {
     options
-        .get("region")
+        .field("region")
         .and_then(Value::as_str)
         .filter(|r| !r.is_empty())
         .or_else(|| provider_env_value("AWS_REGION", options, input.env))
@@ -509,7 +513,7 @@ fn additional_fields(
     options: &Map<String, Value>,
     input: &ApiInput<'_>,
 ) -> Option<Value> {
-    let reasoning = options.get("reasoning");
+    let reasoning = options.field("reasoning");
     if !js::truthy(reasoning) || !model.reasoning() || !is_claude(model) {
         return None;
     }
@@ -522,7 +526,7 @@ fn additional_fields(
     let display = if gov {
         None
     } else {
-        Some(match options.get("thinkingDisplay") {
+        Some(match options.field("thinkingDisplay") {
             None | Some(Value::Null) => s("summarized"),
             Some(v) => v.clone(),
         })
@@ -550,7 +554,7 @@ fn additional_fields(
             "high" | "xhigh" | "max" => Some(16384.0),
             _ => None,
         };
-        let budget = match js::defined(options.get("thinkingBudgets"), level) {
+        let budget = match js::defined(options.field("thinkingBudgets"), level) {
             Some(v) => Some(v.clone()),
             None => default.map(js::num),
         };
@@ -563,7 +567,7 @@ fn additional_fields(
             thinking.insert("display".into(), d.clone());
         }
         result.insert("thinking".into(), Value::Object(thinking));
-        let interleaved = match options.get("interleavedThinking") {
+        let interleaved = match options.field("interleavedThinking") {
             None | Some(Value::Null) => true,
             v => js::truthy(v),
         };
@@ -582,17 +586,17 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
     let model = input.model;
     let options = input.options;
     let mut base = build_base_options(model, input.messages, options);
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
-    let Some(reasoning) = options.get("reasoning").filter(|v| js::truthy(Some(v))) else {
+    let Some(reasoning) = options.field("reasoning").filter(|v| js::truthy(Some(v))) else {
         return base;
     };
     base.insert("reasoning".into(), reasoning.clone());
-    let budgets = options.get("thinkingBudgets");
+    let budgets = options.field("thinkingBudgets");
     if is_claude(model) && !supports_adaptive_thinking(model) {
         let level = reasoning.as_str().unwrap_or("");
-        let base_max = base.get("maxTokens").and_then(js::as_f64);
+        let base_max = base.field("maxTokens").and_then(js::as_f64);
         let (adjusted_max, budget) = adjust_max_tokens_for_thinking(
             base_max,
             model.max_tokens().unwrap_or(f64::NAN),
@@ -631,7 +635,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let supports_strict = model.compat_true("supportsStrictMode");
     let retention = resolve_cache_retention(&options, input.env);
     let caching = supports_prompt_caching(model, input, &options);
-    let inference_max = match options.get("maxTokens").filter(|v| !v.is_null()) {
+    let inference_max = match options.field("maxTokens").filter(|v| !v.is_null()) {
         Some(v) => Some(v.clone()),
         None if is_claude(model) => model.get("maxTokens").cloned(),
         None => None,
@@ -655,14 +659,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if let Some(m) = inference_max {
         inference.insert("maxTokens".into(), m);
     }
-    if let Some(t) = options.get("temperature") {
+    if let Some(t) = options.field("temperature") {
         inference.insert("temperature".into(), t.clone());
     }
     p.insert("inferenceConfig".into(), Value::Object(inference));
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     if let Some(tc) = tool_config(
         head.map_or(&[], |h| js::arr(h, "toolsAdded")),
-        options.get("toolChoice"),
+        options.field("toolChoice"),
         supports_strict,
     )? {
         p.insert("toolConfig".into(), tc);
@@ -670,7 +674,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if let Some(extra) = additional_fields(model, &options, input) {
         p.insert("additionalModelRequestFields".into(), extra);
     }
-    if let Some(meta) = options.get("requestMetadata") {
+    if let Some(meta) = options.field("requestMetadata") {
         p.insert("requestMetadata".into(), meta.clone());
     }
     Ok(ApiOutput {

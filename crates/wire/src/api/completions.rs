@@ -9,6 +9,7 @@
 //! `chat_template_kwargs`, …). The OpenAI SDK sends the params object as it is, to
 //! `{baseUrl}/chat/completions`.
 
+use crate::js::Field;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
@@ -208,7 +209,7 @@ pub fn compat(model: &Model) -> Compat {
 }
 
 fn is_type(b: &Value, ty: &str) -> bool {
-    b.get("type").and_then(Value::as_str) == Some(ty)
+    b.field("type").and_then(Value::as_str) == Some(ty)
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -262,10 +263,10 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
             resolve_grammar_constrained_sampling(tool, c.truthy("supportsOpenAIGrammarTools"))?
         {
             let mut custom = Map::new();
-            if let Some(v) = tool.get("name") {
+            if let Some(v) = tool.field("name") {
                 custom.insert("name".into(), v.clone());
             }
-            if let Some(v) = tool.get("description") {
+            if let Some(v) = tool.field("description") {
                 custom.insert("description".into(), v.clone());
             }
             custom.insert(
@@ -287,10 +288,10 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
         let supports_strict = c.not_false("supportsStrictMode");
         let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
         let mut f = Map::new();
-        if let Some(v) = tool.get("name") {
+        if let Some(v) = tool.field("name") {
             f.insert("name".into(), v.clone());
         }
-        if let Some(v) = tool.get("description") {
+        if let Some(v) = tool.field("description") {
             f.insert("description".into(), v.clone());
         }
         f.insert(
@@ -313,20 +314,20 @@ fn is_reasoning_detail(d: &Value) -> bool {
         return false;
     };
     let common = matches!(
-        m.get("id"),
+        m.field("id"),
         None | Some(Value::Null) | Some(Value::String(_))
-    ) && matches!(m.get("format"), None | Some(Value::String(_)))
-        && matches!(m.get("index"), None | Some(Value::Number(_)));
+    ) && matches!(m.field("format"), None | Some(Value::String(_)))
+        && matches!(m.field("index"), None | Some(Value::Number(_)));
     if !common {
         return false;
     }
-    match m.get("type").and_then(Value::as_str) {
-        Some("reasoning.summary") => m.get("summary").is_some_and(Value::is_string),
-        Some("reasoning.encrypted") => m.get("data").is_some_and(Value::is_string),
+    match m.field("type").and_then(Value::as_str) {
+        Some("reasoning.summary") => m.field("summary").is_some_and(Value::is_string),
+        Some("reasoning.encrypted") => m.field("data").is_some_and(Value::is_string),
         Some("reasoning.text") => {
-            m.get("text").is_some_and(Value::is_string)
+            m.field("text").is_some_and(Value::is_string)
                 && matches!(
-                    m.get("signature"),
+                    m.field("signature"),
                     None | Some(Value::Null) | Some(Value::String(_))
                 )
         }
@@ -433,7 +434,7 @@ fn convert_messages(
                 }
             }
             "user" => {
-                if let Some(Value::String(t)) = msg.get("content") {
+                if let Some(Value::String(t)) = msg.field("content") {
                     params.push(obj([("role", s("user")), ("content", sanitized(t))]));
                 } else {
                     let content: Vec<Value> = js::arr(msg, "content")
@@ -479,10 +480,10 @@ fn convert_messages(
                 let calls: Vec<&Value> = blocks.iter().filter(|b| is_type(b, "toolCall")).collect();
                 let signed = thinking
                     .iter()
-                    .find_map(|b| parse_reasoning_details(b.get("thinkingSignature")));
+                    .find_map(|b| parse_reasoning_details(b.field("thinkingSignature")));
                 let legacy: Vec<Value> = calls
                     .iter()
-                    .filter_map(|b| parse_legacy_detail(b.get("thoughtSignature")))
+                    .filter_map(|b| parse_legacy_detail(b.field("thoughtSignature")))
                     .collect();
                 let preserved = signed.or((!legacy.is_empty()).then_some(legacy));
                 let non_empty: Vec<&&Value> = thinking
@@ -513,7 +514,7 @@ fn convert_messages(
                         }
                         if preserved.is_none() {
                             let mut sig = non_empty[0]
-                                .get("thinkingSignature")
+                                .field("thinkingSignature")
                                 .and_then(Value::as_str)
                                 .unwrap_or("")
                                 .to_string();
@@ -540,7 +541,7 @@ fn convert_messages(
                     for tc in &calls {
                         let name = str_field(tc, "name");
                         if let Some(prop) = grammar.get(name) {
-                            let input = match js::get(tc.get("arguments"), prop) {
+                            let input = match js::get(tc.field("arguments"), prop) {
                                 Some(Value::String(t)) => sanitize_surrogates(t).into_owned(),
                                 _ => {
                                     return Err(AssembleError::rejected(format!(
@@ -551,11 +552,11 @@ fn convert_messages(
                             let mut custom = Map::new();
                             custom.insert(
                                 "name".into(),
-                                tc.get("name").cloned().unwrap_or(Value::Null),
+                                tc.field("name").cloned().unwrap_or(Value::Null),
                             );
                             custom.insert("input".into(), s(input));
                             let mut call = Map::new();
-                            if let Some(id) = tc.get("id") {
+                            if let Some(id) = tc.field("id") {
                                 call.insert("id".into(), id.clone());
                             }
                             call.insert("type".into(), s("custom"));
@@ -564,14 +565,14 @@ fn convert_messages(
                             continue;
                         }
                         let mut function = Map::new();
-                        if let Some(n) = tc.get("name") {
+                        if let Some(n) = tc.field("name") {
                             function.insert("name".into(), n.clone());
                         }
-                        if let Some(args) = tc.get("arguments") {
+                        if let Some(args) = tc.field("arguments") {
                             function.insert("arguments".into(), s(stringify(args)));
                         }
                         let mut call = Map::new();
-                        if let Some(id) = tc.get("id") {
+                        if let Some(id) = tc.field("id") {
                             call.insert("id".into(), id.clone());
                         }
                         call.insert("type".into(), s("function"));
@@ -625,13 +626,13 @@ fn convert_messages(
                     let mut m = Map::new();
                     m.insert("role".into(), s("tool"));
                     m.insert("content".into(), sanitized(body));
-                    if let Some(id) = t.get("toolCallId") {
+                    if let Some(id) = t.field("toolCallId") {
                         m.insert("tool_call_id".into(), id.clone());
                     }
-                    if c.truthy("requiresToolResultName") && js::truthy(t.get("toolName")) {
+                    if c.truthy("requiresToolResultName") && js::truthy(t.field("toolName")) {
                         m.insert(
                             "name".into(),
-                            t.get("toolName").cloned().unwrap_or(Value::Null),
+                            t.field("toolName").cloned().unwrap_or(Value::Null),
                         );
                     }
                     params.push(Value::Object(m));
@@ -749,10 +750,10 @@ fn chat_template_value(
         return Some(value.clone());
     }
     let on = js::truthy(effort);
-    if !on && js::truthy(value.get("omitWhenOff")) {
+    if !on && js::truthy(value.field("omitWhenOff")) {
         return None;
     }
-    match value.get("$var").and_then(Value::as_str) {
+    match value.field("$var").and_then(Value::as_str) {
         Some("thinking.enabled") => return Some(Value::Bool(on)),
         Some("thinking.budget") => return budget.map(js::num),
         _ => {}
@@ -823,7 +824,7 @@ fn build_params(
     p.put("stream", Value::Bool(true));
     let key = if (model.base_url().contains("api.openai.com") && retention != "none") || long {
         options
-            .get("sessionId")
+            .field("sessionId")
             .and_then(Value::as_str)
             .map(|k| s(clamp_prompt_cache_key(k)))
     } else {
@@ -840,7 +841,7 @@ fn build_params(
     if c.truthy("supportsStore") {
         p.put("store", Value::Bool(false));
     }
-    let max_tokens = options.get("maxTokens").filter(|v| js::truthy(Some(v)));
+    let max_tokens = options.field("maxTokens").filter(|v| js::truthy(Some(v)));
     let mut ceiling_from_params = None;
     if let Some(mt) = max_tokens {
         let field = if c.str("maxTokensField") == Some("max_tokens") {
@@ -851,7 +852,7 @@ fn build_params(
         p.put(field, mt.clone());
         ceiling_from_params = Some(mt.clone());
     }
-    if let Some(t) = options.get("temperature") {
+    if let Some(t) = options.field("temperature") {
         p.put("temperature", t.clone());
     }
     let mut tools: Option<Value> = None;
@@ -871,15 +872,15 @@ fn build_params(
             p.put("tool_stream", Value::Bool(true));
         }
     }
-    if let Some(tc) = options.get("toolChoice").filter(|v| js::truthy(Some(v))) {
+    if let Some(tc) = options.field("toolChoice").filter(|v| js::truthy(Some(v))) {
         p.put("tool_choice", tc.clone());
     }
-    if let Some(pr) = c.values.get("vllmPriority") {
+    if let Some(pr) = c.values.field("vllmPriority") {
         p.put("priority", pr.clone());
     }
 
     let effort = options
-        .get("reasoningEffort")
+        .field("reasoningEffort")
         .filter(|v| js::truthy(Some(v)));
     let on = effort.is_some();
     let reasoning = model.reasoning();
@@ -899,7 +900,7 @@ fn build_params(
                 .and_then(js::as_f64)
                 .or(model.max_tokens())
                 .unwrap_or(f64::NAN);
-            thinking_budget_for_level(e.as_str().unwrap_or(""), options.get("thinkingBudgets"))
+            thinking_budget_for_level(e.as_str().unwrap_or(""), options.field("thinkingBudgets"))
                 .map(|b| b.min((ceiling - MIN_ANSWER_TOKENS).max(0.0)))
                 .filter(|b| *b > 0.0)
         }
@@ -1035,8 +1036,8 @@ fn build_params(
     if let Some(routing) =
         js::get(model.compat(), "vercelGatewayRouting").filter(|v| js::truthy(Some(v)))
     {
-        let only = routing.get("only").filter(|v| js::truthy(Some(v)));
-        let order = routing.get("order").filter(|v| js::truthy(Some(v)));
+        let only = routing.field("only").filter(|v| js::truthy(Some(v)));
+        let order = routing.field("order").filter(|v| js::truthy(Some(v)));
         if only.is_some() || order.is_some() {
             let mut g = Map::new();
             if let Some(o) = only {
@@ -1049,7 +1050,7 @@ fn build_params(
         }
     }
     if let Some(sp) = options
-        .get("samplingParams")
+        .field("samplingParams")
         .filter(|v| js::truthy(Some(v)))
     {
         p.assign(sp);
@@ -1059,12 +1060,12 @@ fn build_params(
 
 /// `getClientApiKey(provider, apiKey, headers)`.
 fn client_api_key(model: &Model, options: &Map<String, Value>) -> Result<(), AssembleError> {
-    if js::truthy(options.get("apiKey")) {
+    if js::truthy(options.field("apiKey")) {
         return Ok(());
     }
     let has = |name: &str| {
         options
-            .get("headers")
+            .field("headers")
             .and_then(Value::as_object)
             .is_some_and(|m| {
                 m.iter().any(|(k, v)| {
@@ -1083,7 +1084,7 @@ fn client_api_key(model: &Model, options: &Map<String, Value>) -> Result<(), Ass
 
 /// `resolveCacheRetention(cacheRetention, env)`.
 fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> String {
-    match options.get("cacheRetention") {
+    match options.field("cacheRetention") {
         Some(Value::String(r)) if !r.is_empty() => r.clone(),
         Some(v) if js::truthy(Some(v)) => stringify(v),
         _ => {
@@ -1118,7 +1119,7 @@ fn request_headers(
         h.insert("openai-intent".into(), "conversation-edits".into());
         let vision = messages.iter().any(|m| {
             matches!(str_field(m, "role"), "user" | "toolResult")
-                && m.get("content")
+                && m.field("content")
                     .and_then(Value::as_array)
                     .is_some_and(|a| a.iter().any(|b| is_type(b, "image")))
         });
@@ -1139,7 +1140,7 @@ fn request_headers(
             }
         }
     }
-    merge_headers(&mut h, options.get("headers"));
+    merge_headers(&mut h, options.field("headers"));
     h
 }
 
@@ -1147,16 +1148,16 @@ fn request_headers(
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
     let mut base = build_base_options(model, input.messages, options);
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
-    if let Some(level) = options.get("reasoning").filter(|v| js::truthy(Some(v))) {
+    if let Some(level) = options.field("reasoning").filter(|v| js::truthy(Some(v))) {
         let clamped = clamp_thinking_level(model, level.as_str().unwrap_or(""));
         if clamped != "off" {
             base.insert("reasoningEffort".into(), s(clamped));
         }
     }
-    if let Some(b) = options.get("thinkingBudgets") {
+    if let Some(b) = options.field("thinkingBudgets") {
         base.insert("thinkingBudgets".into(), b.clone());
     }
     base
@@ -1191,7 +1192,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let session = if retention == "none" {
         None
     } else {
-        options.get("sessionId").and_then(Value::as_str)
+        options.field("sessionId").and_then(Value::as_str)
     };
     let payload = build_params(
         model, &messages, sys_view, &options, &c, &retention, &grammar,

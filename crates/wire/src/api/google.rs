@@ -10,6 +10,7 @@
 //! `text`, `thought`, `thoughtSignature`); the Gemini API converter also reorders
 //! `functionCall` to `{args, id, name}` and `inlineData` to `{data, mimeType}`, Vertex keeps them.
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
@@ -228,8 +229,8 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
 
 fn inline_data(block: &Value) -> Value {
     let mut m = Map::new();
-    insert(&mut m, "mimeType", block.get("mimeType"));
-    insert(&mut m, "data", block.get("data"));
+    insert(&mut m, "mimeType", block.field("mimeType"));
+    insert(&mut m, "data", block.field("data"));
     obj([("inlineData", Value::Object(m))])
 }
 
@@ -251,17 +252,17 @@ fn convert_messages<'a>(
     let mut contents: Vec<Value> = Vec::new();
     for msg in &transformed {
         let msg: &Value = msg;
-        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+        match msg.field("role").and_then(Value::as_str).unwrap_or("") {
             "user" => {
-                let parts: Vec<Value> = match msg.get("content") {
+                let parts: Vec<Value> = match msg.field("content") {
                     Some(Value::String(t)) => {
                         vec![obj([("text", s(sanitize_surrogates(t).into_owned()))])]
                     }
                     _ => js::arr(msg, "content")
                         .iter()
                         .map(|item| {
-                            if item.get("type").and_then(Value::as_str) == Some("text") {
-                                obj([("text", sanitize(item.get("text")))])
+                            if item.field("type").and_then(Value::as_str) == Some("text") {
+                                obj([("text", sanitize(item.field("text")))])
                             } else {
                                 inline_data(item)
                             }
@@ -278,48 +279,48 @@ fn convert_messages<'a>(
                     && js::str_of(msg, "model") == Some(model.id());
                 let mut parts = Vec::new();
                 for block in js::arr(msg, "content") {
-                    match block.get("type").and_then(Value::as_str) {
+                    match block.field("type").and_then(Value::as_str) {
                         Some("text") => {
-                            let sig = thought_signature(same, block.get("textSignature"));
-                            if is_blank(block.get("text")) && sig.is_none() {
+                            let sig = thought_signature(same, block.field("textSignature"));
+                            if is_blank(block.field("text")) && sig.is_none() {
                                 continue;
                             }
                             let mut p = Map::new();
-                            p.insert("text".into(), sanitize(block.get("text")));
+                            p.insert("text".into(), sanitize(block.field("text")));
                             insert(&mut p, "thoughtSignature", sig.as_ref());
                             parts.push(Value::Object(p));
                         }
                         Some("thinking") => {
                             if same {
-                                let sig = thought_signature(same, block.get("thinkingSignature"));
-                                if is_blank(block.get("thinking")) && sig.is_none() {
+                                let sig = thought_signature(same, block.field("thinkingSignature"));
+                                if is_blank(block.field("thinking")) && sig.is_none() {
                                     continue;
                                 }
                                 let mut p = Map::new();
                                 p.insert("thought".into(), Value::Bool(true));
-                                p.insert("text".into(), sanitize(block.get("thinking")));
+                                p.insert("text".into(), sanitize(block.field("thinking")));
                                 insert(&mut p, "thoughtSignature", sig.as_ref());
                                 parts.push(Value::Object(p));
                             } else {
-                                if is_blank(block.get("thinking")) {
+                                if is_blank(block.field("thinking")) {
                                     continue;
                                 }
-                                parts.push(obj([("text", sanitize(block.get("thinking")))]));
+                                parts.push(obj([("text", sanitize(block.field("thinking")))]));
                             }
                         }
                         Some("toolCall") => {
-                            let sig = thought_signature(same, block.get("thoughtSignature"));
+                            let sig = thought_signature(same, block.field("thoughtSignature"));
                             let mut call = Map::new();
-                            insert(&mut call, "name", block.get("name"));
+                            insert(&mut call, "name", block.field("name"));
                             call.insert(
                                 "args".into(),
-                                match block.get("arguments") {
+                                match block.field("arguments") {
                                     None | Some(Value::Null) => Value::Object(Map::new()),
                                     Some(a) => a.clone(),
                                 },
                             );
                             if with_id {
-                                insert(&mut call, "id", block.get("id"));
+                                insert(&mut call, "id", block.field("id"));
                             }
                             let mut p = Map::new();
                             p.insert("functionCall".into(), Value::Object(call));
@@ -338,8 +339,8 @@ fn convert_messages<'a>(
                 let blocks = js::arr(msg, "content");
                 let text_result = blocks
                     .iter()
-                    .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
-                    .map(|c| match c.get("text") {
+                    .filter(|c| c.field("type").and_then(Value::as_str) == Some("text"))
+                    .map(|c| match c.field("text") {
                         Some(Value::String(t)) => t.clone(),
                         None | Some(Value::Null) => String::new(),
                         Some(other) => forge_replay_model::json::stringify(other),
@@ -349,7 +350,7 @@ fn convert_messages<'a>(
                 let images: Vec<&Value> = if model.supports_images() {
                     blocks
                         .iter()
-                        .filter(|c| c.get("type").and_then(Value::as_str) == Some("image"))
+                        .filter(|c| c.field("type").and_then(Value::as_str) == Some("image"))
                         .collect()
                 } else {
                     Vec::new()
@@ -366,10 +367,10 @@ fn convert_messages<'a>(
                 };
                 let image_parts: Vec<Value> = images.iter().map(|b| inline_data(b)).collect();
                 let mut fr = Map::new();
-                insert(&mut fr, "name", msg.get("toolName"));
+                insert(&mut fr, "name", msg.field("toolName"));
                 fr.insert(
                     "response".into(),
-                    if js::truthy(msg.get("isError")) {
+                    if js::truthy(msg.field("isError")) {
                         obj([("error", s(response_value))])
                     } else {
                         obj([("output", s(response_value))])
@@ -379,14 +380,14 @@ fn convert_messages<'a>(
                     fr.insert("parts".into(), Value::Array(image_parts.clone()));
                 }
                 if with_id {
-                    insert(&mut fr, "id", msg.get("toolCallId"));
+                    insert(&mut fr, "id", msg.field("toolCallId"));
                 }
                 let part = obj([("functionResponse", Value::Object(fr))]);
                 let merge = contents.last().is_some_and(|c| {
-                    c.get("role").and_then(Value::as_str) == Some("user")
+                    c.field("role").and_then(Value::as_str) == Some("user")
                         && js::arr(c, "parts")
                             .iter()
-                            .any(|p| js::truthy(p.get("functionResponse")))
+                            .any(|p| js::truthy(p.field("functionResponse")))
                 });
                 if merge {
                     if let Some(Value::Array(parts)) =
@@ -419,8 +420,8 @@ fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, Assemb
         .map(|tool| {
             let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
             let mut d = Map::new();
-            insert(&mut d, "name", tool.get("name"));
-            insert(&mut d, "description", tool.get("description"));
+            insert(&mut d, "name", tool.field("name"));
+            insert(&mut d, "description", tool.field("description"));
             d.insert(
                 "parametersJsonSchema".into(),
                 json_schema_tool_parameters(tool, strict),
@@ -472,11 +473,11 @@ fn simple_options(
 ) -> Result<Map<String, Value>, AssembleError> {
     let model = input.model;
     let mut base = build_base_options(model, input.messages, options);
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
     let disabled = obj([("enabled", Value::Bool(false))]);
-    let level = options.get("reasoning").filter(|v| js::truthy(Some(v)));
+    let level = options.field("reasoning").filter(|v| js::truthy(Some(v)));
     let Some(level) = level else {
         base.insert("thinking".into(), disabled);
         return Ok(base);
@@ -499,7 +500,7 @@ fn simple_options(
             ("enabled", Value::Bool(true)),
             (
                 "budgetTokens",
-                google_budget(model, &resolved, options.get("thinkingBudgets"), vertex),
+                google_budget(model, &resolved, options.field("thinkingBudgets"), vertex),
             ),
         ])
     };
@@ -519,13 +520,13 @@ fn build_params<'a>(
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     let tools: &[Value] = head.map_or(&[], |h| js::arr(h, "toolsAdded"));
     let mut config = Map::new();
-    insert(&mut config, "temperature", options.get("temperature"));
-    insert(&mut config, "maxOutputTokens", options.get("maxTokens"));
+    insert(&mut config, "temperature", options.field("temperature"));
+    insert(&mut config, "maxOutputTokens", options.field("maxTokens"));
     let supports_strict = supports_strict_tools(model.id());
     let mode = if tools.is_empty() {
         None
     } else {
-        function_calling_mode(tools, options.get("toolChoice"), supports_strict)?
+        function_calling_mode(tools, options.field("toolChoice"), supports_strict)?
     };
     let system = head.map(system_message_text).unwrap_or_default();
     if !system.is_empty() {
@@ -543,7 +544,7 @@ fn build_params<'a>(
             obj([("functionCallingConfig", obj([("mode", s(mode))]))]),
         );
     }
-    let thinking = options.get("thinking");
+    let thinking = options.field("thinking");
     if js::truthy(js::get(thinking, "enabled")) && model.reasoning() {
         let mut tc = Map::new();
         tc.insert("includeThoughts".into(), Value::Bool(true));
@@ -613,7 +614,7 @@ fn sdk_part(part: &Value, vertex: bool) -> Value {
 
 fn sdk_content(content: &Value, vertex: bool) -> Value {
     let mut out = Map::new();
-    if let Some(Value::Array(parts)) = content.get("parts") {
+    if let Some(Value::Array(parts)) = content.field("parts") {
         out.insert(
             "parts".into(),
             Value::Array(parts.iter().map(|p| sdk_part(p, vertex)).collect()),
@@ -622,16 +623,16 @@ fn sdk_content(content: &Value, vertex: bool) -> Value {
     insert(
         &mut out,
         "role",
-        content.get("role").filter(|v| !v.is_null()),
+        content.field("role").filter(|v| !v.is_null()),
     );
     Value::Object(out)
 }
 
 /// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
 fn rest_body(params: &Value, vertex: bool) -> Value {
-    let config = params.get("config").cloned().unwrap_or(Value::Null);
+    let config = params.field("config").cloned().unwrap_or(Value::Null);
     let mut body = Map::new();
-    if let Some(Value::Array(contents)) = params.get("contents") {
+    if let Some(Value::Array(contents)) = params.field("contents") {
         body.insert(
             "contents".into(),
             Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
@@ -655,15 +656,15 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
         body.insert("tools".into(), tools.clone());
     }
     if let Some(tc) = field("toolConfig") {
-        let tc = match (vertex, tc.get("functionCallingConfig")) {
+        let tc = match (vertex, tc.field("functionCallingConfig")) {
             (false, Some(fcc)) if !fcc.is_null() => {
                 let mut f = Map::new();
                 insert(
                     &mut f,
                     "allowedFunctionNames",
-                    fcc.get("allowedFunctionNames").filter(|v| !v.is_null()),
+                    fcc.field("allowedFunctionNames").filter(|v| !v.is_null()),
                 );
-                insert(&mut f, "mode", fcc.get("mode").filter(|v| !v.is_null()));
+                insert(&mut f, "mode", fcc.field("mode").filter(|v| !v.is_null()));
                 obj([("functionCallingConfig", Value::Object(f))])
             }
             _ => tc.clone(),
@@ -760,14 +761,14 @@ fn request_url(
         return join("https://aiplatform.googleapis.com/", "v1");
     }
     let project = options
-        .get("project")
+        .field("project")
         .and_then(Value::as_str)
         .filter(|p| !p.is_empty())
         .or_else(|| provider_env_value("GOOGLE_CLOUD_PROJECT", options, input.env))
         .or_else(|| provider_env_value("GCLOUD_PROJECT", options, input.env))
         .unwrap_or("");
     let location = options
-        .get("location")
+        .field("location")
         .and_then(Value::as_str)
         .filter(|p| !p.is_empty())
         .or_else(|| provider_env_value("GOOGLE_CLOUD_LOCATION", options, input.env))
@@ -786,7 +787,7 @@ fn request_url(
 
 /// `resolveApiKey(options)` of google-vertex.
 fn vertex_api_key(options: &Map<String, Value>) -> Option<String> {
-    let key = js_trim(options.get("apiKey").and_then(Value::as_str)?).to_string();
+    let key = js_trim(options.field("apiKey").and_then(Value::as_str)?).to_string();
     let placeholder = key.starts_with('<')
         && key.ends_with('>')
         && key.len() > 2
@@ -802,7 +803,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if !options.contains_key("apiKey") {
         options.insert("apiKey".into(), s(DUMMY_API_KEY));
     }
-    if !vertex && !js::truthy(options.get("apiKey")) {
+    if !vertex && !js::truthy(options.field("apiKey")) {
         return Err(AssembleError::rejected(format!(
             "No API key for provider: {}",
             model.provider()
@@ -839,14 +840,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
 
     // The SDK refuses an empty `contents` ("contents are required") before any request.
     let has_contents = payload
-        .get("contents")
+        .field("contents")
         .and_then(Value::as_array)
         .is_some_and(|c| !c.is_empty());
     let wire = has_contents.then(|| {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".into(), "application/json".to_string());
         merge_headers(&mut headers, model.get("headers"));
-        merge_headers(&mut headers, options.get("headers"));
+        merge_headers(&mut headers, options.field("headers"));
         WireRequest::post_json(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,

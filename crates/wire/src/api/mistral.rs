@@ -6,6 +6,7 @@
 //! its object, as `record[target] = record[source]; delete record[source]` does. The session id
 //! also goes out as the `x-affinity` header.
 
+use crate::js::Field;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -89,8 +90,8 @@ fn text_value(v: Option<&Value>) -> String {
 fn image_url(block: &Value) -> String {
     format!(
         "data:{};base64,{}",
-        text_value(block.get("mimeType")),
-        text_value(block.get("data"))
+        text_value(block.field("mimeType")),
+        text_value(block.field("data"))
     )
 }
 
@@ -116,7 +117,7 @@ fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_erro
 }
 
 fn is_type(b: &Value, ty: &str) -> bool {
-    b.get("type").and_then(Value::as_str) == Some(ty)
+    b.field("type").and_then(Value::as_str) == Some(ty)
 }
 
 /// `toChatMessages(messages, supportsImages)`.
@@ -124,7 +125,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
     let mut out = Vec::with_capacity(messages.len());
     for (index, msg) in messages.iter().enumerate() {
         let msg: &Value = msg;
-        match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+        match msg.field("role").and_then(Value::as_str).unwrap_or("") {
             "system" => {
                 let text = if index == 0 {
                     system_message_text(msg)
@@ -139,7 +140,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 }
             }
             "user" => {
-                let content = msg.get("content");
+                let content = msg.field("content");
                 if let Some(Value::String(t)) = content {
                     out.push(obj([
                         ("role", s("user")),
@@ -154,7 +155,10 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     .filter(|b| is_type(b, "text") || supports_images)
                     .map(|b| {
                         if is_type(b, "text") {
-                            obj([("type", s("text")), ("text", s(text_value(b.get("text"))))])
+                            obj([
+                                ("type", s("text")),
+                                ("text", s(text_value(b.field("text")))),
+                            ])
                         } else {
                             obj([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
                         }
@@ -176,9 +180,9 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 let mut parts = Vec::new();
                 let mut calls = Vec::new();
                 for b in js::arr(msg, "content") {
-                    match b.get("type").and_then(Value::as_str) {
+                    match b.field("type").and_then(Value::as_str) {
                         Some("text") => {
-                            let t = b.get("text").and_then(Value::as_str).unwrap_or("");
+                            let t = b.field("text").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
                                 parts.push(obj([
                                     ("type", s("text")),
@@ -187,7 +191,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                             }
                         }
                         Some("thinking") => {
-                            let t = b.get("thinking").and_then(Value::as_str).unwrap_or("");
+                            let t = b.field("thinking").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
                                 parts.push(obj([
                                     ("type", s("thinking")),
@@ -202,17 +206,17 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                             }
                         }
                         _ => {
-                            let args = match b.get("arguments") {
+                            let args = match b.field("arguments") {
                                 Some(v) if js::truthy(Some(v)) => stringify(v),
                                 _ => "{}".to_string(),
                             };
                             calls.push(obj([
-                                ("id", b.get("id").cloned().unwrap_or(Value::Null)),
+                                ("id", b.field("id").cloned().unwrap_or(Value::Null)),
                                 ("type", s("function")),
                                 (
                                     "function",
                                     obj([
-                                        ("name", b.get("name").cloned().unwrap_or(Value::Null)),
+                                        ("name", b.field("name").cloned().unwrap_or(Value::Null)),
                                         ("arguments", s(args)),
                                     ]),
                                 ),
@@ -241,11 +245,11 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 let text = blocks
                     .iter()
                     .filter(|b| is_type(b, "text"))
-                    .map(|b| text_value(b.get("text")))
+                    .map(|b| text_value(b.field("text")))
                     .collect::<Vec<_>>()
                     .join("\n");
                 let has_images = blocks.iter().any(|b| is_type(b, "image"));
-                let is_error = js::truthy(msg.get("isError"));
+                let is_error = js::truthy(msg.field("isError"));
                 let mut content = vec![obj([
                     ("type", s("text")),
                     (
@@ -268,8 +272,8 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 }
                 let mut m = Map::new();
                 m.insert("role".into(), s("tool"));
-                js_set(&mut m, "toolCallId", msg.get("toolCallId"));
-                js_set(&mut m, "name", msg.get("toolName"));
+                js_set(&mut m, "toolCallId", msg.field("toolCallId"));
+                js_set(&mut m, "name", msg.field("toolName"));
                 m.insert("content".into(), Value::Array(content));
                 out.push(Value::Object(m));
             }
@@ -292,8 +296,8 @@ fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
         .map(|tool| {
             let strict = resolve_json_schema_strict_sampling(tool, true)?;
             let mut f = Map::new();
-            js_set(&mut f, "name", tool.get("name"));
-            js_set(&mut f, "description", tool.get("description"));
+            js_set(&mut f, "name", tool.field("name"));
+            js_set(&mut f, "description", tool.field("description"));
             f.insert(
                 "parameters".into(),
                 json_schema_tool_parameters(tool, strict),
@@ -319,7 +323,7 @@ fn map_tool_choice(choice: &Value) -> Result<Value, AssembleError> {
             ("type", s("function")),
             (
                 "function",
-                match f.get("name") {
+                match f.field("name") {
                     Some(n) => obj([("name", n.clone())]),
                     None => Value::Object(Map::new()),
                 },
@@ -343,11 +347,11 @@ fn uses_reasoning_effort(model: &Model) -> bool {
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
     let mut base = build_base_options(model, input.messages, options);
-    if let Some(tc) = options.get("toolChoice") {
+    if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
     let reasoning = options
-        .get("reasoning")
+        .field("reasoning")
         .filter(|v| js::truthy(Some(v)))
         .map(|v| clamp_thinking_level(model, v.as_str().unwrap_or("")))
         .filter(|l| l != "off");
@@ -366,8 +370,8 @@ fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<Str
 }
 
 fn should_use_prompt_caching(options: &Map<String, Value>) -> bool {
-    options.get("cacheRetention").and_then(Value::as_str) != Some("none")
-        && js::truthy(options.get("sessionId"))
+    options.field("cacheRetention").and_then(Value::as_str) != Some("none")
+        && js::truthy(options.field("sessionId"))
 }
 
 /// `buildChatPayload(model, context, messages, options)`.
@@ -389,22 +393,22 @@ fn build_payload(
     if !tools.is_empty() {
         p.insert("tools".into(), Value::Array(to_function_tools(&tools)?));
     }
-    js_set(&mut p, "temperature", options.get("temperature"));
-    js_set(&mut p, "maxTokens", options.get("maxTokens"));
-    if let Some(tc) = options.get("toolChoice").filter(|v| js::truthy(Some(v))) {
+    js_set(&mut p, "temperature", options.field("temperature"));
+    js_set(&mut p, "maxTokens", options.field("maxTokens"));
+    if let Some(tc) = options.field("toolChoice").filter(|v| js::truthy(Some(v))) {
         p.insert("toolChoice".into(), map_tool_choice(tc)?);
     }
-    if let Some(v) = options.get("promptMode").filter(|v| js::truthy(Some(v))) {
+    if let Some(v) = options.field("promptMode").filter(|v| js::truthy(Some(v))) {
         p.insert("promptMode".into(), v.clone());
     }
     if let Some(v) = options
-        .get("reasoningEffort")
+        .field("reasoningEffort")
         .filter(|v| js::truthy(Some(v)))
     {
         p.insert("reasoningEffort".into(), v.clone());
     }
     if should_use_prompt_caching(options) {
-        js_set(&mut p, "promptCacheKey", options.get("sessionId"));
+        js_set(&mut p, "promptCacheKey", options.field("sessionId"));
     }
     Ok(Value::Object(p))
 }
@@ -449,10 +453,10 @@ pub fn to_wire_payload(payload: &Value) -> Value {
     ] {
         remap(&mut wire, source, target);
     }
-    if let Some(Value::Object(rf)) = wire.get("response_format").cloned() {
+    if let Some(Value::Object(rf)) = wire.field("response_format").cloned() {
         let mut rf = rf;
         remap(&mut rf, "jsonSchema", "json_schema");
-        if let Some(Value::Object(js)) = rf.get("json_schema").cloned() {
+        if let Some(Value::Object(js)) = rf.field("json_schema").cloned() {
             let mut js = js;
             remap(&mut js, "schemaDefinition", "schema");
             rf.insert("json_schema".into(), Value::Object(js));
@@ -519,7 +523,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if !options.contains_key("apiKey") {
         options.insert("apiKey".into(), s(DUMMY_API_KEY));
     }
-    if !js::truthy(options.get("apiKey")) {
+    if !js::truthy(options.field("apiKey")) {
         return Err(AssembleError::rejected(format!(
             "No API key for provider: {}",
             model.provider()
@@ -544,11 +548,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("authorization".into(), "Bearer [redacted]".to_string());
     headers.insert("content-type".into(), "application/json".to_string());
     merge_headers(&mut headers, model.get("headers"));
-    merge_headers(&mut headers, options.get("headers"));
+    merge_headers(&mut headers, options.field("headers"));
     let explicit_affinity = has_header_override(model.get("headers"), "x-affinity")
-        || has_header_override(options.get("headers"), "x-affinity");
+        || has_header_override(options.field("headers"), "x-affinity");
     if should_use_prompt_caching(&options) && !explicit_affinity {
-        headers.insert("x-affinity".into(), text_value(options.get("sessionId")));
+        headers.insert("x-affinity".into(), text_value(options.field("sessionId")));
     }
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&chat_url(model.base_url())),

@@ -3,6 +3,7 @@
 //! folding, no shared transform, no `maxTokens` clamping (`streamSimple` passes the options
 //! through).
 
+use crate::js::Field;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -15,7 +16,7 @@ use crate::options::provider_env_value;
 /// `resolveCacheRetention(cacheRetention, env)`: the explicit value, `"long"` under
 /// `PI_CACHE_RETENTION=long`, else undefined.
 fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> Option<Value> {
-    match options.get("cacheRetention") {
+    match options.field("cacheRetention") {
         Some(v) if js::truthy(Some(v)) => Some(v.clone()),
         _ => (provider_env_value("PI_CACHE_RETENTION", options, input.env) == Some("long"))
             .then(|| s("long")),
@@ -26,7 +27,7 @@ fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> Option
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let model = input.model;
     let options = input.options;
-    let api_key = match options.get("apiKey") {
+    let api_key = match options.field("apiKey") {
         None => Some(DUMMY_API_KEY.to_string()),
         Some(v) if js::truthy(Some(v)) => Some(v.as_str().unwrap_or("").to_string()),
         Some(_) => None,
@@ -40,12 +41,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
 
     let mut opts = Map::new();
     for (key, value) in [
-        ("temperature", options.get("temperature").cloned()),
-        ("maxTokens", options.get("maxTokens").cloned()),
-        ("reasoning", options.get("reasoning").cloned()),
+        ("temperature", options.field("temperature").cloned()),
+        ("maxTokens", options.field("maxTokens").cloned()),
+        ("reasoning", options.field("reasoning").cloned()),
         ("cacheRetention", cache_retention(options, input)),
-        ("sessionId", options.get("sessionId").cloned()),
-        ("toolChoice", options.get("toolChoice").cloned()),
+        ("sessionId", options.field("sessionId").cloned()),
+        ("toolChoice", options.field("toolChoice").cloned()),
     ] {
         if let Some(v) = value {
             opts.insert(key.into(), v);
@@ -60,14 +61,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     ]);
 
     let mut url = format!("{}/messages", model.base_url().trim_end_matches('/'));
-    if js::truthy(options.get("debug")) {
+    if js::truthy(options.field("debug")) {
         url.push_str("?debug=1");
     }
     let mut headers = BTreeMap::new();
     headers.insert("authorization".into(), "Bearer [redacted]".into());
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());
-    merge_headers(&mut headers, options.get("headers"));
+    merge_headers(&mut headers, options.field("headers"));
     let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, payload.clone());
     Ok(ApiOutput {
         payload,
