@@ -152,7 +152,10 @@ fn is_assignment(word: &str) -> bool {
 }
 
 /// Parses `VAR=x forge-replay ARGS` or `cargo run … -- ARGS`; `None` if not a forge-replay command.
-fn parse_command(text: &str) -> Result<Option<(Vec<(String, String)>, Vec<String>)>, String> {
+/// `(VAR=value assignments, arguments after forge-replay)`.
+type Parsed = (Vec<(String, String)>, Vec<String>);
+
+fn parse_command(text: &str) -> Result<Option<Parsed>, String> {
     // Only forge-replay commands must be simple; other shell lines are shown, never parsed.
     let first = text
         .split_whitespace()

@@ -281,9 +281,7 @@ fn blocks(r: &ProviderReport, plots: &[Plot]) -> Vec<Block> {
     if notable.is_empty() {
         b.push(Block::Para("None.".to_string()));
     } else {
-        // (base id, api) -> (unflagged refs, flagged refs, measured cell)
-        let mut rows_by: BTreeMap<(String, String), (Vec<String>, Vec<String>, String)> =
-            BTreeMap::new();
+        let mut rows_by: BTreeMap<(String, String), NotableRow> = BTreeMap::new();
         for (m, flagged) in &notable {
             let measured = r
                 .variants
@@ -435,6 +433,9 @@ fn cache_blocks(c: &CacheSection, plots: &[Plot], b: &mut Vec<Block>) {
         b.push(Block::Plot(p.clone()));
     }
 }
+
+/// (unflagged refs, flagged refs, measured cells) of one (base id, API).
+type NotableRow = (Vec<String>, Vec<String>, String);
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {

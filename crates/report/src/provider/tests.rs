@@ -20,8 +20,11 @@ pub(crate) struct OracleAssembler {
     probes: ProbeSet,
     /// variant `model` JSON (as text) → fixture directory
     dirs: BTreeMap<String, PathBuf>,
-    pub(crate) alter: Option<Box<dyn Fn(&str, &str, &mut Value) + Sync>>,
+    pub(crate) alter: Option<Alter>,
 }
+
+/// `(provider JSON, probe name, payload)` → altered payload.
+type Alter = Box<dyn Fn(&str, &str, &mut Value) + Sync>;
 
 impl OracleAssembler {
     pub(crate) fn new() -> OracleAssembler {
