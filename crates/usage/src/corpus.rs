@@ -362,20 +362,10 @@ impl Corpus {
 
     /// Scans the given files in parallel.
     pub fn scan_files(paths: &[PathBuf], walk_errors: Vec<(PathBuf, String)>) -> Corpus {
-        let mut scans: Vec<FileScan> = paths.par_iter().map(|p| scan_file(p)).collect();
-        // Originals before their forks: by header time, then path.
-        scans.sort_by(|a, b| {
-            (
-                a.file.header_time.is_none(),
-                &a.file.header_time,
-                &a.file.path,
-            )
-                .cmp(&(
-                    b.file.header_time.is_none(),
-                    &b.file.header_time,
-                    &b.file.path,
-                ))
-        });
+        // Originals before their forks: Pi names a file after the session's creation time, so file
+        // name order is creation order (the path breaks ties).
+        let mut order: Vec<&PathBuf> = paths.iter().collect();
+        order.sort_by(|a, b| (a.file_name(), a).cmp(&(b.file_name(), b)));
         let mut corpus = Corpus {
             walk_errors,
             ..Corpus::default()
@@ -387,37 +377,44 @@ impl Corpus {
             Interner::new(),
         );
         let mut seen: HashMap<u64, usize> = HashMap::new();
-        for (fi, scan) in scans.into_iter().enumerate() {
-            let FileScan {
-                mut file,
-                project,
-                strings,
-                requests,
-            } = scan;
-            file.project = projects.get(&project);
-            let map = |interner: &mut Interner, i: u32| interner.get(&strings[i as usize]);
-            for (key, r) in requests {
-                if let Some(&at) = seen.get(&key) {
-                    corpus.fork_copies.add(&r.totals);
-                    if r.active {
-                        corpus.requests[at].active = true;
+        // Scan in parallel a chunk at a time and merge in order, so only one chunk of per-file
+        // results is alive at once.
+        let mut fi = 0usize;
+        for chunk in order.chunks(64) {
+            let scans: Vec<FileScan> = chunk.par_iter().map(|p| scan_file(p)).collect();
+            for scan in scans {
+                let FileScan {
+                    mut file,
+                    project,
+                    strings,
+                    requests,
+                } = scan;
+                file.project = projects.get(&project);
+                let map = |interner: &mut Interner, i: u32| interner.get(&strings[i as usize]);
+                for (key, r) in requests {
+                    if let Some(&at) = seen.get(&key) {
+                        corpus.fork_copies.add(&r.totals);
+                        if r.active {
+                            corpus.requests[at].active = true;
+                        }
+                        continue;
                     }
-                    continue;
+                    seen.insert(key, corpus.requests.len());
+                    corpus.requests.push(CorpusRequest {
+                        file: fi as u32,
+                        line: r.line,
+                        time_ms: r.time_ms,
+                        model: map(&mut models, r.model),
+                        provider: map(&mut providers, r.provider),
+                        api: map(&mut apis, r.api),
+                        totals: r.totals,
+                        cost: r.cost,
+                        active: r.active,
+                    });
                 }
-                seen.insert(key, corpus.requests.len());
-                corpus.requests.push(CorpusRequest {
-                    file: fi as u32,
-                    line: r.line,
-                    time_ms: r.time_ms,
-                    model: map(&mut models, r.model),
-                    provider: map(&mut providers, r.provider),
-                    api: map(&mut apis, r.api),
-                    totals: r.totals,
-                    cost: r.cost,
-                    active: r.active,
-                });
+                corpus.files.push(file);
+                fi += 1;
             }
-            corpus.files.push(file);
         }
         corpus.dicts = Dictionaries {
             models: models.list,
