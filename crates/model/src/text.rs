@@ -31,7 +31,9 @@ pub fn js_len(s: &str) -> usize {
 
 /// pi-ai's `sanitizeSurrogates`: removes unpaired surrogates (their stand-ins here).
 pub fn sanitize_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(is_lone_surrogate_stand_in) {
+    // Stand-ins (U+F0000..U+F07FF) are encoded with lead byte 0xF3: a byte scan rules most
+    // strings out without decoding them.
+    if s.as_bytes().contains(&0xF3) && s.chars().any(is_lone_surrogate_stand_in) {
         std::borrow::Cow::Owned(
             s.chars()
                 .filter(|c| !is_lone_surrogate_stand_in(*c))
