@@ -251,6 +251,11 @@ fn line_column(s: &[u16], pos: usize) -> (usize, usize) {
 
 /// V8's `JSON.parse` error message for `text`, or `None` when it parses.
 pub fn json_parse_error(text: &str) -> Option<String> {
+    // Fast path: whatever serde_json accepts, V8 accepts too (same grammar; serde_json is only
+    // stricter: lone surrogate escapes, nesting depth), so only failures need the exact parser.
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+        return None;
+    }
     let s = utf16_units(text);
     let mut p = Parser { s: &s, i: 0 };
     let result = p.value().and_then(|()| {
@@ -302,6 +307,19 @@ pub fn json_parse_error(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::json_parse_error as e;
+
+    #[test]
+    fn valid_json_has_no_error_on_both_paths() {
+        // Accepted by the serde_json fast path, or (lone surrogate escape) by the exact parser.
+        for ok in [
+            r#"{"type":"reasoning","summary":[],"n":-1.5e-7}"#,
+            " [1, true, null, \"\\u00e9\"] ",
+            r#""\ud800""#,
+            "1e400",
+        ] {
+            assert_eq!(e(ok), None, "{ok}");
+        }
+    }
 
     #[test]
     fn matches_node_22() {
