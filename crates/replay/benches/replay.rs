@@ -109,7 +109,7 @@ fn long_session(n: usize) {
     let mut bytes = 0usize;
     let mut count = 0usize;
     replay_each(&session, &opts, |r| {
-        bytes += json::stringify_pretty(&r.to_json()).len();
+        bytes += json::stringify_pretty(&r.into_json()).len();
         count += 1;
         Ok(())
     })

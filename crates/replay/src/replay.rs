@@ -135,6 +135,28 @@ impl Request {
         }
     }
 
+    /// [`Request::to_json`] without copying the payload and body.
+    pub fn into_json(self) -> Value {
+        let wire = match self.wire {
+            Some(w) => {
+                let mut m = Map::new();
+                m.insert("url".into(), w.url.into());
+                m.insert("method".into(), w.method.into());
+                m.insert("body".into(), w.body);
+                Value::Object(m)
+            }
+            None => Value::Null,
+        };
+        let mut m = Map::new();
+        m.insert("entryId".into(), self.entry_id.into());
+        m.insert("api".into(), self.api.name().into());
+        m.insert("provider".into(), self.provider.into());
+        m.insert("model".into(), self.model.into());
+        m.insert("payload".into(), self.payload);
+        m.insert("wire".into(), wire);
+        Value::Object(m)
+    }
+
     /// `{"entryId","api","provider","model","payload","wire"}`.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();

@@ -117,7 +117,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     b",\n"
                 })?;
                 first = false;
-                let text = json::stringify_pretty(&r.to_json());
+                let text = json::stringify_pretty(&r.into_json());
                 for (k, line) in text.split('\n').enumerate() {
                     if k > 0 {
                         w.write_all(b"\n")?;
