@@ -12,8 +12,9 @@
 //!   export.
 //! * [`gen`] writes realistic generated Pi 0.87.1 session corpora for tests and benchmarks.
 //!
-//! Cache-break diagnosis (replaying requests) builds on [`RequestRow`]s of a branch: each row keeps
-//! the entry id and line so a diagnosis can be attached to a request.
+//! * [`explain`] diagnoses cache breaks: it replays the path's requests (replay engine), compares
+//!   each with the previous one in the provider's cache order and names the cause of every break
+//!   the reported usage confirms ([`explain::Explanation`], [`explain::Cause`]).
 
 pub mod corpus;
 pub mod explain;
