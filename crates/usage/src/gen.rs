@@ -190,6 +190,8 @@ struct Written {
     id: String,
     parent: Option<String>,
     text: String,
+    /// Entry time (ms), so a fork is created after the entries it copies.
+    time: i64,
 }
 
 struct SessionGen<'a> {
@@ -238,6 +240,7 @@ impl SessionGen<'_> {
             id: id.clone(),
             parent: self.leaf.clone(),
             text,
+            time: self.now,
         });
         self.leaf = Some(id.clone());
         id
@@ -491,11 +494,25 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
     for _ in 0..opts.sessions {
         let fork = previous.is_some() && rng.chance(opts.forks);
         let (project, mut now) = match (&previous, fork) {
-            (Some((_, _, _, p, t)), true) => (*p, *t + rng.range(60_000, 7_200_000) as i64),
+            (Some((_, _, _, p, t)), true) => (*p, *t),
             _ => (
                 rng.below(projects as u64) as usize,
                 start + rng.below(90 * 86_400_000) as i64,
             ),
+        };
+        // A fork copies a prefix of the parent's active path and is created after it.
+        let fork_cut = match (&previous, fork) {
+            (Some((_, _, plines, _, _)), true) => {
+                let path_idx = active_path(plines);
+                let cut = (path_idx.len() / 3
+                    + rng.below((path_idx.len() / 2).max(1) as u64) as usize)
+                    .min(path_idx.len());
+                if let Some(&last) = path_idx[..cut].last() {
+                    now = now.max(plines[last].time) + rng.range(60_000, 7_200_000) as i64;
+                }
+                Some((path_idx, cut))
+            }
+            _ => None,
         };
         now -= now % 1000;
         let cwd = format!("/home/dev/work/project-{project:02}");
@@ -526,10 +543,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
         if let (true, Some((ppath, _, plines, _, _))) = (fork, &previous) {
             header.insert("parentSession".into(), json!(ppath.display().to_string()));
             // Copy the active path of the parent up to a point, verbatim (same ids).
-            let path_idx = active_path(plines);
-            let cut = (path_idx.len() / 3
-                + g.rng.below((path_idx.len() / 2).max(1) as u64) as usize)
-                .min(path_idx.len());
+            let (path_idx, cut) = fork_cut.clone().unwrap_or_default();
             for &k in &path_idx[..cut] {
                 let w = &plines[k];
                 g.used_ids.insert(w.id.clone());
@@ -537,6 +551,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
                     id: w.id.clone(),
                     parent: w.parent.clone(),
                     text: w.text.clone(),
+                    time: w.time,
                 });
                 g.leaf = Some(w.id.clone());
             }
