@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Benchmark: `forge-replay usage --corpus` vs `ccusage pi daily --offline --json` vs `cat`, on a
+# generated corpus (default 2,000 sessions x 200 lines, about 330 MB), plus a token-total check
+# against ccusage on a fork-free corpus and on a corpus with forks.
+#
+# Usage: scripts/bench-usage.sh [report.md]
+# Env:   SESSIONS (2000) ENTRIES (200) SEED (1) FORKS (0.2, for the fork corpus) RUNS (3)
+#        BENCH_DIR (/tmp/forge-bench-usage)  CCUSAGE_DIR (/tmp/ccusage, npm scratch dir)
+#        CCUSAGE_VERSION (20.0.24: the newest with a linux-x64 native package on the mirror)
+#        CARGO_TARGET_DIR (/root/.cache/forge-replay-target)
+# Needs: /usr/bin/time, npm (only to install ccusage once), python3 (to read JSON).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+REPORT=${1:-$ROOT/target/bench-usage.md}
+SESSIONS=${SESSIONS:-2000}
+ENTRIES=${ENTRIES:-200}
+SEED=${SEED:-1}
+FORKS=${FORKS:-0.2}
+RUNS=${RUNS:-3}
+BENCH_DIR=${BENCH_DIR:-/tmp/forge-bench-usage}
+CCUSAGE_DIR=${CCUSAGE_DIR:-/tmp/ccusage}
+CCUSAGE_VERSION=${CCUSAGE_VERSION:-20.0.24}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/root/.cache/forge-replay-target}
+
+echo "building forge-replay (release)…" >&2
+(cd "$ROOT" && cargo build --release -q -p forge-replay)
+FR=$CARGO_TARGET_DIR/release/forge-replay
+
+CC=$CCUSAGE_DIR/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+if [ ! -x "$CC" ]; then
+  echo "installing ccusage@$CCUSAGE_VERSION into $CCUSAGE_DIR…" >&2
+  mkdir -p "$CCUSAGE_DIR"
+  (cd "$CCUSAGE_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } && npm install -s "ccusage@$CCUSAGE_VERSION" >/dev/null)
+fi
+export HOME_FOR_CCUSAGE=$BENCH_DIR/fakehome   # keep ccusage away from any real ~/.claude, ~/.codex…
+mkdir -p "$HOME_FOR_CCUSAGE"
+
+PLAIN=$BENCH_DIR/plain/sessions
+FORKED=$BENCH_DIR/forked/sessions
+gen() { # dir forks
+  if [ ! -f "$1/.done-$SESSIONS-$ENTRIES-$SEED-$2" ]; then
+    rm -rf "$1"
+    "$FR" gen-corpus --out "$1" --sessions "$SESSIONS" --entries "$ENTRIES" --seed "$SEED" --forks "$2" >&2
+    touch "$1/.done-$SESSIONS-$ENTRIES-$SEED-$2"
+  fi
+}
+gen "$PLAIN" 0
+gen "$FORKED" "$FORKS"
+BYTES=$(find "$PLAIN" -name '*.jsonl' -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
+LINES=$(find "$PLAIN" -name '*.jsonl' -print0 | xargs -0 cat | wc -l)
+
+# measure NAME CMD... → appends "name wall rss" (best wall of RUNS, max RSS of the runs)
+RESULTS=$BENCH_DIR/results.txt
+: > "$RESULTS"
+measure() {
+  local name=$1; shift
+  local best="" rss=0
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -v -o "$BENCH_DIR/time.txt" "$@" > "$BENCH_DIR/out-$name.txt" 2>/dev/null
+    local wall kb
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$BENCH_DIR/time.txt" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+    kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$BENCH_DIR/time.txt")
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
+    if [ "$kb" -gt "$rss" ]; then rss=$kb; fi
+  done
+  echo "$name $best $rss" >> "$RESULTS"
+  echo "$name: ${best}s, $((rss / 1024)) MB" >&2
+}
+
+cat_all() { find "$1" -name '*.jsonl' -print0 | xargs -0 cat; }
+export -f cat_all
+measure cat bash -c "cat_all '$PLAIN' > /dev/null"
+measure forge-replay "$FR" usage --corpus "$PLAIN" --format json
+cp "$BENCH_DIR/out-forge-replay.txt" "$BENCH_DIR/forge-plain.json"
+measure ccusage env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$PLAIN" "$CC" pi daily --offline --json
+cp "$BENCH_DIR/out-ccusage.txt" "$BENCH_DIR/ccusage-plain.json"
+
+# Fork corpus: one run each for the totals comparison.
+"$FR" usage --corpus "$FORKED" --format json > "$BENCH_DIR/forge-forked.json"
+env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$FORKED" "$CC" pi daily --offline --json > "$BENCH_DIR/ccusage-forked.json"
+
+python3 - "$RESULTS" "$BENCH_DIR" "$BYTES" "$LINES" "$SESSIONS" "$ENTRIES" "$FORKS" "$REPORT" <<'PY'
+import json, sys, os
+results, d, nbytes, lines, sessions, entries, forks, report = sys.argv[1:]
+r = {}
+for line in open(results):
+    name, wall, kb = line.split()
+    r[name] = (float(wall), int(kb))
+def load(n): return json.load(open(os.path.join(d, n)))
+def ours(j): t = j["totals"]; return [t["input"], t["output"], t["cacheRead"], t["cacheWrite"]]
+def theirs(j): t = j["totals"]; return [t["inputTokens"], t["outputTokens"], t["cacheReadTokens"], t["cacheCreationTokens"]]
+fp, cp = load("forge-plain.json"), load("ccusage-plain.json")
+ff, cf = load("forge-forked.json"), load("ccusage-forked.json")
+names = ["input", "output", "cacheRead", "cacheWrite"]
+cat, fr, cc = r["cat"], r["forge-replay"], r["ccusage"]
+out = []
+out.append(f"Corpus: {sessions} sessions x {entries} lines ({int(lines):,} lines, {int(nbytes)/2**20:.0f} MiB), "
+           f"{int(fp['totals']['requests']):,} requests; best of {os.environ.get('RUNS','3')} runs, warm page cache.\n")
+out.append("| command | wall (s) | peak RSS (MB) |")
+out.append("|---|---:|---:|")
+out.append(f"| `cat` of every file | {cat[0]:.2f} | {cat[1]/1024:.0f} |")
+out.append(f"| `forge-replay usage --corpus DIR --format json` | {fr[0]:.2f} | {fr[1]/1024:.0f} |")
+out.append(f"| `ccusage pi daily --offline --json` (PI_AGENT_DIR=DIR) | {cc[0]:.2f} | {cc[1]/1024:.0f} |")
+out.append("")
+out.append(f"forge-replay is {cc[0]/fr[0]:.1f}x faster than ccusage and takes {fr[0]/max(cat[0],1e-9):.1f}x the `cat` time; "
+           f"peak RSS {fr[1]/1024:.0f} MB.\n")
+out.append("Token totals, fork-free corpus (forge-replay counts every branch, active + abandoned):\n")
+out.append("| | " + " | ".join(names) + " |")
+out.append("|---|" + "---:|" * 4)
+out.append("| forge-replay | " + " | ".join(f"{v:,.0f}" for v in ours(fp)) + " |")
+out.append("| ccusage | " + " | ".join(f"{v:,.0f}" for v in theirs(cp)) + " |")
+out.append(f"\nEqual: {'yes' if ours(fp) == theirs(cp) else 'NO'}.\n")
+fc = ff["forkCopies"]
+out.append(f"Corpus with forks (--forks {forks}: {ff['forks']} fork files):\n")
+out.append("| | " + " | ".join(names) + " |")
+out.append("|---|" + "---:|" * 4)
+out.append("| forge-replay (deduplicated) | " + " | ".join(f"{v:,.0f}" for v in ours(ff)) + " |")
+out.append("| fork copies removed | " + " | ".join(f"{fc[k]:,.0f}" for k in names) + " |")
+out.append("| forge-replay + copies | " + " | ".join(f"{a+fc[k]:,.0f}" for a, k in zip(ours(ff), names)) + " |")
+out.append("| ccusage | " + " | ".join(f"{v:,.0f}" for v in theirs(cf)) + " |")
+diff = [t - (a + fc[k]) for t, a, k in zip(theirs(cf), ours(ff), names)]
+out.append(f"\nccusage minus (forge-replay + fork copies): {diff} — "
+           f"{'the whole difference is the deduplicated fork copies' if all(abs(x) < 1e-6 for x in diff) else 'NOT explained by fork copies alone'}.")
+text = "\n".join(out) + "\n"
+os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
+open(report, "w").write(text)
+print(text)
+PY
+echo "report: $REPORT" >&2
