@@ -542,9 +542,7 @@ mod tests {
                       "local":{"models":[{"id":"m1","api":"openai-completions","baseUrl":"http://localhost"}]}}"#;
         let cat = Catalog::with_user_file(text, "models-store.json").unwrap();
         assert_eq!(
-            cat.get("anthropic", "claude-opus-4-8")
-                .unwrap()
-                .base_url(),
+            cat.get("anthropic", "claude-opus-4-8").unwrap().base_url(),
             "https://proxy.example"
         );
         assert_eq!(cat.get("local", "m1").unwrap().provider(), "local");
