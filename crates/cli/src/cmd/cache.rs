@@ -12,19 +12,9 @@ use forge_replay_session::Session;
 use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
 
 use crate::args::{CacheExplainArgs, CacheRetention, TextOrJson};
+use crate::cmd::error_chain;
 use crate::cmd::replay::load_catalog;
 use crate::Exit;
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        src = x.source();
-    }
-    s
-}
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
     let (session, _diags) = match Session::open(&args.session) {

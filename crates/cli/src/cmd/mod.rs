@@ -39,3 +39,15 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
     }
 }
+
+/// An error and its `source()` chain on one line, `outer: inner: root`.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(x) = src {
+        s.push_str(": ");
+        s.push_str(&x.to_string());
+        src = x.source();
+    }
+    s
+}

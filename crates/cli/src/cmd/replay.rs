@@ -11,6 +11,7 @@ use forge_replay_wire::Catalog;
 use serde_json::json;
 
 use crate::args::{ReplayArgs, TextOrJson};
+use crate::cmd::error_chain;
 use crate::Exit;
 
 /// The catalog: pi-ai's built-in one, with `--catalog` layered on top.
@@ -25,17 +26,6 @@ pub(crate) fn load_catalog(
             std::borrow::Cow::Owned(Catalog::with_user_file(&text, &p.to_string_lossy())?)
         }
     })
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        src = x.source();
-    }
-    s
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
