@@ -11,8 +11,9 @@
 //! The requests become a polars [`DataFrame`] ([`Corpus::frame`]) that is grouped with
 //! [`Corpus::group`] and exported as CSV, NDJSON or a hive-partitioned parquet dataset.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
@@ -21,21 +22,46 @@ use rayon::prelude::*;
 use crate::session::{BadLine, SessionData};
 use crate::totals::Totals;
 
-/// One deduplicated main request of the corpus.
+/// One deduplicated main request of the corpus (72 bytes: a corpus holds hundreds of
+/// thousands of them).
 #[derive(Debug, Clone, Copy)]
 pub struct CorpusRequest {
     /// Index into [`Corpus::files`] of the file it is attributed to.
     pub file: u32,
     /// 1-based line in that file.
     pub line: u32,
-    /// Entry time, ms since the Unix epoch (from the entry's ISO `timestamp`).
-    pub time_ms: Option<i64>,
+    /// Entry time in ms since the Unix epoch, [`NO_TIME`] when absent.
+    time_ms: i64,
     pub model: u32,
     pub provider: u32,
     pub api: u32,
-    pub totals: Totals,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
     pub cost: f64,
     pub active: bool,
+}
+
+/// [`CorpusRequest`]'s encoding of "no timestamp".
+const NO_TIME: i64 = i64::MIN;
+
+impl CorpusRequest {
+    /// Entry time, ms since the Unix epoch (from the entry's ISO `timestamp`).
+    pub fn time_ms(&self) -> Option<i64> {
+        (self.time_ms != NO_TIME).then_some(self.time_ms)
+    }
+
+    /// The request's token counts (`requests` = 1).
+    pub fn totals(&self) -> Totals {
+        Totals {
+            requests: 1.0,
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+        }
+    }
 }
 
 /// One file of the corpus.
@@ -329,6 +355,24 @@ fn dedup_key(id: Option<&str>, ts: Option<&str>, t: &Totals, path: &Path, line: 
     h.finish()
 }
 
+/// Hasher for [`dedup_key`]s, which are hashes already: passes the key through.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
 #[derive(Default)]
 struct Interner {
     map: HashMap<String, u32>,
@@ -370,18 +414,28 @@ impl Corpus {
             walk_errors,
             ..Corpus::default()
         };
+        // Room for as many requests as the files could hold (a request line is longer than 320
+        // bytes), capped: pages of the reservation that are never written are never resident,
+        // and the vector does not reallocate (no copy holding two of it at the peak).
+        let bytes: u64 = paths
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        corpus.requests.reserve(
+            usize::try_from(bytes / 320)
+                .unwrap_or(usize::MAX)
+                .min(1 << 23),
+        );
         let (mut models, mut providers, mut apis, mut projects) = (
             Interner::new(),
             Interner::new(),
             Interner::new(),
             Interner::new(),
         );
-        let mut seen: HashMap<u64, usize> = HashMap::new();
-        // Scan in parallel a chunk at a time and merge in order, so only one chunk of per-file
-        // results is alive at once.
+        let mut seen: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
         let mut fi = 0usize;
-        for chunk in order.chunks(64) {
-            let scans: Vec<FileScan> = chunk.par_iter().map(|p| scan_file(p)).collect();
+        let mut merge = |scans: Vec<FileScan>| {
             for scan in scans {
                 let FileScan {
                     mut file,
@@ -390,7 +444,12 @@ impl Corpus {
                     requests,
                 } = scan;
                 file.project = projects.get(&project);
-                let map = |interner: &mut Interner, i: u32| interner.get(&strings[i as usize]);
+                // The file's few distinct strings, interned once per table.
+                let remap = |interner: &mut Interner| -> Vec<u32> {
+                    strings.iter().map(|s| interner.get(s)).collect()
+                };
+                let (model_of, provider_of, api_of) =
+                    (remap(&mut models), remap(&mut providers), remap(&mut apis));
                 for (key, r) in requests {
                     if let Some(&at) = seen.get(&key) {
                         corpus.fork_copies.add(&r.totals);
@@ -403,11 +462,14 @@ impl Corpus {
                     corpus.requests.push(CorpusRequest {
                         file: fi as u32,
                         line: r.line,
-                        time_ms: r.time_ms,
-                        model: map(&mut models, r.model),
-                        provider: map(&mut providers, r.provider),
-                        api: map(&mut apis, r.api),
-                        totals: r.totals,
+                        time_ms: r.time_ms.unwrap_or(NO_TIME),
+                        model: model_of[r.model as usize],
+                        provider: provider_of[r.provider as usize],
+                        api: api_of[r.api as usize],
+                        input: r.totals.input,
+                        output: r.totals.output,
+                        cache_read: r.totals.cache_read,
+                        cache_write: r.totals.cache_write,
                         cost: r.cost,
                         active: r.active,
                     });
@@ -415,6 +477,23 @@ impl Corpus {
                 corpus.files.push(file);
                 fi += 1;
             }
+        };
+        // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
+        // most two chunks of per-file results are alive at once.
+        let mut pending: Option<Vec<FileScan>> = None;
+        for chunk in order.chunks(64) {
+            let (scans, ()) = rayon::join(
+                || chunk.par_iter().map(|p| scan_file(p)).collect::<Vec<_>>(),
+                || {
+                    if let Some(prev) = pending.take() {
+                        merge(prev);
+                    }
+                },
+            );
+            pending = Some(scans);
+        }
+        if let Some(prev) = pending.take() {
+            merge(prev);
         }
         corpus.dicts = Dictionaries {
             models: models.list,
@@ -451,7 +530,7 @@ impl Corpus {
                         self.dicts.models[r.model as usize]
                     ) == f
                 });
-            let day = r.time_ms.map(day_of_ms);
+            let day = r.time_ms().map(day_of_ms);
             model_match
                 && project_ok[self.files[r.file as usize].project as usize]
                 && filter.since.is_none_or(|s| day.is_some_and(|d| d >= s))
@@ -474,22 +553,24 @@ impl Corpus {
             u32col("line", &|r| r.line),
             Column::new(
                 "time_ms".into(),
-                rows.iter().map(|r| r.time_ms).collect::<Vec<Option<i64>>>(),
+                rows.iter()
+                    .map(|r| r.time_ms())
+                    .collect::<Vec<Option<i64>>>(),
             ),
             Column::new(
                 "day".into(),
                 rows.iter()
-                    .map(|r| r.time_ms.map(day_of_ms))
+                    .map(|r| r.time_ms().map(day_of_ms))
                     .collect::<Vec<Option<i32>>>(),
             ),
             u32col("project", &|r| self.files[r.file as usize].project),
             u32col("model", &|r| r.model),
             u32col("provider", &|r| r.provider),
             u32col("api", &|r| r.api),
-            f64col("input", &|r| r.totals.input),
-            f64col("output", &|r| r.totals.output),
-            f64col("cache_read", &|r| r.totals.cache_read),
-            f64col("cache_write", &|r| r.totals.cache_write),
+            f64col("input", &|r| r.input),
+            f64col("output", &|r| r.output),
+            f64col("cache_read", &|r| r.cache_read),
+            f64col("cache_write", &|r| r.cache_write),
             f64col("cost", &|r| r.cost),
             u32col("abandoned", &|r| u32::from(!r.active)),
         ])?;
@@ -506,52 +587,77 @@ impl Corpus {
             GroupBy::Api => "api",
             GroupBy::Day => "day",
         };
-        let sum = |c: &str| col(c).cast(DataType::Float64).sum().alias(c);
-        let out = df
-            .clone()
-            .lazy()
-            .group_by([col(key)])
-            .agg([
-                len().cast(DataType::Float64).alias("requests"),
-                sum("input"),
-                sum("output"),
-                sum("cache_read"),
-                sum("cache_write"),
-                sum("cost"),
-                sum("abandoned"),
-            ])
-            .collect()?;
+        // polars finds the groups; each group's sums are then taken in row (scan) order, so
+        // every run and machine gives the same doubles (polars' parallel partial sums do not).
+        let gb = df.group_by([key])?;
+        let key_col = &gb.keys()[0];
         let keys: Vec<String> = match by {
-            GroupBy::Day => out
-                .column(key)?
+            GroupBy::Day => key_col
                 .i32()?
                 .iter()
                 .map(|d| d.map(format_day).unwrap_or_default())
                 .collect(),
-            _ => out
-                .column(key)?
+            _ => key_col
                 .u32()?
                 .iter()
                 .map(|c| self.key_name(by, c.unwrap_or(0)))
                 .collect(),
         };
-        let get = |c: &str| -> Result<Vec<f64>, CorpusError> {
-            Ok(out
-                .column(c)?
-                .f64()?
-                .iter()
-                .map(|v| v.unwrap_or(0.0))
-                .collect())
+        // The frame's own buffers where they are one contiguous chunk (no copy), else a copy.
+        let get = |c: &str| -> Result<Cow<'_, [f64]>, CorpusError> {
+            let column = df.column(c)?;
+            match column.f64().ok().and_then(|a| a.cont_slice().ok()) {
+                Some(slice) => Ok(Cow::Borrowed(slice)),
+                None => Ok(Cow::Owned(numbers(column)?)),
+            }
         };
-        let (req, inp, outp, cr, cw, cost, ab) = (
-            get("requests")?,
+        let (inp_c, outp_c, cr_c, cw_c, cost_c) = (
             get("input")?,
             get("output")?,
             get("cache_read")?,
             get("cache_write")?,
             get("cost")?,
-            get("abandoned")?,
         );
+        let ab_column = df.column("abandoned")?;
+        let ab_c: Cow<'_, [u32]> = match ab_column.u32().ok().and_then(|a| a.cont_slice().ok()) {
+            Some(slice) => Cow::Borrowed(slice),
+            None => Cow::Owned(
+                numbers(ab_column)?
+                    .into_iter()
+                    .map(|v| u32::from(v != 0.0))
+                    .collect(),
+            ),
+        };
+        let n = keys.len();
+        let (mut req, mut inp, mut outp, mut cr, mut cw, mut cost, mut ab) = (
+            vec![0.0; n],
+            vec![0.0; n],
+            vec![0.0; n],
+            vec![0.0; n],
+            vec![0.0; n],
+            vec![0.0; n],
+            vec![0.0; n],
+        );
+        let mut rows: Vec<usize> = Vec::new();
+        for (g, group) in gb.get_groups().iter().enumerate() {
+            rows.clear();
+            match group {
+                GroupsIndicator::Idx((_, idx)) => rows.extend(idx.iter().map(|&i| i as usize)),
+                GroupsIndicator::Slice([first, len]) => {
+                    rows.extend(first as usize..(first + len) as usize)
+                }
+            }
+            rows.sort_unstable();
+            for &r in &rows {
+                req[g] += 1.0;
+                inp[g] += inp_c[r];
+                outp[g] += outp_c[r];
+                cr[g] += cr_c[r];
+                cw[g] += cw_c[r];
+                cost[g] += cost_c[r];
+                ab[g] += f64::from(ab_c[r]);
+            }
+        }
         let mut groups: Vec<Group> = (0..keys.len())
             .map(|i| Group {
                 key: keys[i].clone(),
@@ -731,6 +837,28 @@ impl Corpus {
             .filter(|f| f.parent_session.is_some())
             .count()
     }
+}
+
+/// A numeric column as doubles, read in Rust: `Column::cast` makes polars build its 8 MiB
+/// shared zero buffer for some inputs (peak memory).
+fn numbers(c: &Column) -> Result<Vec<f64>, CorpusError> {
+    let v = match c.dtype() {
+        DataType::Float64 => c.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect(),
+        DataType::UInt32 => c.u32()?.iter().map(|v| v.map_or(0.0, f64::from)).collect(),
+        DataType::UInt64 => c
+            .u64()?
+            .iter()
+            .map(|v| v.map_or(0.0, |v| v as f64))
+            .collect(),
+        DataType::Int64 => c
+            .i64()?
+            .iter()
+            .map(|v| v.map_or(0.0, |v| v as f64))
+            .collect(),
+        DataType::Int32 => c.i32()?.iter().map(|v| v.map_or(0.0, f64::from)).collect(),
+        _ => vec![0.0; c.len()],
+    };
+    Ok(v)
 }
 
 fn chunks(df: &DataFrame) -> impl Iterator<Item = DataFrame> + '_ {

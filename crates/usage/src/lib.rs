@@ -18,6 +18,7 @@
 
 pub mod corpus;
 pub mod explain;
+mod fast;
 pub mod gen;
 pub mod nested;
 pub mod scan;

@@ -370,29 +370,51 @@ fn boxed(s: &JsStr<'_>) -> Option<Box<str>> {
 
 /// Parses one non-blank JSONL line.
 pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
-    let raw: RawLine<'_> = serde_json::from_str(text)?;
+    if let Some(raw) = crate::fast::raw_line(text) {
+        return Ok(line_from_raw(raw, line));
+    }
+    parse_line_serde(text, line)
+}
+
+/// [`parse_line`] by serde alone: the reference the fast scanner is tested against.
+#[doc(hidden)]
+pub fn parse_line_serde(text: &str, line: u32) -> Result<Line, serde_json::Error> {
+    Ok(line_from_raw(serde_json::from_str(text)?, line))
+}
+
+/// Parses one non-blank JSONL line from its bytes, as Pi reads it: the file is decoded as UTF-8
+/// with U+FFFD for invalid sequences before `JSON.parse`. A valid line (the usual case) is
+/// checked once and parsed in place; only an invalid one is decoded into a copy.
+pub fn parse_line_bytes(bytes: &[u8], line: u32) -> Result<Line, serde_json::Error> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_line(text, line),
+        Err(_) => parse_line(&String::from_utf8_lossy(bytes), line),
+    }
+}
+
+fn line_from_raw(raw: RawLine<'_>, line: u32) -> Line {
     let ty = raw.ty.as_str();
     if ty == Some("session") {
         if let Some(id) = raw.id.as_str() {
-            return Ok(Line::Header(Header {
+            return Line::Header(Header {
                 id: id.to_owned(),
                 version: raw.version.0.unwrap_or(1.0),
                 timestamp: raw.timestamp.as_str().map(str::to_owned),
                 cwd: raw.cwd.as_str().map(str::to_owned),
                 parent_session: raw.parent_session.as_str().map(str::to_owned),
-            }));
+            });
         }
     }
     let message = match (ty, raw.message.0) {
         (Some("message"), Some(m)) => Some(message_record(m, &raw.timestamp)),
         _ => None,
     };
-    Ok(Line::Entry(EntryRecord {
+    Line::Entry(EntryRecord {
         line,
         id: boxed(&raw.id),
         parent_id: boxed(&raw.parent_id),
         message,
-    }))
+    })
 }
 
 fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::scan::{parse_line, EntryRecord, Header, Line};
+use crate::scan::{parse_line, parse_line_bytes, EntryRecord, Header, Line};
 use crate::totals::Totals;
 use crate::view::{summarize, turn_start, SessionCacheUsage};
 
@@ -68,55 +68,94 @@ impl SessionData {
         )
     }
 
-    /// Streams JSONL from any reader; the error carries the line number being read.
+    /// Streams JSONL from any reader; the error carries the line number being read. A line that
+    /// lies inside the reader's buffer is parsed in place; only lines crossing a buffer boundary
+    /// are copied.
     pub fn from_reader<R: Read>(
         mut reader: BufReader<R>,
     ) -> Result<SessionData, (u32, std::io::Error)> {
         let mut data = SessionData::default();
-        let mut buf = Vec::with_capacity(4096);
+        let mut carry: Vec<u8> = Vec::new();
         let mut line_no: u32 = 0;
         let mut seen_first = false;
         loop {
-            buf.clear();
-            line_no += 1;
-            let n = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| (line_no, e))?;
-            if n == 0 {
-                break;
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err((line_no + 1, e)),
+            };
+            if buf.is_empty() {
+                if !carry.is_empty() {
+                    line_no += 1;
+                    if data.take_line(&carry, line_no, &mut seen_first) {
+                        return Ok(data);
+                    }
+                }
+                return Ok(data);
             }
-            let text = String::from_utf8_lossy(&buf);
+            let (used, stop) = match memchr::memchr(b'\n', buf) {
+                Some(at) => {
+                    line_no += 1;
+                    let stop = if carry.is_empty() {
+                        data.take_line(&buf[..at], line_no, &mut seen_first)
+                    } else {
+                        carry.extend_from_slice(&buf[..at]);
+                        let stop = data.take_line(&carry, line_no, &mut seen_first);
+                        carry.clear();
+                        stop
+                    };
+                    (at + 1, stop)
+                }
+                None => {
+                    carry.extend_from_slice(buf);
+                    (buf.len(), false)
+                }
+            };
+            reader.consume(used);
+            if stop {
+                return Ok(data);
+            }
+        }
+    }
+
+    /// Handles one line; `true` when reading stops (the first parsed line is not a header).
+    fn take_line(&mut self, bytes: &[u8], line_no: u32, seen_first: &mut bool) -> bool {
+        let parsed = if bytes.first() == Some(&b'{') {
+            parse_line_bytes(bytes, line_no)
+        } else {
+            let text = String::from_utf8_lossy(bytes);
             if forge_replay_model::text::js_trim(&text).is_empty() {
-                continue;
+                return false;
             }
-            match parse_line(&text, line_no) {
-                Err(e) => data.bad_lines.push(BadLine {
-                    line: line_no,
-                    message: e.to_string(),
-                }),
-                Ok(parsed) => {
-                    if !seen_first {
-                        seen_first = true;
-                        match parsed {
-                            Line::Header(h) => data.header = Some(h),
-                            Line::Entry(_) => return Ok(data),
-                        }
-                        continue;
-                    }
+            parse_line(&text, line_no)
+        };
+        match parsed {
+            Err(e) => self.bad_lines.push(BadLine {
+                line: line_no,
+                message: e.to_string(),
+            }),
+            Ok(parsed) => {
+                if !*seen_first {
+                    *seen_first = true;
                     match parsed {
-                        Line::Entry(e) => data.entries.push(e),
-                        // A second header is an entry of type "session" with no usage.
-                        Line::Header(_) => data.entries.push(EntryRecord {
-                            line: line_no,
-                            id: None,
-                            parent_id: None,
-                            message: None,
-                        }),
+                        Line::Header(h) => self.header = Some(h),
+                        Line::Entry(_) => return true,
                     }
+                    return false;
+                }
+                match parsed {
+                    Line::Entry(e) => self.entries.push(e),
+                    // A second header is an entry of type "session" with no usage.
+                    Line::Header(_) => self.entries.push(EntryRecord {
+                        line: line_no,
+                        id: None,
+                        parent_id: None,
+                        message: None,
+                    }),
                 }
             }
         }
-        Ok(data)
+        false
     }
 
     /// `true` when the file has a session header.

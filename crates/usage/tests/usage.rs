@@ -222,7 +222,7 @@ fn generated_corpus_is_deterministic_and_forks_are_deduplicated() {
     let df = corpus.frame(&Filter::default()).unwrap();
     let groups = corpus.group(&df, GroupBy::Model).unwrap();
     let sum: f64 = groups.iter().map(|g| g.totals.cache_read).sum();
-    let direct: f64 = corpus.requests.iter().map(|r| r.totals.cache_read).sum();
+    let direct: f64 = corpus.requests.iter().map(|r| r.cache_read).sum();
     assert_eq!(sum, direct);
     let only = Filter {
         model: Some("claude".into()),
@@ -279,4 +279,92 @@ fn generated_sessions_follow_pi_layout() {
         let d = SessionData::read(f).unwrap();
         assert!(d.usage(None).unwrap().main_session.requests > 0.0);
     }
+}
+
+/// Every `*.jsonl` line under `fixtures/`.
+fn fixture_lines() -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut stack = vec![root];
+    let mut lines = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for item in std::fs::read_dir(&dir).expect("fixtures readable") {
+            let path = item.expect("dir entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                let bytes = std::fs::read(&path).expect("fixture readable");
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                lines.extend(text.lines().map(str::to_owned));
+            }
+        }
+    }
+    lines
+}
+
+/// Hand-made lines for the corners the fast scanner must leave to serde or get right.
+const CORNERS: &[&str] = &[
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","usage":{"input":-0,"output":1e2,"cacheRead":12345678901234567890123,"cacheWrite":0.1,"cost":{"total":-0}}}}"#,
+    r#"{"type":"message","id":"a","id":"b"}"#,
+    r#"{"type":"message","message":{"role":"assistant","role":"user"}}"#,
+    r#"{"type":"message","message":{"role":"assistant","usage":{"input":1,"input":2}}}"#,
+    r#"{"t\u0079pe":"session","id":"x"}"#,
+    r#"{"type":"session","id":"x\u0041"}"#,
+    r#"{"type":"message","id":"a","message":{"role":"toolResult","details":{"forgeNestedUsage":{"input":1}}}}"#,
+    r#"{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":1e400}}}"#,
+    r#"{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":01}}}"#,
+    r#"{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":1.}}}"#,
+    r#"{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":-}}}"#,
+    r#"{"type":"message","id":"a","message":{"content":"bad \x escape"}}"#,
+    r#"{"type":"message","id":"a","message":{"content":"ok \u12 short"}}"#,
+    r#"{"type":"message","id":"a","message":{"content":"tab	inside"}}"#,
+    r#"{"type":"message","id":"a","message":{"content":[1,2,]}}"#,
+    r#"{"type":"message","id":"a",}"#,
+    r#"{"type":"message","id":"a"} x"#,
+    r#"["session","x"]"#,
+    r#"{"type":"session","id":"x","version":"3"}"#,
+    r#"{"type":true,"id":5,"parentId":{},"message":[1],"version":null}"#,
+    r#"  {"type":"session","id":"x"}  "#,
+    r#"{"type":"message","message":{"usage":{"cost":{"total":1,"total":2}}}}"#,
+    r#"{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+    r#"{"type":"message","message":{"role":"assistant","usage":{"input":truex}}}"#,
+    r#"{"type":"message","message":{"role":"assistant","usage":{"input":nul}}}"#,
+];
+
+/// The fast scanner in front of serde answers exactly as serde does: on every fixture line, on
+/// hand-made corners, and on every line cut short, with a byte replaced, and with a control
+/// character inserted.
+#[test]
+fn fast_scanner_equals_serde_on_fixtures_and_mutations() {
+    use forge_replay_usage::scan::{parse_line, parse_line_serde};
+    let check = |text: &str| {
+        let fast = parse_line(text, 7).map_err(|e| e.to_string());
+        let serde = parse_line_serde(text, 7).map_err(|e| e.to_string());
+        assert_eq!(fast, serde, "line: {text}");
+    };
+    let mut lines = fixture_lines();
+    assert!(lines.len() > 1000, "fixtures found: {}", lines.len());
+    lines.extend(CORNERS.iter().map(|s| s.to_string()));
+    let mut checked = 0usize;
+    for (n, line) in lines.iter().enumerate() {
+        check(line);
+        checked += 1;
+        // Mutations on a sample of lines (every line for the corners), at a spread of offsets.
+        if n % 7 != 0 && n + CORNERS.len() < lines.len() {
+            continue;
+        }
+        let cuts: Vec<usize> = (0..line.len())
+            .step_by((line.len() / 24).max(1))
+            .filter(|&i| line.is_char_boundary(i))
+            .collect();
+        for &i in &cuts {
+            check(&line[..i]);
+            for replacement in ["\"", "\\", "}", ",", "\u{1}", "9", "-"] {
+                let end = line[i..].chars().next().map_or(i, |c| i + c.len_utf8());
+                check(&format!("{}{replacement}{}", &line[..i], &line[end..]));
+            }
+            check(&format!("{}\t{}", &line[..i], &line[i..]));
+            checked += 9;
+        }
+    }
+    assert!(checked > 10_000, "checked {checked}");
 }

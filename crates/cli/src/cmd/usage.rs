@@ -419,12 +419,13 @@ fn run_corpus(
     let mut abandoned = Totals::default();
     let mut total_cost = 0.0;
     for r in &rows {
-        all.add(&r.totals);
+        let t = r.totals();
+        all.add(&t);
         total_cost += r.cost;
         if r.active {
-            active.add(&r.totals);
+            active.add(&t);
         } else {
-            abandoned.add(&r.totals);
+            abandoned.add(&t);
         }
     }
     drop(rows);
