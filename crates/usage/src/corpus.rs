@@ -541,28 +541,25 @@ impl Corpus {
     /// The request DataFrame with interned (u32) columns: `file, line, time_ms, day, model,
     /// provider, api, input, output, cache_read, cache_write, cost, abandoned`.
     pub fn frame(&self, filter: &Filter) -> Result<DataFrame, CorpusError> {
-        let rows: Vec<&CorpusRequest> = self.filtered(filter).collect();
+        // Each column straight from the requests into its own buffer (no row list, no copies):
+        // the frame is the peak of a corpus run's memory.
+        let rows = || self.filtered(filter);
         let u32col = |name: &str, f: &dyn Fn(&CorpusRequest) -> u32| {
-            Column::new(name.into(), rows.iter().map(|r| f(r)).collect::<Vec<u32>>())
+            UInt32Chunked::from_vec(name.into(), rows().map(f).collect()).into_column()
         };
         let f64col = |name: &str, f: &dyn Fn(&CorpusRequest) -> f64| {
-            Column::new(name.into(), rows.iter().map(|r| f(r)).collect::<Vec<f64>>())
+            Float64Chunked::from_vec(name.into(), rows().map(f).collect()).into_column()
         };
         let df = DataFrame::new_infer_height(vec![
             u32col("file", &|r| r.file),
             u32col("line", &|r| r.line),
-            Column::new(
-                "time_ms".into(),
-                rows.iter()
-                    .map(|r| r.time_ms())
-                    .collect::<Vec<Option<i64>>>(),
-            ),
-            Column::new(
+            Int64Chunked::from_iter_options("time_ms".into(), rows().map(|r| r.time_ms()))
+                .into_column(),
+            Int32Chunked::from_iter_options(
                 "day".into(),
-                rows.iter()
-                    .map(|r| r.time_ms().map(day_of_ms))
-                    .collect::<Vec<Option<i32>>>(),
-            ),
+                rows().map(|r| r.time_ms().map(day_of_ms)),
+            )
+            .into_column(),
             u32col("project", &|r| self.files[r.file as usize].project),
             u32col("model", &|r| r.model),
             u32col("provider", &|r| r.provider),

@@ -17,8 +17,10 @@ use crate::scan::{Details, JsNum, JsStr, ObjOr, RawCost, RawLine, RawMessage, Ra
 /// Deeper than this, bail (serde_json's own limit is 128).
 const MAX_DEPTH: u32 = 100;
 
-/// Parses `text` (one JSONL line) when it has the common shape; `None` sends it to serde.
-pub(crate) fn raw_line(text: &str) -> Option<RawLine<'_>> {
+/// Fills `raw` from `text` (one JSONL line) when the line has the common shape; `false` sends it
+/// to serde (`raw` is then partly filled and must be dropped). In place: the record is large and
+/// moving it per line showed in profiles.
+pub(crate) fn fill_raw_line<'a>(text: &'a str, raw: &mut RawLine<'a>) -> bool {
     let b = text.as_bytes();
     let mut p = Scanner {
         b,
@@ -28,9 +30,11 @@ pub(crate) fn raw_line(text: &str) -> Option<RawLine<'_>> {
         plain: !b.iter().fold(false, |any, &c| any | (c < 0x20)),
     };
     p.ws();
-    let raw = p.line()?;
+    if p.line(raw).is_none() {
+        return false;
+    }
     p.ws();
-    (p.i == p.b.len()).then_some(raw)
+    p.i == p.b.len()
 }
 
 struct Scanner<'a> {
@@ -320,11 +324,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn line(&mut self) -> Option<RawLine<'a>> {
+    fn line(&mut self, raw: &mut RawLine<'a>) -> Option<()> {
         if self.peek()? != b'{' {
             return None; // serde's derive also reads arrays as structs: let serde do it
         }
-        let mut raw = RawLine::default();
         let mut seen = 0u16;
         let is_object = self.object(0, |p, k| {
             let bit = match k {
@@ -347,18 +350,18 @@ impl<'a> Scanner<'a> {
                 1 => raw.id = p.js_str(1)?,
                 2 => raw.parent_id = p.js_str(1)?,
                 3 => raw.timestamp = p.js_str(1)?,
-                4 => raw.message = p.message(1)?,
+                4 => p.message(1, &mut raw.message)?,
                 5 => raw.version = p.js_num(1)?,
                 6 => raw.cwd = p.js_str(1)?,
                 _ => raw.parent_session = p.js_str(1)?,
             }
             Some(())
         })?;
-        is_object.then_some(raw)
+        is_object.then_some(())
     }
 
-    fn message(&mut self, depth: u32) -> Option<ObjOr<RawMessage<'a>>> {
-        let mut m = RawMessage::default();
+    fn message(&mut self, depth: u32, out: &mut ObjOr<RawMessage<'a>>) -> Option<()> {
+        let m = out.0.insert(RawMessage::default());
         let mut seen = 0u8;
         let d = depth + 1;
         let is_object = self.object(depth, |p, k| {
@@ -387,7 +390,10 @@ impl<'a> Scanner<'a> {
             }
             Some(())
         })?;
-        Some(ObjOr(is_object.then_some(m)))
+        if !is_object {
+            out.0 = None;
+        }
+        Some(())
     }
 
     fn usage(&mut self, depth: u32) -> Option<ObjOr<RawUsage>> {

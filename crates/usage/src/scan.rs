@@ -370,8 +370,9 @@ fn boxed(s: &JsStr<'_>) -> Option<Box<str>> {
 
 /// Parses one non-blank JSONL line.
 pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
-    if let Some(raw) = crate::fast::raw_line(text) {
-        return Ok(line_from_raw(raw, line));
+    let mut raw = RawLine::default();
+    if crate::fast::fill_raw_line(text, &mut raw) {
+        return Ok(line_from_raw(&mut raw, line));
     }
     parse_line_serde(text, line)
 }
@@ -379,7 +380,8 @@ pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
 /// [`parse_line`] by serde alone: the reference the fast scanner is tested against.
 #[doc(hidden)]
 pub fn parse_line_serde(text: &str, line: u32) -> Result<Line, serde_json::Error> {
-    Ok(line_from_raw(serde_json::from_str(text)?, line))
+    let mut raw = serde_json::from_str(text)?;
+    Ok(line_from_raw(&mut raw, line))
 }
 
 /// Parses one non-blank JSONL line from its bytes, as Pi reads it: the file is decoded as UTF-8
@@ -392,7 +394,7 @@ pub fn parse_line_bytes(bytes: &[u8], line: u32) -> Result<Line, serde_json::Err
     }
 }
 
-fn line_from_raw(raw: RawLine<'_>, line: u32) -> Line {
+fn line_from_raw(raw: &mut RawLine<'_>, line: u32) -> Line {
     let ty = raw.ty.as_str();
     if ty == Some("session") {
         if let Some(id) = raw.id.as_str() {
@@ -405,7 +407,7 @@ fn line_from_raw(raw: RawLine<'_>, line: u32) -> Line {
             });
         }
     }
-    let message = match (ty, raw.message.0) {
+    let message = match (ty, raw.message.0.as_mut()) {
         (Some("message"), Some(m)) => Some(message_record(m, &raw.timestamp)),
         _ => None,
     };
@@ -417,7 +419,7 @@ fn line_from_raw(raw: RawLine<'_>, line: u32) -> Line {
     })
 }
 
-fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
+fn message_record(m: &mut RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
     let role = match m.role.as_str() {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
@@ -432,7 +434,7 @@ fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
     };
     match role {
         Role::Assistant => {
-            if let Some(u) = m.usage.0 {
+            if let Some(u) = &m.usage.0 {
                 let t = Totals {
                     requests: 1.0,
                     input: u.input.token_count(),
@@ -445,6 +447,7 @@ fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
                     let cost = u
                         .cost
                         .0
+                        .as_ref()
                         .and_then(|c| c.total.0)
                         .filter(|c| c.is_finite())
                         .unwrap_or(0.0);
@@ -459,7 +462,7 @@ fn message_record(m: RawMessage<'_>, timestamp: &JsStr<'_>) -> MessageRecord {
                 }
             }
         }
-        Role::ToolResult => record.nested = m.details.0,
+        Role::ToolResult => record.nested = m.details.0.take(),
         _ => {}
     }
     record

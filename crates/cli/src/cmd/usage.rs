@@ -413,12 +413,11 @@ fn run_corpus(
     }
     let df = corpus.frame(&filter)?;
     let groups = corpus.group(&df, by)?;
-    let rows: Vec<_> = corpus.filtered(&filter).collect();
     let mut all = Totals::default();
     let mut active = Totals::default();
     let mut abandoned = Totals::default();
     let mut total_cost = 0.0;
-    for r in &rows {
+    for r in corpus.filtered(&filter) {
         let t = r.totals();
         all.add(&t);
         total_cost += r.cost;
@@ -428,7 +427,6 @@ fn run_corpus(
             abandoned.add(&t);
         }
     }
-    drop(rows);
 
     if let Some(p) = &args.csv {
         corpus
