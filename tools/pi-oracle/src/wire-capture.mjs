@@ -6,7 +6,9 @@
 //
 // Run this in a fresh process per case: pi-ai reads process.env (PI_CACHE_RETENTION, AZURE_OPENAI_*,
 // AWS_*), and SDK clients are cached per process.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 
@@ -110,6 +112,33 @@ export async function resolveModel(spec) {
 	return model;
 }
 
+const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
+
+/** pi-ai's google-vertex takes the ADC path (project + location) without a usable API key. */
+function usesVertexAdc(apiKey) {
+	const k = typeof apiKey === "string" ? apiKey.trim() : "";
+	return !k || k === "gcp-vertex-credentials" || /^<[^>]+>$/.test(k);
+}
+
+/**
+ * Offline Application Default Credentials for google-vertex: a fake authorized-user credentials
+ * file (unless the case brings GOOGLE_APPLICATION_CREDENTIALS), and gaxios pointed at the fetch
+ * stub. gaxios fetches with `window.fetch` when a `window` exists and with node-fetch (real
+ * network) otherwise, so a minimal `window` is defined for this process (one case per process).
+ */
+function installVertexAdc() {
+	if (!process.env.GOOGLE_APPLICATION_CREDENTIALS) {
+		const dir = mkdtempSync(join(tmpdir(), "pi-oracle-adc-"));
+		const file = join(dir, "adc.json");
+		writeFileSync(
+			file,
+			JSON.stringify({ type: "authorized_user", client_id: "pi-oracle.apps.googleusercontent.com", client_secret: "pi-oracle", refresh_token: "pi-oracle" }),
+		);
+		process.env.GOOGLE_APPLICATION_CREDENTIALS = file;
+	}
+	globalThis.window ??= { fetch: (...a) => globalThis.fetch(...a) };
+}
+
 /**
  * Run one case `{model, context, options?, entry?, env?}`. `env` must already be applied to
  * process.env by the caller (the parent spawns this process with it).
@@ -118,6 +147,15 @@ export async function captureCase(caseJson, { timeoutMs = 15000 } = {}) {
 	let wire = null;
 	let stoppedBy = null;
 	globalThis.fetch = async (input, init = {}) => {
+		// Google's token endpoint (Vertex with Application Default Credentials): answer with a
+		// fake access token so the request itself is assembled; never recorded.
+		const target = typeof input === "object" && input !== null && "url" in input ? input.url : String(input);
+		if (target.startsWith(GOOGLE_TOKEN_URL)) {
+			return new Response(JSON.stringify({ access_token: "ya29.pi-oracle", expires_in: 3600, token_type: "Bearer" }), {
+				status: 200,
+				headers: { "content-type": "application/json" },
+			});
+		}
 		let url;
 		let method = init.method ?? "GET";
 		let entries = headerEntries(init.headers);
@@ -172,6 +210,7 @@ export async function captureCase(caseJson, { timeoutMs = 15000 } = {}) {
 		},
 	};
 
+	if (model.api === "google-vertex" && usesVertexAdc(options.apiKey)) installVertexAdc();
 	const context = piAi.normalizeContext(caseJson.context ?? { messages: [] });
 	const softTimer = setTimeout(() => abort.abort(), Math.max(1000, timeoutMs - 2000));
 	softTimer.unref();

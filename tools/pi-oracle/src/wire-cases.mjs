@@ -754,6 +754,10 @@ function table() {
 	add("refusal-completions-empty-api-key", { provider: "groq", id: "openai/gpt-oss-120b" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
 	add("refusal-mistral-empty-api-key", { provider: "mistral", id: "mistral-large-latest" }, scnAdditive, { ...S, apiKey: "" }, { expectError: true });
 	add("refusal-bedrock-unknown-image-type", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, (s) => ({ messages: [{ role: "user", content: [text("What is this?"), image(PNG, "image/bmp")], timestamp: T0 + 1000 }] }), S, { expectError: true });
+	// Application Default Credentials (no API key): project and location from the environment or
+	// from options; the oracle answers Google's token endpoint offline.
+	add("vertex-adc-env-project-location", { provider: "google-vertex", id: "gemini-2.5-flash" }, scnAdditive, { ...S, apiKey: "gcp-vertex-credentials", reasoning: "medium" }, { env: { GOOGLE_CLOUD_PROJECT: "wire-cases-project", GOOGLE_CLOUD_LOCATION: "europe-west4" } });
+	add("vertex-adc-options-global", { provider: "google-vertex", id: "gemini-3.1-pro-preview" }, scnToolImages, { ...S, project: "wire-cases-options", location: "global", reasoning: "high" });
 	add("refusal-vertex-no-project", { provider: "google-vertex", id: "gemini-2.5-pro" }, scnPlain, { ...S, apiKey: "gcp-vertex-credentials" }, { expectError: true });
 	add("refusal-google-unsupported-level-mapping", { provider: "google", id: "gemini-3-flash-preview", overrides: { thinkingLevelMap: { high: "ultra" } } }, scnPlain, { ...S, reasoning: "high" }, { expectError: true });
 	add("refusal-completions-require-strict-unsupported", { provider: "moonshotai", id: "kimi-k2.6" }, (s) => ({ systemPrompt: "x", tools: [{ ...TOOLS.edit, constrainedSampling: { type: "json_schema", strict: "require" } }], messages: [{ role: "user", content: "hi", timestamp: T0 + 1000 }] }), S, { expectError: true });
