@@ -79,6 +79,12 @@ cp "$BENCH_DIR/out-ccusage.txt" "$BENCH_DIR/ccusage-plain.json"
 # Fork corpus: one run each for the totals comparison.
 "$FR" usage --corpus "$FORKED" --format json > "$BENCH_DIR/forge-forked.json"
 env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$FORKED" "$CC" pi daily --offline --json > "$BENCH_DIR/ccusage-forked.json"
+# The same fork corpus moved elsewhere (a synced or restored sessions directory): the headers'
+# `parentSession` paths no longer name scanned files.
+RELOC=$BENCH_DIR/relocated/sessions
+rm -rf "$BENCH_DIR/relocated" && mkdir -p "$RELOC" && cp -r "$FORKED"/. "$RELOC"/
+"$FR" usage --corpus "$RELOC" --format json > "$BENCH_DIR/forge-relocated.json"
+env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$RELOC" "$CC" pi daily --offline --json > "$BENCH_DIR/ccusage-relocated.json"
 
 python3 - "$RESULTS" "$BENCH_DIR" "$BYTES" "$LINES" "$SESSIONS" "$ENTRIES" "$FORKS" "$REPORT" <<'PY'
 import json, sys, os
@@ -92,6 +98,7 @@ def ours(j): t = j["totals"]; return [t["input"], t["output"], t["cacheRead"], t
 def theirs(j): t = j["totals"]; return [t["inputTokens"], t["outputTokens"], t["cacheReadTokens"], t["cacheCreationTokens"]]
 fp, cp = load("forge-plain.json"), load("ccusage-plain.json")
 ff, cf = load("forge-forked.json"), load("ccusage-forked.json")
+fr_, cr_ = load("forge-relocated.json"), load("ccusage-relocated.json")
 names = ["input", "output", "cacheRead", "cacheWrite"]
 cat, fr, cc = r["cat"], r["forge-replay"], r["ccusage"]
 out = []
@@ -135,7 +142,24 @@ elif all(abs(x - c) < 1e-6 for x, c in zip(diff, copies)):
     verdict = "the whole difference is the fork copies ccusage counts again and forge-replay deduplicates"
 else:
     verdict = "NOT explained by fork copies alone"
-out.append(f"\nccusage minus forge-replay: {diff}: {verdict}.")
+out.append(f"\nccusage minus forge-replay: {diff}: {verdict}.\n")
+fc2 = fr_["forkCopies"]
+diff2 = [t - a for t, a in zip(theirs(cr_), ours(fr_))]
+out.append("The same fork corpus copied to another directory (its headers' `parentSession` paths now name "
+           "files outside the scanned tree):\n")
+out.append("| | " + " | ".join(names) + " |")
+out.append("|---|" + "---:|" * 4)
+out.append("| forge-replay (deduplicated) | " + " | ".join(f"{v:,.0f}" for v in ours(fr_)) + " |")
+out.append("| fork copies removed | " + " | ".join(f"{fc2[k]:,.0f}" for k in names) + " |")
+out.append("| ccusage | " + " | ".join(f"{v:,.0f}" for v in theirs(cr_)) + " |")
+if all(abs(x - fc2[k]) < 1e-6 for x, k in zip(diff2, names)):
+    v2 = ("ccusage now counts every fork copy again (it matches copies through the `parentSession` "
+          "path); forge-replay's totals do not depend on where the files are")
+elif all(abs(x) < 1e-6 for x in diff2):
+    v2 = "equal"
+else:
+    v2 = "NOT explained by fork copies alone"
+out.append(f"\nccusage minus forge-replay: {diff2}: {v2}.")
 text = "\n".join(out) + "\n"
 os.makedirs(os.path.dirname(report) or ".", exist_ok=True)
 open(report, "w").write(text)

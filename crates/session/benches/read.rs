@@ -4,6 +4,10 @@
 //! peak resident set (VmHWM from /proc/self/status) against the bytes of entries kept. Targets
 //! (issue 2): ≥ 200 MB/s for read + index + project, peak ≤ 2× the entries kept.
 
+/// The allocator the `forge-replay` binary uses, so the figures are the CLI's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
