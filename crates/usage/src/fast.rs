@@ -295,7 +295,9 @@ impl<'a> Scanner<'a> {
         mut f: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<bool> {
         if self.peek()? != b'{' {
-            self.skip(depth)?;
+            // serde reads this value with `deserialize_any`, which parses (and range-checks) a
+            // number: `scalar` does the same.
+            self.scalar(depth)?;
             return Some(false);
         }
         if depth >= MAX_DEPTH {

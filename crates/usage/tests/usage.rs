@@ -368,3 +368,187 @@ fn fast_scanner_equals_serde_on_fixtures_and_mutations() {
     }
     assert!(checked > 10_000, "checked {checked}");
 }
+
+/// A deterministic xorshift generator for the random-line property test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+/// Random JSON-ish text biased towards session-line shapes: the keys the scanner keeps, every
+/// kind of value, escapes, unicode, odd numbers, and (rarely) broken syntax.
+fn random_value(r: &mut Rng, depth: u32, out: &mut String) {
+    const KEYS: &[&str] = &[
+        "type",
+        "id",
+        "parentId",
+        "timestamp",
+        "message",
+        "version",
+        "cwd",
+        "parentSession",
+        "role",
+        "usage",
+        "details",
+        "model",
+        "provider",
+        "api",
+        "stopReason",
+        "input",
+        "output",
+        "cacheRead",
+        "cacheWrite",
+        "cost",
+        "total",
+        "content",
+        "forgeNestedUsage",
+        "x",
+        "t\\u0079pe",
+        "1",
+        "",
+    ];
+    const STRINGS: &[&str] = &[
+        "message",
+        "session",
+        "assistant",
+        "toolResult",
+        "user",
+        "a\\nb",
+        "\\u00e9",
+        "é✓😀",
+        "\\ud800",
+        "\\\"",
+        "\\/",
+        "x\\\\",
+        "",
+        "2026-01-01T00:00:00.000Z",
+        "\\u001b[0m",
+        "\\t",
+    ];
+    const NUMBERS: &[&str] = &[
+        "0",
+        "-0",
+        "1",
+        "12",
+        "-5",
+        "1.5",
+        "1e3",
+        "1E-2",
+        "2.5e+10",
+        "1e400",
+        "-1e400",
+        "123456789012345678901234567890",
+        "0.1",
+        "9007199254740993",
+        "1.0",
+    ];
+    const BROKEN: &[&str] = &[
+        "01",
+        "1.",
+        "-",
+        "+1",
+        ".5",
+        "tru",
+        "nul",
+        "\"\\x\"",
+        "\"\\u12\"",
+        "\"a\tb\"",
+        "[1,]",
+        "{,}",
+    ];
+    if r.below(200) == 0 {
+        out.push_str(r.pick(BROKEN));
+        return;
+    }
+    match if depth > 5 { r.below(4) } else { r.below(7) } {
+        0 => {
+            out.push('"');
+            out.push_str(r.pick(STRINGS));
+            out.push('"');
+        }
+        1 => out.push_str(r.pick(NUMBERS)),
+        2 => out.push_str(r.pick(&["true", "false", "null"])),
+        3 => out.push_str(r.pick(&["{}", "[]", "\"\""])),
+        4 | 5 => {
+            out.push('{');
+            for i in 0..r.below(6) {
+                if i > 0 {
+                    out.push_str(if r.below(50) == 0 { ", " } else { "," });
+                }
+                out.push('"');
+                out.push_str(r.pick(KEYS));
+                out.push_str("\":");
+                random_value(r, depth + 1, out);
+            }
+            out.push('}');
+        }
+        _ => {
+            out.push('[');
+            for i in 0..r.below(5) {
+                if i > 0 {
+                    out.push(',');
+                }
+                random_value(r, depth + 1, out);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// Property: on random lines (mostly objects with the kept keys at every level), the fast scanner
+/// and serde agree exactly, including which lines are errors.
+#[test]
+fn fast_scanner_equals_serde_on_random_lines() {
+    use forge_replay_usage::scan::{parse_line, parse_line_serde};
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut answered_ok = 0;
+    for _ in 0..40_000 {
+        let mut line = String::new();
+        if r.below(10) == 0 {
+            random_value(&mut r, 0, &mut line);
+        } else {
+            // An entry-shaped object: type, id, message with role/usage/details, extras.
+            line.push_str("{\"type\":");
+            random_value(&mut r, 3, &mut line);
+            line.push_str(
+                ",\"id\":\"e1\",\"message\":{\"role\":\"assistant\",\"usage\":{\"input\":",
+            );
+            random_value(&mut r, 4, &mut line);
+            line.push_str(",\"cost\":");
+            random_value(&mut r, 4, &mut line);
+            line.push_str("},\"details\":");
+            random_value(&mut r, 3, &mut line);
+            line.push_str(",\"content\":");
+            random_value(&mut r, 2, &mut line);
+            line.push('}');
+            for _ in 0..r.below(3) {
+                line.push_str(",\"");
+                line.push_str(r.pick(&["x", "message", "parentId", "version", "timestamp"]));
+                line.push_str("\":");
+                random_value(&mut r, 1, &mut line);
+            }
+            line.push('}');
+        }
+        let fast = parse_line(&line, 3).map_err(|e| e.to_string());
+        let serde = parse_line_serde(&line, 3).map_err(|e| e.to_string());
+        answered_ok += usize::from(serde.is_ok());
+        assert_eq!(fast, serde, "line: {line}");
+    }
+    // The generator must exercise both outcomes.
+    assert!(
+        answered_ok > 5_000 && answered_ok < 39_000,
+        "ok lines: {answered_ok}"
+    );
+}
