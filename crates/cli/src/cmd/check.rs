@@ -9,6 +9,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::json;
+use rayon::prelude::*;
 use forge_replay_session::{Diagnostic, Session};
 use serde_json::{Map, Value};
 
@@ -42,18 +43,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             files.push(p.clone());
         }
     }
-    for path in files {
-        let result = match Session::open(&path) {
-            Ok((session, mut diags)) => {
-                if !args.structural {
-                    diags.extend(extra_checks(&session));
+    // Sessions are checked in parallel (each opened, checked and dropped on its own task); the
+    // reports keep the files' order.
+    let checked: Vec<FileReport> = files
+        .into_par_iter()
+        .map(|path| {
+            let result = match Session::open(&path) {
+                Ok((session, mut diags)) => {
+                    if !args.structural {
+                        diags.extend(extra_checks(&session));
+                    }
+                    Ok(diags)
                 }
-                Ok(diags)
-            }
-            Err(e) => Err(error_chain(&e)),
-        };
-        reports.push(FileReport { path, result });
-    }
+                Err(e) => Err(error_chain(&e)),
+            };
+            FileReport { path, result }
+        })
+        .collect();
+    reports.extend(checked);
 
     let mut out = String::new();
     match args.format {
