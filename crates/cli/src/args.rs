@@ -177,8 +177,6 @@ pub struct ReplayArgs {
     pub out: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "json")]
     pub format: TextOrJson,
-    #[arg(long)]
-    pub project: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
