@@ -55,7 +55,7 @@ impl Assembled {
             Some(w) => js::obj([
                 ("url", js::s(w.url.clone())),
                 ("method", js::s(w.method.clone())),
-                ("body", w.body.clone()),
+                ("body", w.body()),
             ]),
             None => Value::Null,
         };

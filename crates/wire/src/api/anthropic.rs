@@ -253,8 +253,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     let params = build_params(input, &c, &messages, is_oauth, options)?;
 
     // Wire: the SDK moves `betas` to the `anthropic-beta` header.
-    let mut body = params.clone();
-    let betas = body.as_object_mut().and_then(|m| js::delete(m, "betas"));
+    let betas = params.field("betas");
     let mut headers = BTreeMap::new();
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert(
@@ -299,7 +298,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     merge_headers(&mut headers, options.field("headers"));
     headers.insert("anthropic-version".into(), "2023-06-01".into());
     headers.insert("content-type".into(), "application/json".into());
-    if let Some(Value::Array(b)) = &betas {
+    if let Some(Value::Array(b)) = betas {
         let joined: Vec<String> = b
             .iter()
             .map(|v| v.as_str().unwrap_or("").to_string())
@@ -307,9 +306,10 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         headers.insert("anthropic-beta".into(), joined.join(","));
     }
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/v1/messages?beta=true"));
+    let body_text = crate::api::stringify_without(&params, &["betas"]);
     Ok(ApiOutput {
         payload: params,
-        wire: Some(WireRequest::post_json(url, headers, body)),
+        wire: Some(WireRequest::post_json_text(url, headers, body_text)),
     })
 }
 

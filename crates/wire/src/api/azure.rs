@@ -288,7 +288,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         encode_query(&api_version)
     ));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, params.clone())),
+        wire: Some(WireRequest::post_json(url, headers, &params)),
         payload: params,
     })
 }

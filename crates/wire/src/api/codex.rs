@@ -240,7 +240,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             headers.insert("session-id".into(), sid.clone());
             headers.insert("x-client-request-id".into(), sid.clone());
         }
-        WireRequest::post_json(codex_url(model.base_url()), headers, payload.clone())
+        WireRequest::post_json(codex_url(model.base_url()), headers, &payload)
     });
     Ok(ApiOutput { payload, wire })
 }

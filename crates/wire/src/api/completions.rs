@@ -1201,7 +1201,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,
-        payload.clone(),
+        &payload,
     );
     Ok(ApiOutput {
         payload,

@@ -851,7 +851,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         WireRequest::post_json(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            rest_body(&payload, vertex),
+            &rest_body(&payload, vertex),
         )
     });
     Ok(ApiOutput { payload, wire })

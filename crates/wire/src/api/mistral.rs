@@ -557,7 +557,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&chat_url(model.base_url())),
         headers,
-        to_wire_payload(&payload),
+        &to_wire_payload(&payload),
     );
     Ok(ApiOutput {
         payload,

@@ -69,7 +69,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());
     merge_headers(&mut headers, options.field("headers"));
-    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, payload.clone());
+    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, &payload);
     Ok(ApiOutput {
         payload,
         wire: Some(wire),

@@ -252,7 +252,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     merge_headers(&mut headers, options.field("headers"));
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/responses"));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, params.clone())),
+        wire: Some(WireRequest::post_json(url, headers, &params)),
         payload: params,
     })
 }
