@@ -210,19 +210,40 @@ const ATTENTION: [bool; 256] = {
     t
 };
 
-/// Whether any of eight bytes is below 0x20, `"`, `\\` or 0xF3 (SWAR test; may not report
-/// false negatives, false positives only cost the byte-wise path).
+/// Whether any of sixteen bytes needs attention. Written as a branch-free reduction so that
+/// LLVM turns it into a few SIMD compares (SSE2 on x86-64) instead of sixteen table lookups.
+#[inline(always)]
+fn block_needs_attention(block: &[u8; 16]) -> bool {
+    let mut hit = 0u8;
+    for &b in block {
+        hit |=
+            u8::from(b < 0x20) | u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b == 0xF3);
+    }
+    hit != 0
+}
+
+/// The first byte at or after `from` that needs attention ([`ATTENTION`]), scanning sixteen
+/// bytes at a time, then byte by byte.
 #[inline]
-fn needs_attention(x: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-    (below_space
-        | has_zero(x ^ (ONES * b'"' as u64))
-        | has_zero(x ^ (ONES * b'\\' as u64))
-        | has_zero(x ^ (ONES * 0xF3)))
-        != 0
+fn next_attention(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    let mut chunks = rest.chunks_exact(16);
+    let mut base = from;
+    for chunk in &mut chunks {
+        let mut block = [0u8; 16];
+        block.copy_from_slice(chunk);
+        if block_needs_attention(&block) {
+            if let Some(p) = chunk.iter().position(|&b| ATTENTION[b as usize]) {
+                return Some(base + p);
+            }
+        }
+        base += 16;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| ATTENTION[b as usize])
+        .map(|p| base + p)
 }
 
 /// Writes a JSON string literal as `JSON.stringify` does.
@@ -231,22 +252,9 @@ pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Skip eight plain bytes at a time (no control character, `"`, `\\` or 0xF3 lead byte).
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            if !needs_attention(u64::from_le_bytes(word)) {
-                i += 8;
-                continue;
-            }
-        }
+    let mut next = next_attention(bytes, 0);
+    while let Some(i) = next {
         let b = bytes[i];
-        if !ATTENTION[b as usize] {
-            i += 1;
-            continue;
-        }
         if b == 0xF3 {
             // Decode the 4-byte character; only stand-ins are escaped.
             let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
@@ -256,7 +264,7 @@ pub fn write_string(out: &mut String, s: &str) {
                 let _ = write!(out, "\\u{code:04x}");
                 start = i + 4;
             }
-            i += 4;
+            next = next_attention(bytes, i + 4);
             continue;
         }
         out.push_str(&s[start..i]);
@@ -272,8 +280,8 @@ pub fn write_string(out: &mut String, s: &str) {
                 let _ = write!(out, "\\u{b:04x}");
             }
         }
-        i += 1;
-        start = i;
+        start = i + 1;
+        next = next_attention(bytes, start);
     }
     out.push_str(&s[start..]);
     out.push('"');
