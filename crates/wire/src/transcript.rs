@@ -6,7 +6,7 @@
 //! first.
 
 use crate::js::Field;
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use forge_replay_model::json::{js_key_order, stringify};
 use serde_json::{Map, Value};
@@ -99,13 +99,21 @@ fn tool_name(t: &Value) -> String {
     text_of(t.field("name"))
 }
 
+/// The system messages of a transcript (owned or borrowed messages).
+fn systems<M: Borrow<Value>>(messages: &[M]) -> impl Iterator<Item = &Value> {
+    messages.iter().map(Borrow::borrow).filter(|m| is_system(m))
+}
+
 /// `getInitialSystemMessage(messages)`.
-pub fn initial_system_message(messages: &[Value]) -> Option<&Value> {
-    messages.first().filter(|m| is_system(m))
+pub fn initial_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<&Value> {
+    messages
+        .first()
+        .map(Borrow::borrow)
+        .filter(|m| is_system(m))
 }
 
 /// `withoutInitialSystemMessage(messages)`.
-pub fn without_initial_system_message(messages: &[Value]) -> &[Value] {
+pub fn without_initial_system_message<M: Borrow<Value>>(messages: &[M]) -> &[M] {
     if initial_system_message(messages).is_some() {
         &messages[1..]
     } else {
@@ -129,9 +137,9 @@ impl OrderedMap {
 }
 
 /// `getCurrentTools(messages)`: the tools after every delta, in Map order.
-pub fn current_tools(messages: &[Value]) -> Vec<Value> {
+pub fn current_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
     let mut tools = OrderedMap::default();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         for t in js::arr(m, "toolsRemoved") {
             tools.delete(&tool_name(t));
         }
@@ -143,12 +151,12 @@ pub fn current_tools(messages: &[Value]) -> Vec<Value> {
 }
 
 /// `getCurrentSystemMessage(messages)`: every system message replayed into one.
-pub fn current_system_message(messages: &[Value]) -> Option<Value> {
+pub fn current_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<Value> {
     let mut content: Vec<String> = Vec::new();
     let mut sections = OrderedMap::default();
     // `timestamp ??= message.timestamp`: None is undefined, Some(None) is null.
     let mut timestamp: Option<Option<Value>> = None;
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         if !matches!(timestamp, Some(Some(_))) {
             timestamp = match m.field("timestamp") {
                 None => None,
@@ -189,13 +197,14 @@ pub fn current_system_message(messages: &[Value]) -> Option<Value> {
 }
 
 /// `getCurrentSystemPrompt(messages)`.
-pub fn current_system_prompt(messages: &[Value]) -> String {
+pub fn current_system_prompt<M: Borrow<Value>>(messages: &[M]) -> String {
     current_system_message(messages)
         .map(|m| system_message_text(&m))
         .unwrap_or_default()
 }
 
-/// `collapseSystemMessages`: the replayed system message first, then every non-system message.
+/// `collapseSystemMessages`: the replayed system message first, then every non-system message
+/// (a copy; the builders use [`collapse_system_messages_cow`]).
 pub fn collapse_system_messages(messages: &[Value]) -> Vec<Value> {
     let head = current_system_message(messages);
     let mut out = Vec::with_capacity(messages.len() + 1);
@@ -225,13 +234,10 @@ pub fn resolve_transcript_cow(messages: &[Value], supports_mid_convo: bool) -> V
 }
 
 /// `resolveTranscript`: the messages as they are when mid-conversation system messages are
-/// supported, else collapsed.
-pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Cow<'_, [Value]> {
-    if supports_mid_convo {
-        Cow::Borrowed(messages)
-    } else {
-        Cow::Owned(collapse_system_messages(messages))
-    }
+/// supported, else collapsed; only the replayed system message is built, the others are
+/// borrowed ([`resolve_transcript_cow`]).
+pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Vec<Cow<'_, Value>> {
+    resolve_transcript_cow(messages, supports_mid_convo)
 }
 
 /// `toToolDeclaration(tool)`: `{name, description, parameters, constrainedSampling?}`.
@@ -259,9 +265,9 @@ pub fn declarations_equal(a: &Value, b: &Value) -> bool {
 
 /// `getDeclaredTools(messages)`: every declaration, by name, in first-declaration order (the
 /// latest definition wins).
-pub fn declared_tools(messages: &[Value]) -> Vec<Value> {
+pub fn declared_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
     let mut defs = OrderedMap::default();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
             defs.set(tool_name(t), t.clone());
         }
@@ -270,9 +276,9 @@ pub fn declared_tools(messages: &[Value]) -> Vec<Value> {
 }
 
 /// `hasToolRedefinitions(messages)`.
-pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
+pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
     let mut declared: Map<String, Value> = Map::new();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
             let name = tool_name(t);
             if let Some(prev) = declared.get(&name) {
@@ -287,9 +293,9 @@ pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
 }
 
 /// `hasNonAdditiveToolChanges(messages)`.
-pub fn has_non_additive_tool_changes(messages: &[Value]) -> bool {
+pub fn has_non_additive_tool_changes<M: Borrow<Value>>(messages: &[M]) -> bool {
     let mut declared = std::collections::HashSet::new();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         if !js::arr(m, "toolsRemoved").is_empty() {
             return true;
         }
@@ -303,8 +309,8 @@ pub fn has_non_additive_tool_changes(messages: &[Value]) -> bool {
 }
 
 /// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.
-pub fn resolve_transcript_tools(
-    messages: &[Value],
+pub fn resolve_transcript_tools<M: Borrow<Value>>(
+    messages: &[M],
     supports_additions: bool,
 ) -> (Vec<Value>, bool) {
     let anchors = supports_additions && !has_non_additive_tool_changes(messages);

@@ -4,6 +4,7 @@
 //! Anthropic SDK sends as the `anthropic-beta` header. URL `{baseUrl}/v1/messages?beta=true`.
 
 use crate::js::Field;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
@@ -344,7 +345,7 @@ fn cache_control(
 fn beta_features(
     model: &Model,
     c: &Compat,
-    messages: &[Value],
+    messages: &[Cow<'_, Value>],
     is_oauth: bool,
     native_tool_changes: bool,
     options: &Map<String, Value>,
@@ -418,7 +419,7 @@ fn has_fallbacks(model: &Model) -> bool {
 fn build_params(
     input: &ApiInput<'_>,
     c: &Compat,
-    messages: &[Value],
+    messages: &[Cow<'_, Value>],
     is_oauth: bool,
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
@@ -426,7 +427,11 @@ fn build_params(
     let cache = cache_control(model, c, options, input);
     let initial = initial_system_message(messages);
     let initial_text = initial.map(system_message_text).unwrap_or_default();
-    let transformed = transform_messages_cow(messages, model, Some(&normalize_tool_call_id));
+    let transformed = transform_messages_cow(
+        messages.iter().map(|m| &**m),
+        model,
+        Some(&normalize_tool_call_id),
+    );
     let conversation = if initial.is_some() {
         &transformed[1..]
     } else {

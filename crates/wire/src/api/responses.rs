@@ -275,8 +275,11 @@ pub(crate) fn off_effort(model: &Model) -> Value {
 }
 
 /// GitHub Copilot's dynamic headers.
-pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: &[Value]) {
-    let last = messages.last();
+pub(crate) fn copilot_headers<M: std::borrow::Borrow<Value>>(
+    headers: &mut BTreeMap<String, String>,
+    messages: &[M],
+) {
+    let last = messages.last().map(std::borrow::Borrow::borrow);
     let initiator = if last.is_some_and(|m| crate::transcript::role(m) != "user") {
         "agent"
     } else {
@@ -284,12 +287,15 @@ pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: 
     };
     headers.insert("x-initiator".into(), initiator.into());
     headers.insert("openai-intent".into(), "conversation-edits".into());
-    let has_images = messages.iter().any(|m| {
-        matches!(crate::transcript::role(m), "user" | "toolResult")
-            && m.field("content")
-                .and_then(Value::as_array)
-                .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
-    });
+    let has_images = messages
+        .iter()
+        .map(std::borrow::Borrow::borrow)
+        .any(|m: &Value| {
+            matches!(crate::transcript::role(m), "user" | "toolResult")
+                && m.field("content")
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
+        });
     if has_images {
         headers.insert("copilot-vision-request".into(), "true".into());
     }

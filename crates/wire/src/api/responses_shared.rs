@@ -138,8 +138,8 @@ pub fn convert_responses_tools(
 }
 
 /// `createGrammarToolInputProperties(tools, supports)`: tool name → input property.
-pub fn grammar_tool_input_properties(
-    messages: &[Value],
+pub fn grammar_tool_input_properties<M: std::borrow::Borrow<Value>>(
+    messages: &[M],
     supports: bool,
 ) -> Result<HashMap<String, String>, AssembleError> {
     let mut out = HashMap::new();
@@ -258,9 +258,9 @@ fn input_image(img: &Value) -> Value {
 
 /// `convertResponsesMessages(model, context, allowedToolCallProviders, options)` over a transcript
 /// that is already resolved (collapsed when the model lacks mid-conversation system messages).
-pub fn convert_responses_messages(
+pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
     model: &Model,
-    messages: &[Value],
+    messages: &[M],
     allowed_tool_call_providers: &[&str],
     options: &ConvertOptions,
 ) -> Result<Vec<Value>, AssembleError> {
@@ -284,7 +284,11 @@ pub fn convert_responses_messages(
         }
         format!("{}|{item}", normalize_id_part(call_id))
     };
-    let transformed = transform_messages_cow(messages, model, Some(&normalize));
+    let transformed = transform_messages_cow(
+        messages.iter().map(std::borrow::Borrow::borrow),
+        model,
+        Some(&normalize),
+    );
     let (_, anchors) = resolve_transcript_tools(
         messages,
         options.supports_additional_tools || options.supports_tool_search,
