@@ -13,6 +13,7 @@
 use crate::js::Field;
 use std::collections::BTreeMap;
 
+use forge_replay_model::json::stringify;
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
@@ -630,7 +631,6 @@ fn sdk_content(content: &Value, vertex: bool) -> Value {
 
 /// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
 fn rest_body(params: &Value, vertex: bool) -> Value {
-    let config = params.field("config").cloned().unwrap_or(Value::Null);
     let mut body = Map::new();
     if let Some(Value::Array(contents)) = params.field("contents") {
         body.insert(
@@ -638,6 +638,14 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
             Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
         );
     }
+    body.extend(rest_body_without_contents(params, vertex));
+    Value::Object(body)
+}
+
+/// The members of [`rest_body`] after `contents`.
+fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value> {
+    let config = params.field("config").cloned().unwrap_or(Value::Null);
+    let mut body = Map::new();
     let mut generation = Map::new();
     let field = |k: &str| config.get(k).filter(|v| !v.is_null());
     if let Some(si) = field("systemInstruction") {
@@ -675,7 +683,108 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
     if !config.is_null() {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
-    Value::Object(body)
+    body
+}
+
+/// Writes `JSON.stringify(sdk_part(part, vertex))` without building it.
+fn write_sdk_part(out: &mut String, part: &Value, vertex: bool) {
+    use forge_replay_model::json::{write_compact, write_string};
+    out.push('{');
+    let mut first = true;
+    for key in [
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "text",
+        "thought",
+        "thoughtSignature",
+    ] {
+        let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_string(out, key);
+        out.push(':');
+        let picked: &[&str] = match (key, vertex) {
+            ("functionCall", false) => &["args", "id", "name"],
+            ("inlineData", false) => &["data", "mimeType"],
+            _ => {
+                write_compact(out, v);
+                continue;
+            }
+        };
+        out.push('{');
+        let mut first_inner = true;
+        for k in picked {
+            if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+                if !first_inner {
+                    out.push(',');
+                }
+                first_inner = false;
+                write_string(out, k);
+                out.push(':');
+                write_compact(out, x);
+            }
+        }
+        out.push('}');
+    }
+    out.push('}');
+}
+
+/// Writes `JSON.stringify(sdk_content(content, vertex))` without building it.
+fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
+    use forge_replay_model::json::{write_compact, write_string};
+    out.push('{');
+    let mut first = true;
+    if let Some(Value::Array(parts)) = content.field("parts") {
+        out.push_str("\"parts\":[");
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_sdk_part(out, p, vertex);
+        }
+        out.push(']');
+        first = false;
+    }
+    if let Some(role) = content.field("role").filter(|v| !v.is_null()) {
+        if !first {
+            out.push(',');
+        }
+        write_string(out, "role");
+        out.push(':');
+        write_compact(out, role);
+    }
+    out.push('}');
+}
+
+/// `JSON.stringify(rest_body(params, vertex))`, with `contents` (nearly all of the body) written
+/// straight from the payload instead of rebuilt.
+fn rest_body_text(params: &Value, vertex: bool) -> String {
+    let Some(Value::Array(contents)) = params.field("contents") else {
+        return stringify(&rest_body(params, vertex));
+    };
+    let rest = rest_body_without_contents(params, vertex);
+    let mut out = String::with_capacity(16 * 1024);
+    out.push_str("{\"contents\":[");
+    for (i, c) in contents.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_sdk_content(&mut out, c, vertex);
+    }
+    out.push(']');
+    for (k, v) in &rest {
+        out.push(',');
+        forge_replay_model::json::write_string(&mut out, k);
+        out.push(':');
+        forge_replay_model::json::write_compact(&mut out, v);
+    }
+    out.push('}');
+    out
 }
 
 /// `tModel(apiClient, model)`.
@@ -848,10 +957,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         headers.insert("content-type".into(), "application/json".to_string());
         merge_headers(&mut headers, model.get("headers"));
         merge_headers(&mut headers, options.field("headers"));
-        WireRequest::post_json(
+        WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            &rest_body(&payload, vertex),
+            rest_body_text(&payload, vertex),
         )
     });
     Ok(ApiOutput { payload, wire })
@@ -902,6 +1011,29 @@ mod tests {
         assert_eq!(
             forge_replay_model::json::stringify(&sdk_part(&thought, true)),
             r#"{"text":"t","thought":true}"#
+        );
+    }
+
+    #[test]
+    fn rest_body_text_equals_the_rebuilt_body() {
+        let p = json!({"model": "m", "contents": [
+            {"role": "user", "parts": [{"text": "hi", "extra": 1}, {"inlineData": {"mimeType": "image/png", "data": "AA", "x": null}}]},
+            {"role": "model", "parts": [{"thought": true, "text": "t", "thoughtSignature": "s"},
+                {"functionCall": {"name": "read", "args": {"a": 1e21}, "id": "c1", "partialArgs": []}}]},
+            {"parts": [{"functionResponse": {"name": "read", "response": {"output": "x"}}}], "role": null},
+            "odd", {"role": "user"}
+        ], "config": {"systemInstruction": "sys", "temperature": 0.5, "tools": [{"functionDeclarations": []}],
+            "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "other": 1}}, "abortSignal": {}}});
+        for vertex in [false, true] {
+            assert_eq!(
+                rest_body_text(&p, vertex),
+                stringify(&rest_body(&p, vertex))
+            );
+        }
+        let no_contents = json!({"model": "m", "config": {"temperature": 1}});
+        assert_eq!(
+            rest_body_text(&no_contents, false),
+            stringify(&rest_body(&no_contents, false))
         );
     }
 }
