@@ -335,9 +335,19 @@ fn is_reasoning_detail(d: &Value) -> bool {
     }
 }
 
+/// Whether JSON text can only be a value opening with `open` (`[` or `{`): its first
+/// non-whitespace byte. Lets plain-text signatures skip the parser (and its error message).
+fn opens_with(text: &str, open: u8) -> bool {
+    text.bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        == Some(open)
+}
+
 /// `parseOpenAIReasoningDetails(signature)`.
 fn parse_reasoning_details(sig: Option<&Value>) -> Option<Vec<Value>> {
-    let sig = sig.and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let sig = sig
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && opens_with(s, b'['))?;
     match parse(sig).ok()? {
         Value::Array(a) if !a.is_empty() && a.iter().all(is_reasoning_detail) => Some(a),
         _ => None,
@@ -346,7 +356,9 @@ fn parse_reasoning_details(sig: Option<&Value>) -> Option<Vec<Value>> {
 
 /// `parseLegacyEncryptedReasoningDetail(signature)`.
 fn parse_legacy_detail(sig: Option<&Value>) -> Option<Value> {
-    let sig = sig.and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let sig = sig
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && opens_with(s, b'{'))?;
     let v = parse(sig).ok()?;
     let ok = is_reasoning_detail(&v)
         && js::str_of(&v, "type") == Some("reasoning.encrypted")

@@ -433,18 +433,25 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                 .field("thinkingSignature")
                                 .filter(|v| js::truthy(Some(v)))
                             {
-                                let text = match sig {
-                                    Value::String(t) => t.clone(),
-                                    other => stringify(other),
+                                let text: std::borrow::Cow<'_, str> = match sig {
+                                    Value::String(t) => t.as_str().into(),
+                                    other => stringify(other).into(),
                                 };
-                                let item = match crate::v8json::json_parse_error(&text) {
-                                    // JSON.parse throws: pi-ai fails with V8's message.
-                                    Some(message) => return Err(AssembleError::rejected(message)),
-                                    None => parse(&text).map_err(|e| {
-                                        AssembleError::rejected(format!(
-                                            "thinkingSignature is not valid JSON ({e})"
-                                        ))
-                                    })?,
+                                // Whatever our parser accepts, V8's `JSON.parse` accepts too; only
+                                // a failure needs V8's exact message.
+                                let item = match parse(&text) {
+                                    Ok(item) => item,
+                                    Err(e) => match crate::v8json::json_parse_error(&text) {
+                                        // JSON.parse throws: pi-ai fails with V8's message.
+                                        Some(message) => {
+                                            return Err(AssembleError::rejected(message))
+                                        }
+                                        None => {
+                                            return Err(AssembleError::rejected(format!(
+                                                "thinkingSignature is not valid JSON ({e})"
+                                            )))
+                                        }
+                                    },
                                 };
                                 output.push(item);
                             }
