@@ -35,7 +35,7 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     for block in content {
         if block.field("type").and_then(Value::as_str) == Some("image") {
             if !previous_was_placeholder {
-                out.push(js::obj([
+                out.push(js::obj!([
                     ("type", js::s("text")),
                     ("text", js::s(placeholder)),
                 ]));
@@ -222,7 +222,7 @@ where
                                     .as_object_mut()
                                     .and_then(|b| b.shift_remove("thinking"))
                                     .unwrap_or(Value::Null);
-                                content.push(js::obj([("type", js::s("text")), ("text", text)]));
+                                content.push(js::obj!([("type", js::s("text")), ("text", text)]));
                             }
                         }
                         "text" => {
@@ -284,13 +284,13 @@ where
         if !pending.is_empty() {
             for (id, name) in pending.iter() {
                 if !existing.contains(id.as_str().unwrap_or("")) {
-                    result.push(Cow::Owned(js::obj([
+                    result.push(Cow::Owned(js::obj!([
                         ("role", js::s("toolResult")),
                         ("toolCallId", id.clone()),
                         ("toolName", name.clone()),
                         (
                             "content",
-                            Value::Array(vec![js::obj([
+                            Value::Array(vec![js::obj!([
                                 ("type", js::s("text")),
                                 ("text", js::s("No result provided")),
                             ])]),

@@ -64,7 +64,7 @@ fn to_claude_code_name(name: &str) -> String {
 }
 
 fn deferred_placeholder() -> Value {
-    obj([
+    obj!([
         ("name", s("__pi_deferred_placeholder__")),
         (
             "description",
@@ -72,7 +72,7 @@ fn deferred_placeholder() -> Value {
         ),
         (
             "input_schema",
-            obj([
+            obj!([
                 ("type", s("object")),
                 ("properties", Value::Object(Map::new())),
                 ("required", Value::Array(Vec::new())),
@@ -577,25 +577,25 @@ fn build_params(
     if managed {
         params.insert(
             "thinking".into(),
-            obj([
+            obj!([
                 ("type", s("adaptive")),
                 ("display", display),
                 (
                     "block_binding",
-                    obj([("prefix_mismatch_behavior", s("drop_block"))]),
+                    obj!([("prefix_mismatch_behavior", s("drop_block"))]),
                 ),
             ]),
         );
-        params.insert("output_config".into(), obj([("effort", s("high"))]));
+        params.insert("output_config".into(), obj!([("effort", s("high"))]));
     } else if model.reasoning() {
         if thinking_enabled {
             if model.compat_true("forceAdaptiveThinking") {
                 params.insert(
                     "thinking".into(),
-                    obj([("type", s("adaptive")), ("display", display)]),
+                    obj!([("type", s("adaptive")), ("display", display)]),
                 );
                 if let Some(e) = options.field("effort").filter(|e| js::truthy(Some(e))) {
-                    params.insert("output_config".into(), obj([("effort", e.clone())]));
+                    params.insert("output_config".into(), obj!([("effort", e.clone())]));
                 }
             } else {
                 let budget = options
@@ -605,7 +605,7 @@ fn build_params(
                     .unwrap_or(Value::from(1024));
                 params.insert(
                     "thinking".into(),
-                    obj([
+                    obj!([
                         ("type", s("enabled")),
                         ("budget_tokens", budget),
                         ("display", display),
@@ -615,18 +615,18 @@ fn build_params(
         } else if options.field("thinkingEnabled") == Some(&Value::Bool(false))
             && !matches!(model.thinking_level("off"), Some(Value::Null))
         {
-            params.insert("thinking".into(), obj([("type", s("disabled"))]));
+            params.insert("thinking".into(), obj!([("type", s("disabled"))]));
         }
     }
     if let Some(meta) = options.field("metadata").filter(|v| js::truthy(Some(v))) {
         if let Some(Value::String(uid)) = meta.field("user_id") {
-            params.insert("metadata".into(), obj([("user_id", s(uid.clone()))]));
+            params.insert("metadata".into(), obj!([("user_id", s(uid.clone()))]));
         }
     }
     if let Some(tc) = options.field("toolChoice").filter(|v| js::truthy(Some(v))) {
         match tc {
             Value::String(t) => {
-                params.insert("tool_choice".into(), obj([("type", s(t.clone()))]));
+                params.insert("tool_choice".into(), obj!([("type", s(t.clone()))]));
             }
             other => {
                 params.insert("tool_choice".into(), other.clone());
@@ -678,7 +678,7 @@ fn convert_tools(
             m.insert("required".into(), required);
             Value::Object(m)
         } else {
-            obj([
+            obj!([
                 ("type", s("object")),
                 ("properties", props),
                 ("required", required),
@@ -723,7 +723,7 @@ fn convert_content_blocks(content: &[Value]) -> Value {
         .iter()
         .map(|b| {
             if js::str_of(b, "type") == Some("text") {
-                obj([("type", s("text")), ("text", sanitize(b.field("text")))])
+                obj!([("type", s("text")), ("text", sanitize(b.field("text")))])
             } else {
                 image_block(b)
             }
@@ -732,7 +732,7 @@ fn convert_content_blocks(content: &[Value]) -> Value {
     if !blocks.iter().any(|b| js::str_of(b, "type") == Some("text")) {
         blocks.insert(
             0,
-            obj([("type", s("text")), ("text", s("(see attached image)"))]),
+            obj!([("type", s("text")), ("text", s("(see attached image)"))]),
         );
     }
     Value::Array(blocks)
@@ -743,7 +743,7 @@ fn image_block(b: &Value) -> Value {
     source.insert("type".into(), s("base64"));
     insert_defined(&mut source, "media_type", b.field("mimeType"));
     insert_defined(&mut source, "data", b.field("data"));
-    obj([("type", s("image")), ("source", Value::Object(source))])
+    obj!([("type", s("image")), ("source", Value::Object(source))])
 }
 
 fn is_anthropic_effort(v: Option<&Value>) -> bool {
@@ -765,7 +765,7 @@ fn convert_messages(
     let mut levels: HashMap<usize, Value> = HashMap::new();
     let mut pending: Vec<Value> = Vec::new();
     let tool_ref = |name: &str| {
-        obj([
+        obj!([
             ("type", s("tool_reference")),
             (
                 "name",
@@ -785,27 +785,27 @@ fn convert_messages(
                 let text = render_system_message_update(msg);
                 let mut blocks = Vec::new();
                 if !text.is_empty() {
-                    blocks.push(obj([
+                    blocks.push(obj!([
                         ("type", s("text")),
                         ("text", s(sanitize_surrogates(&text).into_owned())),
                     ]));
                 }
                 if native_tool_changes {
                     for t in js::arr(msg, "toolsRemoved") {
-                        blocks.push(obj([
+                        blocks.push(obj!([
                             ("type", s("tool_removal")),
                             ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                     for t in js::arr(msg, "toolsAdded") {
-                        blocks.push(obj([
+                        blocks.push(obj!([
                             ("type", s("tool_addition")),
                             ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                 }
                 if !blocks.is_empty() {
-                    pending.push(obj([
+                    pending.push(obj!([
                         ("role", s("system")),
                         ("content", Value::Array(blocks)),
                     ]));
@@ -814,7 +814,7 @@ fn convert_messages(
             "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
                     if !js_trim(t).is_empty() {
-                        params.push(obj([
+                        params.push(obj!([
                             ("role", s("user")),
                             ("content", s(sanitize_surrogates(t).into_owned())),
                         ]));
@@ -825,7 +825,7 @@ fn convert_messages(
                         .iter()
                         .map(|item| {
                             if js::str_of(item, "type") == Some("text") {
-                                obj([("type", s("text")), ("text", sanitize(item.field("text")))])
+                                obj!([("type", s("text")), ("text", sanitize(item.field("text")))])
                             } else {
                                 image_block(item)
                             }
@@ -836,7 +836,7 @@ fn convert_messages(
                         })
                         .collect();
                     if !blocks.is_empty() {
-                        params.push(obj([
+                        params.push(obj!([
                             ("role", s("user")),
                             ("content", Value::Array(blocks)),
                         ]));
@@ -852,7 +852,7 @@ fn convert_messages(
                             if js_trim(text_str(block.field("text"))).is_empty() {
                                 continue;
                             }
-                            blocks.push(obj([
+                            blocks.push(obj!([
                                 ("type", s("text")),
                                 ("text", sanitize(block.field("text"))),
                             ]));
@@ -876,19 +876,19 @@ fn convert_messages(
                             }
                             if !has_sig {
                                 if allow_empty_signature {
-                                    blocks.push(obj([
+                                    blocks.push(obj!([
                                         ("type", s("thinking")),
                                         ("thinking", sanitize(block.field("thinking"))),
                                         ("signature", s("")),
                                     ]));
                                 } else {
-                                    blocks.push(obj([
+                                    blocks.push(obj!([
                                         ("type", s("text")),
                                         ("text", sanitize(block.field("thinking"))),
                                     ]));
                                 }
                             } else {
-                                blocks.push(obj([
+                                blocks.push(obj!([
                                     ("type", s("thinking")),
                                     ("thinking", sanitize(block.field("thinking"))),
                                     ("signature", sig.cloned().unwrap_or(Value::Null)),
@@ -923,7 +923,7 @@ fn convert_messages(
                     continue;
                 }
                 let index = params.len();
-                params.push(obj([
+                params.push(obj!([
                     ("role", s("assistant")),
                     ("content", Value::Array(blocks)),
                 ]));
@@ -953,7 +953,7 @@ fn convert_messages(
                     j += 1;
                 }
                 i = j - 1;
-                params.push(obj([
+                params.push(obj!([
                     ("role", s("user")),
                     ("content", Value::Array(results)),
                 ]));
@@ -984,7 +984,7 @@ fn convert_messages(
                         let t = t.clone();
                         lm.insert(
                             "content".into(),
-                            Value::Array(vec![obj([
+                            Value::Array(vec![obj!([
                                 ("type", s("text")),
                                 ("text", s(t)),
                                 ("cache_control", cc.clone()),
@@ -1006,10 +1006,10 @@ fn insert_thinking_level_messages(
 ) -> Vec<Value> {
     let mut out = Vec::with_capacity(converted.len() + levels.len() + 1);
     let level_msg = |effort: Value| {
-        obj([
+        obj!([
             ("role", s("system")),
             ("content", Value::Array(Vec::new())),
-            ("output_config", obj([("effort", effort)])),
+            ("output_config", obj!([("effort", effort)])),
         ])
     };
     for (index, m) in converted.into_iter().enumerate() {

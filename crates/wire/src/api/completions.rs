@@ -271,15 +271,15 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
             }
             custom.insert(
                 "format".into(),
-                obj([
+                obj!([
                     ("type", s("grammar")),
                     (
                         "grammar",
-                        obj([("syntax", s(g.format)), ("definition", s(g.definition))]),
+                        obj!([("syntax", s(g.format)), ("definition", s(g.definition))]),
                     ),
                 ]),
             );
-            out.push(obj([
+            out.push(obj!([
                 ("type", s("custom")),
                 ("custom", Value::Object(custom)),
             ]));
@@ -301,7 +301,7 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
         if supports_strict {
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
         }
-        out.push(obj([
+        out.push(obj!([
             ("type", s("function")),
             ("function", Value::Object(f)),
         ]));
@@ -368,11 +368,11 @@ fn parse_legacy_detail(sig: Option<&Value>) -> Option<Value> {
 }
 
 fn image_url_part(block: &Value) -> Value {
-    obj([
+    obj!([
         ("type", s("image_url")),
         (
             "image_url",
-            obj([(
+            obj!([(
                 "url",
                 s(format!(
                     "data:{};base64,{}",
@@ -406,7 +406,7 @@ fn convert_messages(
     };
     let after_tool = c.truthy("requiresAssistantAfterToolResult");
     let processed = || {
-        obj([
+        obj!([
             ("role", s("assistant")),
             ("content", s("I have processed the tool results.")),
         ])
@@ -428,7 +428,7 @@ fn convert_messages(
                     &[]
                 };
                 if !added.is_empty() {
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("system")),
                         ("tools", Value::Array(convert_tools(added, c)?)),
                     ]));
@@ -439,7 +439,7 @@ fn convert_messages(
                     render_system_message_update(msg)
                 };
                 if !text.is_empty() {
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s(instruction_role)),
                         ("content", sanitized(&text)),
                     ]));
@@ -447,7 +447,7 @@ fn convert_messages(
             }
             "user" => {
                 if let Some(Value::String(t)) = msg.field("content") {
-                    params.push(obj([("role", s("user")), ("content", sanitized(t))]));
+                    params.push(obj!([("role", s("user")), ("content", sanitized(t))]));
                 } else {
                     let content: Vec<Value> = js::arr(msg, "content")
                         .iter()
@@ -456,7 +456,7 @@ fn convert_messages(
                         })
                         .map(|item| {
                             if is_type(item, "text") {
-                                obj([
+                                obj!([
                                     ("type", s("text")),
                                     ("text", sanitized(str_field(item, "text"))),
                                 ])
@@ -469,7 +469,7 @@ fn convert_messages(
                         i += 1;
                         continue;
                     }
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -511,11 +511,11 @@ fn convert_messages(
                             .collect::<Vec<_>>()
                             .join("\n\n");
                         let mut parts =
-                            vec![obj([("type", s("text")), ("text", s(thinking_text))])];
+                            vec![obj!([("type", s("text")), ("text", s(thinking_text))])];
                         parts.extend(
                             text_parts
                                 .iter()
-                                .map(|t| obj([("type", s("text")), ("text", s(t.clone()))])),
+                                .map(|t| obj!([("type", s("text")), ("text", s(t.clone()))])),
                         );
                         content_val = Value::Array(parts);
                         a.put("content", content_val.clone());
@@ -663,12 +663,12 @@ fn convert_messages(
                     if after_tool {
                         params.push(processed());
                     }
-                    let mut content = vec![obj([
+                    let mut content = vec![obj!([
                         ("type", s("text")),
                         ("text", s("Attached image(s) from tool result:")),
                     ])];
                     content.extend(images);
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -699,7 +699,7 @@ fn add_cache_control(message: &mut Value, cc: &Value) -> bool {
             let text = std::mem::take(t);
             m.insert(
                 "content".into(),
-                Value::Array(vec![obj([
+                Value::Array(vec![obj!([
                     ("type", s("text")),
                     ("text", s(text)),
                     ("cache_control", cc.clone()),
@@ -847,7 +847,7 @@ fn build_params(
     if c.not_false("supportsUsageInStreaming") {
         p.put(
             "stream_options",
-            obj([("include_usage", Value::Bool(true))]),
+            obj!([("include_usage", Value::Bool(true))]),
         );
     }
     if c.truthy("supportsStore") {
@@ -925,12 +925,12 @@ fn build_params(
             p.put(
                 "thinking",
                 if on {
-                    obj([
+                    obj!([
                         ("type", s("enabled")),
                         ("clear_thinking", Value::Bool(false)),
                     ])
                 } else {
-                    obj([("type", s("disabled"))])
+                    obj!([("type", s("disabled"))])
                 },
             );
             if let (Some(e), true) = (effort, supports_effort) {
@@ -954,7 +954,7 @@ fn build_params(
         Some("qwen-chat-template") if reasoning => {
             p.put(
                 "chat_template_kwargs",
-                obj([
+                obj!([
                     ("enable_thinking", Value::Bool(on)),
                     ("preserve_thinking", Value::Bool(true)),
                 ]),
@@ -989,9 +989,9 @@ fn build_params(
         }
         Some("deepseek") if reasoning => {
             if on {
-                p.put("thinking", obj([("type", s("enabled"))]));
+                p.put("thinking", obj!([("type", s("enabled"))]));
             } else if !matches!(off, Some(Value::Null)) {
-                p.put("thinking", obj([("type", s("disabled"))]));
+                p.put("thinking", obj!([("type", s("disabled"))]));
             }
             if let (Some(e), true) = (effort, supports_effort) {
                 p.put("reasoning_effort", mapped_or(model, e));
@@ -999,11 +999,11 @@ fn build_params(
         }
         Some("openrouter") if reasoning => {
             if let Some(e) = effort {
-                p.put("reasoning", obj([("effort", mapped_or(model, e))]));
+                p.put("reasoning", obj!([("effort", mapped_or(model, e))]));
             } else if !matches!(off, Some(Value::Null)) {
                 p.put(
                     "reasoning",
-                    obj([("effort", off.cloned().unwrap_or_else(|| s("none")))]),
+                    obj!([("effort", off.cloned().unwrap_or_else(|| s("none")))]),
                 );
             }
         }
@@ -1011,11 +1011,11 @@ fn build_params(
             if let Some(Value::String(eff)) =
                 model.thinking_level(effort.and_then(Value::as_str).unwrap_or(""))
             {
-                p.put("reasoning", obj([("effort", s(eff.clone()))]));
+                p.put("reasoning", obj!([("effort", s(eff.clone()))]));
             }
         }
         Some("together") if reasoning => {
-            p.put("reasoning", obj([("enabled", Value::Bool(on))]));
+            p.put("reasoning", obj!([("enabled", Value::Bool(on))]));
             if let (Some(e), true) = (effort, supports_effort) {
                 p.put("reasoning_effort", mapped_or(model, e));
             }
@@ -1058,7 +1058,7 @@ fn build_params(
             if let Some(o) = order {
                 g.insert("order".into(), o.clone());
             }
-            p.put("providerOptions", obj([("gateway", Value::Object(g))]));
+            p.put("providerOptions", obj!([("gateway", Value::Object(g))]));
         }
     }
     if let Some(sp) = options

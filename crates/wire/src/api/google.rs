@@ -149,11 +149,11 @@ fn sdk_thinking_level(level: &str) -> Option<&'static str> {
 /// `getDisabledGoogleThinkingConfig(model)`.
 fn disabled_thinking_config(model: &Model) -> Result<Value, AssembleError> {
     if !uses_thinking_level(model) {
-        return Ok(obj([("thinkingBudget", Value::from(0))]));
+        return Ok(obj!([("thinkingBudget", Value::from(0))]));
     }
     let fallback = clamp_thinking_level(model, "off");
     if fallback == "off" {
-        return Ok(obj([("thinkingBudget", Value::from(0))]));
+        return Ok(obj!([("thinkingBudget", Value::from(0))]));
     }
     let resolved = resolve_thinking_level(model, &fallback)?;
     let mut m = Map::new();
@@ -232,7 +232,7 @@ fn inline_data(block: &Value) -> Value {
     let mut m = Map::new();
     insert(&mut m, "mimeType", block.field("mimeType"));
     insert(&mut m, "data", block.field("data"));
-    obj([("inlineData", Value::Object(m))])
+    obj!([("inlineData", Value::Object(m))])
 }
 
 fn insert(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
@@ -257,13 +257,13 @@ fn convert_messages<'a>(
             "user" => {
                 let parts: Vec<Value> = match msg.field("content") {
                     Some(Value::String(t)) => {
-                        vec![obj([("text", s(sanitize_surrogates(t).into_owned()))])]
+                        vec![obj!([("text", s(sanitize_surrogates(t).into_owned()))])]
                     }
                     _ => js::arr(msg, "content")
                         .iter()
                         .map(|item| {
                             if item.field("type").and_then(Value::as_str) == Some("text") {
-                                obj([("text", sanitize(item.field("text")))])
+                                obj!([("text", sanitize(item.field("text")))])
                             } else {
                                 inline_data(item)
                             }
@@ -273,7 +273,7 @@ fn convert_messages<'a>(
                 if parts.is_empty() {
                     continue;
                 }
-                contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+                contents.push(obj!([("role", s("user")), ("parts", Value::Array(parts))]));
             }
             "assistant" => {
                 let same = js::str_of(msg, "provider") == Some(model.provider())
@@ -306,7 +306,7 @@ fn convert_messages<'a>(
                                 if is_blank(block.field("thinking")) {
                                     continue;
                                 }
-                                parts.push(obj([("text", sanitize(block.field("thinking")))]));
+                                parts.push(obj!([("text", sanitize(block.field("thinking")))]));
                             }
                         }
                         Some("toolCall") => {
@@ -334,7 +334,7 @@ fn convert_messages<'a>(
                 if parts.is_empty() {
                     continue;
                 }
-                contents.push(obj([("role", s("model")), ("parts", Value::Array(parts))]));
+                contents.push(obj!([("role", s("model")), ("parts", Value::Array(parts))]));
             }
             "toolResult" => {
                 let blocks = js::arr(msg, "content");
@@ -372,9 +372,9 @@ fn convert_messages<'a>(
                 fr.insert(
                     "response".into(),
                     if js::truthy(msg.field("isError")) {
-                        obj([("error", s(response_value))])
+                        obj!([("error", s(response_value))])
                     } else {
-                        obj([("output", s(response_value))])
+                        obj!([("output", s(response_value))])
                     },
                 );
                 if has_images && multimodal {
@@ -383,7 +383,7 @@ fn convert_messages<'a>(
                 if with_id {
                     insert(&mut fr, "id", msg.field("toolCallId"));
                 }
-                let part = obj([("functionResponse", Value::Object(fr))]);
+                let part = obj!([("functionResponse", Value::Object(fr))]);
                 let merge = contents.last().is_some_and(|c| {
                     c.field("role").and_then(Value::as_str) == Some("user")
                         && js::arr(c, "parts")
@@ -397,15 +397,15 @@ fn convert_messages<'a>(
                         parts.push(part);
                     }
                 } else {
-                    contents.push(obj([
+                    contents.push(obj!([
                         ("role", s("user")),
                         ("parts", Value::Array(vec![part])),
                     ]));
                 }
                 if has_images && !multimodal {
-                    let mut parts = vec![obj([("text", s("Tool result image:"))])];
+                    let mut parts = vec![obj!([("text", s("Tool result image:"))])];
                     parts.extend(image_parts);
-                    contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+                    contents.push(obj!([("role", s("user")), ("parts", Value::Array(parts))]));
                 }
             }
             _ => {}
@@ -430,7 +430,7 @@ fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, Assemb
             Ok(Value::Object(d))
         })
         .collect::<Result<Vec<_>, AssembleError>>()?;
-    Ok(Value::Array(vec![obj([(
+    Ok(Value::Array(vec![obj!([(
         "functionDeclarations",
         Value::Array(decls),
     )])]))
@@ -477,7 +477,7 @@ fn simple_options(
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
-    let disabled = obj([("enabled", Value::Bool(false))]);
+    let disabled = obj!([("enabled", Value::Bool(false))]);
     let level = options.field("reasoning").filter(|v| js::truthy(Some(v)));
     let Some(level) = level else {
         base.insert("thinking".into(), disabled);
@@ -497,7 +497,7 @@ fn simple_options(
         }
         Value::Object(m)
     } else {
-        obj([
+        obj!([
             ("enabled", Value::Bool(true)),
             (
                 "budgetTokens",
@@ -542,7 +542,7 @@ fn build_params<'a>(
     if let Some(mode) = mode {
         config.insert(
             "toolConfig".into(),
-            obj([("functionCallingConfig", obj([("mode", s(mode))]))]),
+            obj!([("functionCallingConfig", obj!([("mode", s(mode))]))]),
         );
     }
     let thinking = options.field("thinking");
@@ -570,7 +570,7 @@ fn build_params<'a>(
     }
     // The agent always passes an AbortSignal; JSON.stringify renders it as `{}`.
     config.insert("abortSignal".into(), Value::Object(Map::new()));
-    Ok(obj([
+    Ok(obj!([
         ("model", s(model.id())),
         ("contents", Value::Array(contents)),
         ("config", Value::Object(config)),
@@ -650,9 +650,9 @@ fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value
     let field = |k: &str| config.get(k).filter(|v| !v.is_null());
     if let Some(si) = field("systemInstruction") {
         let content = match si {
-            Value::String(t) => obj([
+            Value::String(t) => obj!([
                 ("role", s("user")),
-                ("parts", Value::Array(vec![obj([("text", s(t.clone()))])])),
+                ("parts", Value::Array(vec![obj!([("text", s(t.clone()))])])),
             ]),
             other => other.clone(),
         };
@@ -673,7 +673,7 @@ fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value
                     fcc.field("allowedFunctionNames").filter(|v| !v.is_null()),
                 );
                 insert(&mut f, "mode", fcc.field("mode").filter(|v| !v.is_null()));
-                obj([("functionCallingConfig", Value::Object(f))])
+                obj!([("functionCallingConfig", Value::Object(f))])
             }
             _ => tc.clone(),
         };

@@ -133,7 +133,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     render_system_message_update(msg)
                 };
                 if !text.is_empty() {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("system")),
                         ("content", s(sanitize_surrogates(&text).into_owned())),
                     ]));
@@ -142,7 +142,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
             "user" => {
                 let content = msg.field("content");
                 if let Some(Value::String(t)) = content {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         ("content", s(sanitize_surrogates(t).into_owned())),
                     ]));
@@ -155,19 +155,22 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     .filter(|b| is_type(b, "text") || supports_images)
                     .map(|b| {
                         if is_type(b, "text") {
-                            obj([
+                            obj!([
                                 ("type", s("text")),
                                 ("text", s(text_value(b.field("text")))),
                             ])
                         } else {
-                            obj([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
+                            obj!([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
                         }
                     })
                     .collect();
                 if !parts.is_empty() {
-                    out.push(obj([("role", s("user")), ("content", Value::Array(parts))]));
+                    out.push(obj!([
+                        ("role", s("user")),
+                        ("content", Value::Array(parts))
+                    ]));
                 } else if had_images && !supports_images {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         (
                             "content",
@@ -184,7 +187,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         Some("text") => {
                             let t = b.field("text").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
-                                parts.push(obj([
+                                parts.push(obj!([
                                     ("type", s("text")),
                                     ("text", s(sanitize_surrogates(t).into_owned())),
                                 ]));
@@ -193,11 +196,11 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         Some("thinking") => {
                             let t = b.field("thinking").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
-                                parts.push(obj([
+                                parts.push(obj!([
                                     ("type", s("thinking")),
                                     (
                                         "thinking",
-                                        Value::Array(vec![obj([
+                                        Value::Array(vec![obj!([
                                             ("type", s("text")),
                                             ("text", s(sanitize_surrogates(t).into_owned())),
                                         ])]),
@@ -210,12 +213,12 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                                 Some(v) if js::truthy(Some(v)) => stringify(v),
                                 _ => "{}".to_string(),
                             };
-                            calls.push(obj([
+                            calls.push(obj!([
                                 ("id", b.field("id").cloned().unwrap_or(Value::Null)),
                                 ("type", s("function")),
                                 (
                                     "function",
-                                    obj([
+                                    obj!([
                                         ("name", b.field("name").cloned().unwrap_or(Value::Null)),
                                         ("arguments", s(args)),
                                     ]),
@@ -250,7 +253,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     .join("\n");
                 let has_images = blocks.iter().any(|b| is_type(b, "image"));
                 let is_error = js::truthy(msg.field("isError"));
-                let mut content = vec![obj([
+                let mut content = vec![obj!([
                     ("type", s("text")),
                     (
                         "text",
@@ -264,7 +267,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 ])];
                 if supports_images {
                     for b in blocks.iter().filter(|b| is_type(b, "image")) {
-                        content.push(obj([
+                        content.push(obj!([
                             ("type", s("image_url")),
                             ("imageUrl", s(image_url(b))),
                         ]));
@@ -303,7 +306,7 @@ fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
                 json_schema_tool_parameters(tool, strict),
             );
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
-            Ok(obj([
+            Ok(obj!([
                 ("type", s("function")),
                 ("function", Value::Object(f)),
             ]))
@@ -319,12 +322,12 @@ fn map_tool_choice(choice: &Value) -> Result<Value, AssembleError> {
         }
     }
     match js::get(Some(choice), "function") {
-        Some(f) if f.is_object() => Ok(obj([
+        Some(f) if f.is_object() => Ok(obj!([
             ("type", s("function")),
             (
                 "function",
                 match f.field("name") {
-                    Some(n) => obj([("name", n.clone())]),
+                    Some(n) => obj!([("name", n.clone())]),
                     None => Value::Object(Map::new()),
                 },
             ),

@@ -54,7 +54,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let mut context = Map::new();
     context.insert("messages".into(), Value::Array(input.messages.to_vec()));
-    let payload = js::obj([
+    let payload = js::obj!([
         ("model", s(model.id())),
         ("context", Value::Object(context)),
         ("options", Value::Object(opts)),

@@ -147,9 +147,9 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         if !explicit_cache {
             None
         } else if retention == "none" {
-            Some(obj([("mode", s("explicit"))]))
+            Some(obj!([("mode", s("explicit"))]))
         } else if retention == "long" && long_cache {
-            Some(obj([("ttl", s("30m"))]))
+            Some(obj!([("ttl", s("30m"))]))
         } else {
             None
         },
@@ -191,7 +191,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             };
             p.put(
                 "reasoning",
-                obj([
+                obj!([
                     ("effort", effort),
                     ("summary", summary.cloned().unwrap_or_else(|| s("auto"))),
                 ]),
@@ -203,7 +203,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         } else if model.provider() != "github-copilot"
             && !matches!(model.thinking_level("off"), Some(Value::Null))
         {
-            p.put("reasoning", obj([("effort", off_effort(model))]));
+            p.put("reasoning", obj!([("effort", off_effort(model))]));
         }
         if model.provider() == "xai" {
             p.put(

@@ -100,7 +100,7 @@ pub fn convert_responses_tools(
             crate::constrained::insert_defined(&mut m, "description", tool.field("description"));
             m.insert(
                 "format".into(),
-                obj([
+                obj!([
                     ("type", s("grammar")),
                     ("syntax", s(g.format)),
                     ("definition", s(g.definition)),
@@ -235,7 +235,7 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
     }
     let mut out = Vec::new();
     if has_text {
-        out.push(obj([
+        out.push(obj!([
             ("type", s("input_text")),
             ("text", s(sanitize_surrogates(&text).into_owned())),
         ]));
@@ -249,7 +249,7 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
 fn input_image(img: &Value) -> Value {
     let mime = js::str_of(img, "mimeType").unwrap_or("undefined");
     let data = js::str_of(img, "data").unwrap_or("undefined");
-    obj([
+    obj!([
         ("type", s("input_image")),
         ("detail", s("auto")),
         ("image_url", s(format!("data:{mime};base64,{data}"))),
@@ -315,7 +315,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     };
                     if !tools.is_empty() {
                         if options.supports_additional_tools {
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("additional_tools")),
                                 ("role", s("developer")),
                                 (
@@ -335,14 +335,14 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                 "pi_tool_load_{}",
                                 short_hash(&format!("system:{msg_index}:{}", names.join(",")))
                             );
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("tool_search_call")),
                                 ("call_id", s(call_id.clone())),
                                 ("execution", s("client")),
                                 ("status", s("completed")),
                                 (
                                     "arguments",
-                                    obj([
+                                    obj!([
                                         ("query", s(names.join(" "))),
                                         ("limit", Value::from(names.len())),
                                     ]),
@@ -350,7 +350,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             ]));
                             let mut topts = options.tool_options.clone();
                             topts.tool_search_result = true;
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("tool_search_output")),
                                 ("call_id", s(call_id)),
                                 ("execution", s("client")),
@@ -370,7 +370,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                         render_system_message_update(msg)
                     };
                     if !text.is_empty() {
-                        out.push(obj([
+                        out.push(obj!([
                             ("role", s(instruction_role)),
                             ("content", s(sanitize_surrogates(&text).into_owned())),
                         ]));
@@ -379,11 +379,11 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
             }
             "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         (
                             "content",
-                            Value::Array(vec![obj([
+                            Value::Array(vec![obj!([
                                 ("type", s("input_text")),
                                 ("text", s(sanitize_surrogates(t).into_owned())),
                             ])]),
@@ -395,7 +395,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                         .iter()
                         .map(|item| {
                             if js::str_of(item, "type") == Some("text") {
-                                obj([
+                                obj!([
                                     ("type", s("input_text")),
                                     (
                                         "text",
@@ -413,7 +413,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     if content.is_empty() {
                         continue;
                     }
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -475,7 +475,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             m.insert("role".into(), s("assistant"));
                             m.insert(
                                 "content".into(),
-                                Value::Array(vec![obj([
+                                Value::Array(vec![obj!([
                                     ("type", s("output_text")),
                                     (
                                         "text",
@@ -567,7 +567,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                 } else {
                     "function_call_output"
                 };
-                out.push(obj([
+                out.push(obj!([
                     ("type", s(ty)),
                     ("call_id", s(call_id)),
                     ("output", output),
