@@ -137,7 +137,7 @@ pub fn utf16_len(s: &str) -> usize {
 /// `JSON.stringify(value)`.
 pub fn stringify(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value, None, 0);
+    write_compact_value(&mut out, value);
     out
 }
 
@@ -150,7 +150,48 @@ pub fn stringify_pretty(value: &Value) -> String {
 
 /// Appends `JSON.stringify(value)` to `out`.
 pub fn write_compact(out: &mut String, value: &Value) {
-    write_value(out, value, None, 0);
+    write_compact_value(out, value);
+}
+
+/// `JSON.stringify` without indentation: the writer request bodies go through, so it skips the
+/// pretty printer's per-node indentation bookkeeping.
+fn write_compact_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            let mut rest = false;
+            for item in items {
+                if rest {
+                    out.push(',');
+                }
+                rest = true;
+                write_compact_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if has_array_index_key(map) {
+                write_value(out, value, None, 0);
+                return;
+            }
+            out.push('{');
+            let mut rest = false;
+            for (k, v) in map {
+                if rest {
+                    out.push(',');
+                }
+                rest = true;
+                write_string(out, k);
+                out.push(':');
+                write_compact_value(out, v);
+            }
+            out.push('}');
+        }
+    }
 }
 
 /// ECMAScript `Number::toString` of a JSON number (which is a double in JavaScript).
