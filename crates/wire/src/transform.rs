@@ -271,36 +271,60 @@ where
         transformed.push(Cow::Owned(msg));
     }
 
-    // Second pass: synthetic results for orphaned tool calls.
+    // Second pass: synthetic results for orphaned tool calls. Pending calls are read from their
+    // assistant message in `result` (by index) and answered results are the indices of tool
+    // results pushed since, so nothing is copied or hashed per message.
     let mut result: Vec<Cow<'a, Value>> = Vec::with_capacity(transformed.len());
-    // Pending tool calls as (id, name).
-    let mut pending: Vec<(Value, Value)> = Vec::new();
-    let mut existing: HashSet<String> = HashSet::new();
+    let mut pending: Option<usize> = None;
+    let mut existing: Vec<usize> = Vec::new();
     let mut held: Vec<Cow<'a, Value>> = Vec::new();
     let close = |result: &mut Vec<Cow<'a, Value>>,
-                 pending: &mut Vec<(Value, Value)>,
-                 existing: &mut HashSet<String>,
+                 pending: &mut Option<usize>,
+                 existing: &mut Vec<usize>,
                  held: &mut Vec<Cow<'a, Value>>| {
-        if !pending.is_empty() {
-            for (id, name) in pending.iter() {
-                if !existing.contains(id.as_str().unwrap_or("")) {
-                    result.push(Cow::Owned(js::obj!([
-                        ("role", js::s("toolResult")),
-                        ("toolCallId", id.clone()),
-                        ("toolName", name.clone()),
-                        (
-                            "content",
-                            Value::Array(vec![js::obj!([
-                                ("type", js::s("text")),
-                                ("text", js::s("No result provided")),
-                            ])]),
-                        ),
-                        ("isError", Value::Bool(true)),
-                        ("timestamp", Value::from(0)),
-                    ])));
-                }
+        if let Some(at) = pending.take() {
+            let answered: Vec<&str> = existing
+                .iter()
+                .map(|&j| js::str_of(&result[j], "toolCallId").unwrap_or(""))
+                .collect();
+            let large = answered.len() > 16;
+            let set: HashSet<&str> = if large {
+                answered.iter().copied().collect()
+            } else {
+                HashSet::new()
+            };
+            let missing: Vec<(Value, Value)> = tool_calls(&result[at])
+                .filter(|b| {
+                    let id = b.field("id").and_then(Value::as_str).unwrap_or("");
+                    if large {
+                        !set.contains(id)
+                    } else {
+                        !answered.contains(&id)
+                    }
+                })
+                .map(|b| {
+                    (
+                        b.field("id").cloned().unwrap_or(Value::Null),
+                        b.field("name").cloned().unwrap_or(Value::Null),
+                    )
+                })
+                .collect();
+            for (id, name) in missing {
+                result.push(Cow::Owned(js::obj!([
+                    ("role", js::s("toolResult")),
+                    ("toolCallId", id),
+                    ("toolName", name),
+                    (
+                        "content",
+                        Value::Array(vec![js::obj!([
+                            ("type", js::s("text")),
+                            ("text", js::s("No result provided")),
+                        ])]),
+                    ),
+                    ("isError", Value::Bool(true)),
+                    ("timestamp", Value::from(0)),
+                ])));
             }
-            pending.clear();
             existing.clear();
         }
         result.append(held);
@@ -313,28 +337,18 @@ where
                 if matches!(stop, Some("error") | Some("aborted")) {
                     continue;
                 }
-                let calls: Vec<(Value, Value)> = js::arr(&msg, "content")
-                    .iter()
-                    .filter(|b| b.field("type").and_then(Value::as_str) == Some("toolCall"))
-                    .map(|b| {
-                        (
-                            b.field("id").cloned().unwrap_or(Value::Null),
-                            b.field("name").cloned().unwrap_or(Value::Null),
-                        )
-                    })
-                    .collect();
-                if !calls.is_empty() {
-                    pending = calls;
+                if tool_calls(&msg).next().is_some() {
+                    pending = Some(result.len());
                     existing.clear();
                 }
                 result.push(msg);
             }
             "toolResult" => {
-                existing.insert(js::str_of(&msg, "toolCallId").unwrap_or("").to_string());
+                existing.push(result.len());
                 result.push(msg);
             }
             "system" => {
-                if pending.is_empty() {
+                if pending.is_none() {
                     result.push(msg);
                 } else {
                     held.push(msg);
@@ -349,6 +363,13 @@ where
     }
     close(&mut result, &mut pending, &mut existing, &mut held);
     result
+}
+
+/// The `toolCall` blocks of an assistant message.
+fn tool_calls(msg: &Value) -> impl Iterator<Item = &Value> {
+    js::arr(msg, "content")
+        .iter()
+        .filter(|b| b.field("type").and_then(Value::as_str) == Some("toolCall"))
 }
 
 #[cfg(test)]
