@@ -486,11 +486,13 @@ const CHUNK_RENAMES: [(&str, &str); 6] = [
 const MESSAGE_RENAMES: [(&str, &str); 2] =
     [("toolCalls", "tool_calls"), ("toolCallId", "tool_call_id")];
 
-/// An object's entries after [`remap`] of each pair in order, without copying any value.
-fn remapped<'a>(
-    m: &'a Map<String, Value>,
-    pairs: &[(&'a str, &'a str)],
-) -> Vec<(&'a str, &'a Value)> {
+/// An object's entries after [`remap`] of each pair in order, without copying any value. Every
+/// renamed key is camelCase, so an object without an ASCII capital in its keys is passed
+/// through as it is (no list built).
+fn remapped<'a>(m: &'a Map<String, Value>, pairs: &[(&'a str, &'a str)]) -> Entries<'a> {
+    if !has_capital_key(m) {
+        return Entries::Plain(m.iter());
+    }
     let mut out: Vec<(&str, &Value)> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
     for &(source, target) in pairs {
         if let Some(pos) = out.iter().position(|(k, _)| *k == source) {
@@ -501,17 +503,39 @@ fn remapped<'a>(
             out.push((target, v));
         }
     }
-    out
+    Entries::Remapped(out.into_iter())
+}
+
+/// Whether some key has an ASCII capital letter (every key the SDK renames does).
+fn has_capital_key(m: &Map<String, Value>) -> bool {
+    m.keys().any(|k| k.bytes().any(|b| b.is_ascii_uppercase()))
+}
+
+/// The entries [`remapped`] yields.
+enum Entries<'a> {
+    Plain(serde_json::map::Iter<'a>),
+    Remapped(std::vec::IntoIter<(&'a str, &'a Value)>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a str, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Plain(it) => it.next().map(|(k, v)| (k.as_str(), v)),
+            Entries::Remapped(it) => it.next(),
+        }
+    }
 }
 
 /// Writes `{k: v, ...}` with `value` writing each member's value.
-fn write_entries(
+fn write_entries<'a>(
     out: &mut String,
-    entries: &[(&str, &Value)],
+    entries: Entries<'a>,
     mut value: impl FnMut(&mut String, &str, &Value),
 ) {
     out.push('{');
-    for (i, (k, v)) in entries.iter().enumerate() {
+    for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -533,7 +557,7 @@ pub fn wire_body_text(payload: &Value) -> String {
         return stringify(&to_wire_payload(payload));
     }
     let mut out = String::with_capacity(16 * 1024);
-    write_entries(&mut out, &remapped(src, &TOP_RENAMES), |out, k, v| {
+    write_entries(&mut out, remapped(src, &TOP_RENAMES), |out, k, v| {
         match (k, v) {
             ("messages", Value::Array(messages)) => {
                 out.push('[');
@@ -548,11 +572,11 @@ pub fn wire_body_text(payload: &Value) -> String {
             ("response_format", Value::Object(rf)) => {
                 write_entries(
                     out,
-                    &remapped(rf, &[("jsonSchema", "json_schema")]),
+                    remapped(rf, &[("jsonSchema", "json_schema")]),
                     |out, k, v| match (k, v) {
                         ("json_schema", Value::Object(js)) => write_entries(
                             out,
-                            &remapped(js, &[("schemaDefinition", "schema")]),
+                            remapped(js, &[("schemaDefinition", "schema")]),
                             |out, _, v| write_compact(out, v),
                         ),
                         _ => write_compact(out, v),
@@ -580,7 +604,7 @@ fn write_wire_message(out: &mut String, message: &Value) {
         write_compact(out, &to_wire_message(message));
         return;
     };
-    write_entries(out, &remapped(src, &MESSAGE_RENAMES), |out, k, v| {
+    write_entries(out, remapped(src, &MESSAGE_RENAMES), |out, k, v| {
         match (k, v) {
             ("content", Value::Array(chunks)) => {
                 out.push('[');
@@ -592,7 +616,7 @@ fn write_wire_message(out: &mut String, message: &Value) {
                         .as_object()
                         .filter(|c| !c.keys().any(|k| is_index_key(k)))
                     {
-                        Some(c) => write_entries(out, &remapped(c, &CHUNK_RENAMES), |out, _, v| {
+                        Some(c) => write_entries(out, remapped(c, &CHUNK_RENAMES), |out, _, v| {
                             write_compact(out, v)
                         }),
                         None => write_compact(out, &to_wire_message_chunk(chunk)),
