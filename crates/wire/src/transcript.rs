@@ -121,18 +121,30 @@ pub fn without_initial_system_message<M: Borrow<Value>>(messages: &[M]) -> &[M] 
     }
 }
 
-/// An insertion-ordered map with JavaScript `Map` delete/set semantics.
+/// An insertion-ordered map with JavaScript `Map` delete/set semantics, borrowing its values
+/// (tool lists are short: a linear scan beats hashing, and nothing is copied until the end).
 #[derive(Default)]
-struct OrderedMap {
-    entries: Map<String, Value>,
+struct OrderedMap<'a> {
+    entries: Vec<(String, &'a Value)>,
 }
 
-impl OrderedMap {
-    fn set(&mut self, k: String, v: Value) {
-        self.entries.insert(k, v);
+impl<'a> OrderedMap<'a> {
+    fn get(&self, k: &str) -> Option<&'a Value> {
+        self.entries.iter().find(|(n, _)| n == k).map(|(_, v)| *v)
+    }
+    fn set(&mut self, k: String, v: &'a Value) {
+        match self.entries.iter_mut().find(|(n, _)| *n == k) {
+            Some(e) => e.1 = v,
+            None => self.entries.push((k, v)),
+        }
     }
     fn delete(&mut self, k: &str) {
-        self.entries.shift_remove(k);
+        if let Some(at) = self.entries.iter().position(|(n, _)| n == k) {
+            self.entries.remove(at);
+        }
+    }
+    fn cloned_values(self) -> Vec<Value> {
+        self.entries.into_iter().map(|(_, v)| v.clone()).collect()
     }
 }
 
@@ -144,10 +156,10 @@ pub fn current_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
             tools.delete(&tool_name(t));
         }
         for t in js::arr(m, "toolsAdded") {
-            tools.set(tool_name(t), t.clone());
+            tools.set(tool_name(t), t);
         }
     }
-    tools.entries.into_iter().map(|(_, v)| v).collect()
+    tools.cloned_values()
 }
 
 /// `getCurrentSystemMessage(messages)`: every system message replayed into one.
@@ -172,7 +184,7 @@ pub fn current_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<Value>
             if v.is_null() {
                 sections.delete(name);
             } else {
-                sections.set(name.clone(), v.clone());
+                sections.set(name.clone(), v);
             }
         }
     }
@@ -184,7 +196,12 @@ pub fn current_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<Value>
     out.insert("role".into(), js::s("system"));
     out.insert("content".into(), js::s(content.join("\n\n")));
     if !sections.entries.is_empty() {
-        out.insert("sections".into(), Value::Object(sections.entries));
+        let sections: Map<String, Value> = sections
+            .entries
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
+        out.insert("sections".into(), Value::Object(sections));
     }
     if !tools.is_empty() {
         out.insert("toolsAdded".into(), Value::Array(tools));
@@ -269,15 +286,15 @@ pub fn declared_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
     let mut defs = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
-            defs.set(tool_name(t), t.clone());
+            defs.set(tool_name(t), t);
         }
     }
-    defs.entries.into_iter().map(|(_, v)| v).collect()
+    defs.cloned_values()
 }
 
 /// `hasToolRedefinitions(messages)`.
 pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
-    let mut declared: Map<String, Value> = Map::new();
+    let mut declared = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
             let name = tool_name(t);
@@ -286,7 +303,7 @@ pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
                     return true;
                 }
             }
-            declared.insert(name, t.clone());
+            declared.set(name, t);
         }
     }
     false
