@@ -185,8 +185,7 @@ fn write_compact_value(out: &mut String, value: &Value) {
                     out.push(',');
                 }
                 rest = true;
-                write_string(out, k);
-                out.push(':');
+                write_key(out, k);
                 write_compact_value(out, v);
             }
             out.push('}');
@@ -287,11 +286,30 @@ fn next_attention(bytes: &[u8], from: usize) -> Option<usize> {
         .map(|p| base + p)
 }
 
+/// Writes `"key":`. Keys are short plain identifiers almost always; those skip the scanner.
+#[inline]
+fn write_key(out: &mut String, k: &str) {
+    if k.len() < 16 && k.bytes().all(|b| !ATTENTION[b as usize]) {
+        out.reserve(k.len() + 3);
+        out.push('"');
+        out.push_str(k);
+        out.push_str("\":");
+    } else {
+        write_string(out, k);
+        out.push(':');
+    }
+}
+
 /// Writes a JSON string literal as `JSON.stringify` does.
 pub fn write_string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
+    if bytes.len() < 16 && bytes.iter().all(|&b| !ATTENTION[b as usize]) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     let mut next = next_attention(bytes, 0);
     while let Some(i) = next {
