@@ -174,13 +174,16 @@ fn write_compact_value(out: &mut String, value: &Value) {
             out.push(']');
         }
         Value::Object(map) => {
-            if has_array_index_key(map) {
-                write_value(out, value, None, 0);
-                return;
-            }
+            let start = out.len();
             out.push('{');
             let mut rest = false;
             for (k, v) in map {
+                if k.as_bytes().first().is_some_and(u8::is_ascii_digit) && is_array_index(k) {
+                    // JavaScript orders array-index keys first (rare): start over in that order.
+                    out.truncate(start);
+                    write_value(out, value, None, 0);
+                    return;
+                }
                 if rest {
                     out.push(',');
                 }
@@ -346,16 +349,34 @@ pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Appends the decimal digits of `n` (without the formatting machinery of `write!`).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &buf[at..] {
+        out.push(char::from(d));
+    }
+}
+
 /// Appends ECMAScript `Number::toString` of a JSON number without allocating.
 fn write_number(out: &mut String, n: &Number) {
     if let Some(u) = n.as_u64() {
         if u < (1u64 << 53) {
-            let _ = write!(out, "{u}");
+            push_decimal(out, u);
             return;
         }
     } else if let Some(i) = n.as_i64() {
         if i > -(1i64 << 53) {
-            let _ = write!(out, "{i}");
+            out.push('-');
+            push_decimal(out, i.unsigned_abs());
             return;
         }
     }
@@ -481,6 +502,10 @@ mod tests {
         );
         assert_eq!(roundtrip("18446744073709551615"), "18446744073709552000");
         assert_eq!(roundtrip("-9007199254740993"), "-9007199254740992");
+        assert_eq!(
+            roundtrip("[0,9,10,-1,-10,9007199254740991,-9007199254740991,9007199254740992]"),
+            "[0,9,10,-1,-10,9007199254740991,-9007199254740991,9007199254740992]"
+        );
     }
 
     #[test]
