@@ -283,13 +283,11 @@ where
                  existing: &mut Vec<usize>,
                  held: &mut Vec<Cow<'a, Value>>| {
         if let Some(at) = pending.take() {
-            let answered: Vec<&str> = existing
-                .iter()
-                .map(|&j| js::str_of(&result[j], "toolCallId").unwrap_or(""))
-                .collect();
-            let large = answered.len() > 16;
+            let answered_id = |j: &usize| js::str_of(&result[*j], "toolCallId").unwrap_or("");
+            // Many results: a set; the usual one or two: compared in place.
+            let large = existing.len() > 16;
             let set: HashSet<&str> = if large {
-                answered.iter().copied().collect()
+                existing.iter().map(answered_id).collect()
             } else {
                 HashSet::new()
             };
@@ -299,7 +297,7 @@ where
                     if large {
                         !set.contains(id)
                     } else {
-                        !answered.contains(&id)
+                        !existing.iter().any(|j| answered_id(j) == id)
                     }
                 })
                 .map(|b| {
@@ -407,5 +405,29 @@ mod tests {
         assert_eq!(out[3]["content"], "late");
         assert_eq!(out[4]["content"], "next");
         assert_eq!(out.len(), 5);
+    }
+
+    #[test]
+    fn many_results_find_their_calls() {
+        // More results than the in-place comparison handles: the set path.
+        let calls: Vec<Value> = (0..20)
+            .map(|i| json!({"type":"toolCall","id":format!("c{i}"),"name":"read","arguments":{}}))
+            .collect();
+        let mut msgs = vec![
+            json!({"role":"assistant","api":"anthropic-messages","provider":"p",
+            "model":"m","stopReason":"toolUse","content":calls}),
+        ];
+        for i in (0..20).filter(|i| *i != 7) {
+            msgs.push(
+                json!({"role":"toolResult","toolCallId":format!("c{i}"),"toolName":"read",
+                "content":[],"isError":false}),
+            );
+        }
+        msgs.push(json!({"role":"user","content":"next"}));
+        let out = transform_messages(&msgs, &model(), None);
+        assert_eq!(out.len(), 22);
+        assert_eq!(out[20]["toolCallId"], "c7");
+        assert_eq!(out[20]["isError"], true);
+        assert_eq!(out[21]["content"], "next");
     }
 }
