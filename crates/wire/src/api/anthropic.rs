@@ -901,19 +901,24 @@ fn convert_messages(
                                 None | Some(Value::Null) => Value::Object(Map::new()),
                                 Some(v) => v.clone(),
                             };
-                            let mut m = Map::new();
-                            m.insert("type".into(), s("tool_use"));
-                            insert_defined(&mut m, "id", block.field("id"));
-                            m.insert(
-                                "name".into(),
-                                s(if is_oauth {
-                                    to_claude_code_name(name)
-                                } else {
-                                    name.to_string()
-                                }),
-                            );
-                            m.insert("input".into(), input);
-                            blocks.push(Value::Object(m));
+                            let name = s(if is_oauth {
+                                to_claude_code_name(name)
+                            } else {
+                                name.to_string()
+                            });
+                            blocks.push(match block.field("id") {
+                                Some(id) => obj!([
+                                    ("type", s("tool_use")),
+                                    ("id", id.clone()),
+                                    ("name", name),
+                                    ("input", input),
+                                ]),
+                                None => obj!([
+                                    ("type", s("tool_use")),
+                                    ("name", name),
+                                    ("input", input),
+                                ]),
+                            });
                         }
                         _ => {}
                     }
@@ -941,15 +946,25 @@ fn convert_messages(
                 let mut j = i;
                 while j < msgs.len() && crate::transcript::role(&msgs[j]) == "toolResult" {
                     let m: &Value = &msgs[j];
-                    let mut r = Map::new();
-                    r.insert("type".into(), s("tool_result"));
-                    insert_defined(&mut r, "tool_use_id", m.field("toolCallId"));
-                    r.insert(
-                        "content".into(),
-                        convert_content_blocks(js::arr(m, "content")),
-                    );
-                    insert_defined(&mut r, "is_error", m.field("isError"));
-                    results.push(Value::Object(r));
+                    let content = convert_content_blocks(js::arr(m, "content"));
+                    let ty = s("tool_result");
+                    results.push(match (m.field("toolCallId"), m.field("isError")) {
+                        (Some(id), Some(e)) => obj!([
+                            ("type", ty),
+                            ("tool_use_id", id.clone()),
+                            ("content", content),
+                            ("is_error", e.clone()),
+                        ]),
+                        (Some(id), None) => obj!([
+                            ("type", ty),
+                            ("tool_use_id", id.clone()),
+                            ("content", content),
+                        ]),
+                        (None, Some(e)) => {
+                            obj!([("type", ty), ("content", content), ("is_error", e.clone())])
+                        }
+                        (None, None) => obj!([("type", ty), ("content", content)]),
+                    });
                     j += 1;
                 }
                 i = j - 1;
