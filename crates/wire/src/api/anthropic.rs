@@ -459,7 +459,7 @@ fn build_params(
     };
     let betas = beta_features(model, c, messages, is_oauth, native, options);
 
-    let mut params = Map::new();
+    let mut params = Map::with_capacity(16);
     params.insert("model".into(), s(model.id()));
     params.insert(
         "messages".into(),

@@ -271,7 +271,7 @@ fn tool_result_content(content: &[Value]) -> Result<Vec<Value>, AssembleError> {
 }
 
 fn tool_result(m: &Value) -> Result<Value, AssembleError> {
-    let mut r = Map::new();
+    let mut r = Map::with_capacity(3);
     if let Some(id) = m.field("toolCallId") {
         r.insert("toolUseId".into(), id.clone());
     }
@@ -355,7 +355,7 @@ fn convert_messages<'a>(
                             }
                         }
                         Some("toolCall") => {
-                            let mut tu = Map::new();
+                            let mut tu = Map::with_capacity(3);
                             if let Some(v) = c.field("id") {
                                 tu.insert("toolUseId".into(), v.clone());
                             }
@@ -642,7 +642,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     };
     let system_prompt = head.map(system_message_text);
 
-    let mut p = Map::new();
+    let mut p = Map::with_capacity(12);
     p.insert("modelId".into(), s(model.id()));
     p.insert(
         "messages".into(),

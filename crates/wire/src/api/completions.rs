@@ -561,13 +561,13 @@ fn convert_messages(
                                     )))
                                 }
                             };
-                            let mut custom = Map::new();
+                            let mut custom = Map::with_capacity(2);
                             custom.insert(
                                 "name".into(),
                                 tc.field("name").cloned().unwrap_or(Value::Null),
                             );
                             custom.insert("input".into(), s(input));
-                            let mut call = Map::new();
+                            let mut call = Map::with_capacity(3);
                             if let Some(id) = tc.field("id") {
                                 call.insert("id".into(), id.clone());
                             }
@@ -576,14 +576,14 @@ fn convert_messages(
                             tool_calls.push(Value::Object(call));
                             continue;
                         }
-                        let mut function = Map::new();
+                        let mut function = Map::with_capacity(2);
                         if let Some(n) = tc.field("name") {
                             function.insert("name".into(), n.clone());
                         }
                         if let Some(args) = tc.field("arguments") {
                             function.insert("arguments".into(), s(stringify(args)));
                         }
-                        let mut call = Map::new();
+                        let mut call = Map::with_capacity(3);
                         if let Some(id) = tc.field("id") {
                             call.insert("id".into(), id.clone());
                         }
@@ -635,7 +635,7 @@ fn convert_messages(
                     } else {
                         "(no tool output)"
                     };
-                    let mut m = Map::new();
+                    let mut m = Map::with_capacity(4);
                     m.insert("role".into(), s("tool"));
                     m.insert("content".into(), sanitized(body));
                     if let Some(id) = t.field("toolCallId") {
@@ -788,7 +788,7 @@ fn chat_template_values(
     values: Option<&Value>,
     budget: Option<f64>,
 ) -> Option<Value> {
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(16);
     for (k, v) in values.and_then(Value::as_object).into_iter().flatten() {
         if let Some(r) = chat_template_value(model, effort, v, budget) {
             out.insert(k.clone(), r);

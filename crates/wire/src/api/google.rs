@@ -286,7 +286,7 @@ fn convert_messages<'a>(
                             if is_blank(block.field("text")) && sig.is_none() {
                                 continue;
                             }
-                            let mut p = Map::new();
+                            let mut p = Map::with_capacity(2);
                             p.insert("text".into(), sanitize(block.field("text")));
                             insert(&mut p, "thoughtSignature", sig.as_ref());
                             parts.push(Value::Object(p));
@@ -297,7 +297,7 @@ fn convert_messages<'a>(
                                 if is_blank(block.field("thinking")) && sig.is_none() {
                                     continue;
                                 }
-                                let mut p = Map::new();
+                                let mut p = Map::with_capacity(3);
                                 p.insert("thought".into(), Value::Bool(true));
                                 p.insert("text".into(), sanitize(block.field("thinking")));
                                 insert(&mut p, "thoughtSignature", sig.as_ref());
@@ -311,7 +311,7 @@ fn convert_messages<'a>(
                         }
                         Some("toolCall") => {
                             let sig = thought_signature(same, block.field("thoughtSignature"));
-                            let mut call = Map::new();
+                            let mut call = Map::with_capacity(3);
                             insert(&mut call, "name", block.field("name"));
                             call.insert(
                                 "args".into(),
@@ -323,7 +323,7 @@ fn convert_messages<'a>(
                             if with_id {
                                 insert(&mut call, "id", block.field("id"));
                             }
-                            let mut p = Map::new();
+                            let mut p = Map::with_capacity(2);
                             p.insert("functionCall".into(), Value::Object(call));
                             insert(&mut p, "thoughtSignature", sig.as_ref());
                             parts.push(Value::Object(p));
@@ -367,7 +367,7 @@ fn convert_messages<'a>(
                     String::new()
                 };
                 let image_parts: Vec<Value> = images.iter().map(|b| inline_data(b)).collect();
-                let mut fr = Map::new();
+                let mut fr = Map::with_capacity(4);
                 insert(&mut fr, "name", msg.field("toolName"));
                 fr.insert(
                     "response".into(),
@@ -520,7 +520,7 @@ fn build_params<'a>(
     let contents = convert_messages(model, conversation);
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     let tools: &[Value] = head.map_or(&[], |h| js::arr(h, "toolsAdded"));
-    let mut config = Map::new();
+    let mut config = Map::with_capacity(12);
     insert(&mut config, "temperature", options.field("temperature"));
     insert(&mut config, "maxOutputTokens", options.field("maxTokens"));
     let supports_strict = supports_strict_tools(model.id());

@@ -228,7 +228,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         }
                     }
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(4);
                 m.insert("role".into(), s("assistant"));
                 m.insert("prefix".into(), Value::Bool(false));
                 let has_parts = !parts.is_empty();
@@ -273,7 +273,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         ]));
                     }
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(4);
                 m.insert("role".into(), s("tool"));
                 js_set(&mut m, "toolCallId", msg.field("toolCallId"));
                 js_set(&mut m, "name", msg.field("toolName"));
@@ -384,7 +384,7 @@ fn build_payload(
     transformed: &[Cow<'_, Value>],
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
-    let mut p = Map::new();
+    let mut p = Map::with_capacity(16);
     p.insert("model".into(), s(model.id()));
     p.insert("stream".into(), Value::Bool(true));
     p.insert(

@@ -470,7 +470,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             } else if utf16_len(&id) > 64 {
                                 id = format!("msg_{}", short_hash(&id));
                             }
-                            let mut m = Map::new();
+                            let mut m = Map::with_capacity(6);
                             m.insert("type".into(), s("message"));
                             m.insert("role".into(), s("assistant"));
                             m.insert(
@@ -504,7 +504,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             if (different_model && starts_fc) || (custom.is_none() && !starts_fc) {
                                 item_id = None;
                             }
-                            let mut m = Map::new();
+                            let mut m = Map::with_capacity(6);
                             if let Some(prop) = custom {
                                 let input = match js::get(block.field("arguments"), prop) {
                                     Some(Value::String(t)) => t.clone(),
