@@ -502,7 +502,8 @@ fn convert_messages(
                     .iter()
                     .filter(|b| !js_trim(str_field(b, "thinking")).is_empty())
                     .collect();
-                let mut content_val: Value = if after_tool { s("") } else { Value::Null };
+                // Whether `content` ends up a non-empty string or array.
+                let mut has_content = false;
                 if !non_empty.is_empty() {
                     if c.truthy("requiresThinkingAsText") {
                         let thinking_text = non_empty
@@ -517,12 +518,12 @@ fn convert_messages(
                                 .iter()
                                 .map(|t| obj!([("type", s("text")), ("text", s(t.clone()))])),
                         );
-                        content_val = Value::Array(parts);
-                        a.put("content", content_val.clone());
+                        has_content = true;
+                        a.put("content", Value::Array(parts));
                     } else {
                         if !text.is_empty() {
-                            content_val = s(text.clone());
-                            a.put("content", content_val.clone());
+                            has_content = true;
+                            a.put("content", s(text));
                         }
                         if preserved.is_none() {
                             let mut sig = non_empty[0]
@@ -544,8 +545,8 @@ fn convert_messages(
                         }
                     }
                 } else if !text.is_empty() {
-                    content_val = s(text.clone());
-                    a.put("content", content_val.clone());
+                    has_content = true;
+                    a.put("content", s(text));
                 }
                 let has_calls = !calls.is_empty();
                 if has_calls {
@@ -596,19 +597,16 @@ fn convert_messages(
                 if let Some(p) = preserved {
                     a.put("reasoning_details", Value::Array(p));
                 }
-                let built = a.into_value();
-                let mut built = built.as_object().cloned().unwrap_or_default();
+                let mut built = match a.into_value() {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
                 if c.truthy("requiresReasoningContentOnAssistantMessages")
                     && model.reasoning()
                     && !built.contains_key("reasoning_content")
                 {
                     built.insert("reasoning_content".into(), s(""));
                 }
-                let has_content = match &content_val {
-                    Value::String(t) => !t.is_empty(),
-                    Value::Array(a) => !a.is_empty(),
-                    _ => false,
-                };
                 if !has_content && !has_calls {
                     i += 1;
                     continue;
