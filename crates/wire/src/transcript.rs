@@ -143,13 +143,18 @@ impl<'a> OrderedMap<'a> {
             self.entries.remove(at);
         }
     }
-    fn cloned_values(self) -> Vec<Value> {
-        self.entries.into_iter().map(|(_, v)| v.clone()).collect()
+    fn values(self) -> Vec<&'a Value> {
+        self.entries.into_iter().map(|(_, v)| v).collect()
     }
 }
 
 /// `getCurrentTools(messages)`: the tools after every delta, in Map order.
 pub fn current_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
+    current_tool_refs(messages).into_iter().cloned().collect()
+}
+
+/// [`current_tools`] without copying the tool objects.
+pub fn current_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut tools = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsRemoved") {
@@ -159,7 +164,7 @@ pub fn current_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
             tools.set(tool_name(t), t);
         }
     }
-    tools.cloned_values()
+    tools.values()
 }
 
 /// `getCurrentSystemMessage(messages)`: every system message replayed into one.
@@ -283,13 +288,18 @@ pub fn declarations_equal(a: &Value, b: &Value) -> bool {
 /// `getDeclaredTools(messages)`: every declaration, by name, in first-declaration order (the
 /// latest definition wins).
 pub fn declared_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
+    declared_tool_refs(messages).into_iter().cloned().collect()
+}
+
+/// [`declared_tools`] without copying the tool objects.
+pub fn declared_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut defs = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
             defs.set(tool_name(t), t);
         }
     }
-    defs.cloned_values()
+    defs.values()
 }
 
 /// `hasToolRedefinitions(messages)`.
@@ -325,12 +335,17 @@ pub fn has_non_additive_tool_changes<M: Borrow<Value>>(messages: &[M]) -> bool {
     false
 }
 
+/// The `anchorsAdditions` half of [`resolve_transcript_tools`] (without building the tool list).
+pub fn anchors_tool_additions<M: Borrow<Value>>(messages: &[M], supports_additions: bool) -> bool {
+    supports_additions && !has_non_additive_tool_changes(messages)
+}
+
 /// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.
 pub fn resolve_transcript_tools<M: Borrow<Value>>(
     messages: &[M],
     supports_additions: bool,
 ) -> (Vec<Value>, bool) {
-    let anchors = supports_additions && !has_non_additive_tool_changes(messages);
+    let anchors = anchors_tool_additions(messages, supports_additions);
     let tools = if anchors {
         initial_system_message(messages)
             .map(|m| js::arr(m, "toolsAdded").to_vec())

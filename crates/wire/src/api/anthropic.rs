@@ -374,7 +374,7 @@ fn beta_features(
     if is_oauth {
         features.extend(["claude-code-20250219", "oauth-2025-04-20"]);
     }
-    if !current_tools(messages).is_empty() && !c.eager_tool_input_streaming {
+    if !crate::transcript::current_tool_refs(messages).is_empty() && !c.eager_tool_input_streaming {
         features.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     }
     let interleaved = match options.field("interleavedThinking") {

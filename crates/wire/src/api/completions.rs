@@ -395,7 +395,7 @@ fn convert_messages(
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
     let transformed =
         transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
-    let (_, anchors) = resolve_transcript_tools(
+    let anchors = crate::transcript::anchors_tool_additions(
         sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
     );

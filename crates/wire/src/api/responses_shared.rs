@@ -16,10 +16,7 @@ use crate::error::AssembleError;
 use crate::hash::short_hash;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::transcript::{
-    declared_tools, render_system_message_update, resolve_transcript_tools, role,
-    system_message_text,
-};
+use crate::transcript::{render_system_message_update, role, system_message_text};
 use crate::transform::transform_messages_cow;
 
 /// A JavaScript object under construction whose keys may hold `undefined` (kept for their
@@ -143,10 +140,10 @@ pub fn grammar_tool_input_properties<M: std::borrow::Borrow<Value>>(
     supports: bool,
 ) -> Result<HashMap<String, String>, AssembleError> {
     let mut out = HashMap::new();
-    for tool in declared_tools(messages) {
-        if let Some(g) = resolve_grammar_constrained_sampling(&tool, supports)? {
+    for tool in crate::transcript::declared_tool_refs(messages) {
+        if let Some(g) = resolve_grammar_constrained_sampling(tool, supports)? {
             out.insert(
-                js::str_of(&tool, "name").unwrap_or("").to_string(),
+                js::str_of(tool, "name").unwrap_or("").to_string(),
                 g.input_property,
             );
         }
@@ -289,7 +286,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
         model,
         Some(&normalize),
     );
-    let (_, anchors) = resolve_transcript_tools(
+    let anchors = crate::transcript::anchors_tool_additions(
         messages,
         options.supports_additional_tools || options.supports_tool_search,
     );
