@@ -130,7 +130,7 @@ impl Request {
     /// `{url, method, body}` or null.
     pub fn wire_json(&self) -> Value {
         match &self.wire {
-            Some(w) => json!({"url": w.url, "method": w.method, "body": w.body}),
+            Some(w) => json!({"url": w.url, "method": w.method, "body": w.body()}),
             None => Value::Null,
         }
     }
@@ -140,9 +140,10 @@ impl Request {
         let wire = match self.wire {
             Some(w) => {
                 let mut m = Map::new();
+                let body = w.body();
                 m.insert("url".into(), w.url.into());
                 m.insert("method".into(), w.method.into());
-                m.insert("body".into(), w.body);
+                m.insert("body".into(), body);
                 Value::Object(m)
             }
             None => Value::Null,

@@ -225,7 +225,7 @@ mod fidelity {
                 }
                 failures.extend(check("payload", &name, i, &e["payload"], &payload));
                 if !e["wire"].is_null() {
-                    let body = g.wire.as_ref().map_or(Value::Null, |w| w.body.clone());
+                    let body = g.wire.as_ref().map_or(Value::Null, |w| w.body());
                     failures.extend(check("wire body", &name, i, &e["wire"]["body"], &body));
                     if let (Some(text), Some(w)) = (e["bodyText"].as_str(), &g.wire) {
                         if text != w.body_text {

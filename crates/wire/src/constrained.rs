@@ -150,9 +150,9 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
         let mut prop = properties.get(key).cloned().unwrap_or(Value::Null);
         make_strict_node(&mut prop)?;
         if !required.contains(key) && !allows_null(&prop) {
-            prop = js::obj([(
+            prop = js::obj!([(
                 "anyOf",
-                Value::Array(vec![prop, js::obj([("type", js::s("null"))])]),
+                Value::Array(vec![prop, js::obj!([("type", js::s("null"))])]),
             )]);
         }
         properties.insert(key.clone(), prop);

@@ -52,14 +52,14 @@ impl Assembled {
     /// prints), with secrets redacted.
     pub fn to_json(&self) -> Value {
         let wire = match &self.wire {
-            Some(w) => js::obj([
+            Some(w) => js::obj!([
                 ("url", js::s(w.url.clone())),
                 ("method", js::s(w.method.clone())),
-                ("body", w.body.clone()),
+                ("body", w.body()),
             ]),
             None => Value::Null,
         };
-        redact::redact_value(&js::obj([
+        redact::redact_value(&js::obj!([
             ("api", js::s(self.api.name())),
             ("payload", self.payload.clone()),
             ("wire", wire),

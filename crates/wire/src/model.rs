@@ -14,7 +14,15 @@ use crate::js;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     value: Value,
+    /// `id`, `api`, `provider`, `baseUrl` (read for every message by the shared transform; the
+    /// model object has too many keys for a cheap scan, and hashing each time costs more).
+    strings: [Box<str>; 4],
 }
+
+const ID: usize = 0;
+const API: usize = 1;
+const PROVIDER: usize = 2;
+const BASE_URL: usize = 3;
 
 /// A model object that lacks a field the assemblers need.
 #[derive(Debug, thiserror::Error)]
@@ -35,15 +43,19 @@ impl Model {
                 expected: "an object",
             });
         };
-        for field in ["id", "api", "provider", "baseUrl"] {
-            if !map.get(field).is_some_and(Value::is_string) {
-                return Err(ModelError {
-                    field,
-                    expected: "a string",
-                });
+        let mut strings: [Box<str>; 4] = Default::default();
+        for (slot, field) in strings.iter_mut().zip(["id", "api", "provider", "baseUrl"]) {
+            match map.get(field) {
+                Some(Value::String(s)) => *slot = s.as_str().into(),
+                _ => {
+                    return Err(ModelError {
+                        field,
+                        expected: "a string",
+                    })
+                }
             }
         }
-        Ok(Model { value })
+        Ok(Model { value, strings })
     }
 
     /// The model object.
@@ -72,17 +84,17 @@ impl Model {
 
     /// `model.id`.
     pub fn id(&self) -> &str {
-        self.str_field("id")
+        &self.strings[ID]
     }
 
     /// `model.provider`.
     pub fn provider(&self) -> &str {
-        self.str_field("provider")
+        &self.strings[PROVIDER]
     }
 
     /// `model.api` as written.
     pub fn api_name(&self) -> &str {
-        self.str_field("api")
+        &self.strings[API]
     }
 
     /// `model.api` if it is one of the ten known APIs.
@@ -92,7 +104,7 @@ impl Model {
 
     /// `model.baseUrl`.
     pub fn base_url(&self) -> &str {
-        self.str_field("baseUrl")
+        &self.strings[BASE_URL]
     }
 
     /// `model.name` (empty if absent).

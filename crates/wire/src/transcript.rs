@@ -6,7 +6,7 @@
 //! first.
 
 use crate::js::Field;
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 use forge_replay_model::json::{js_key_order, stringify};
 use serde_json::{Map, Value};
@@ -99,13 +99,21 @@ fn tool_name(t: &Value) -> String {
     text_of(t.field("name"))
 }
 
+/// The system messages of a transcript (owned or borrowed messages).
+fn systems<M: Borrow<Value>>(messages: &[M]) -> impl Iterator<Item = &Value> {
+    messages.iter().map(Borrow::borrow).filter(|m| is_system(m))
+}
+
 /// `getInitialSystemMessage(messages)`.
-pub fn initial_system_message(messages: &[Value]) -> Option<&Value> {
-    messages.first().filter(|m| is_system(m))
+pub fn initial_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<&Value> {
+    messages
+        .first()
+        .map(Borrow::borrow)
+        .filter(|m| is_system(m))
 }
 
 /// `withoutInitialSystemMessage(messages)`.
-pub fn without_initial_system_message(messages: &[Value]) -> &[Value] {
+pub fn without_initial_system_message<M: Borrow<Value>>(messages: &[M]) -> &[M] {
     if initial_system_message(messages).is_some() {
         &messages[1..]
     } else {
@@ -113,42 +121,59 @@ pub fn without_initial_system_message(messages: &[Value]) -> &[Value] {
     }
 }
 
-/// An insertion-ordered map with JavaScript `Map` delete/set semantics.
+/// An insertion-ordered map with JavaScript `Map` delete/set semantics, borrowing its values
+/// (tool lists are short: a linear scan beats hashing, and nothing is copied until the end).
 #[derive(Default)]
-struct OrderedMap {
-    entries: Map<String, Value>,
+struct OrderedMap<'a> {
+    entries: Vec<(String, &'a Value)>,
 }
 
-impl OrderedMap {
-    fn set(&mut self, k: String, v: Value) {
-        self.entries.insert(k, v);
+impl<'a> OrderedMap<'a> {
+    fn get(&self, k: &str) -> Option<&'a Value> {
+        self.entries.iter().find(|(n, _)| n == k).map(|(_, v)| *v)
+    }
+    fn set(&mut self, k: String, v: &'a Value) {
+        match self.entries.iter_mut().find(|(n, _)| *n == k) {
+            Some(e) => e.1 = v,
+            None => self.entries.push((k, v)),
+        }
     }
     fn delete(&mut self, k: &str) {
-        self.entries.shift_remove(k);
+        if let Some(at) = self.entries.iter().position(|(n, _)| n == k) {
+            self.entries.remove(at);
+        }
+    }
+    fn values(self) -> Vec<&'a Value> {
+        self.entries.into_iter().map(|(_, v)| v).collect()
     }
 }
 
 /// `getCurrentTools(messages)`: the tools after every delta, in Map order.
-pub fn current_tools(messages: &[Value]) -> Vec<Value> {
+pub fn current_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
+    current_tool_refs(messages).into_iter().cloned().collect()
+}
+
+/// [`current_tools`] without copying the tool objects.
+pub fn current_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut tools = OrderedMap::default();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         for t in js::arr(m, "toolsRemoved") {
             tools.delete(&tool_name(t));
         }
         for t in js::arr(m, "toolsAdded") {
-            tools.set(tool_name(t), t.clone());
+            tools.set(tool_name(t), t);
         }
     }
-    tools.entries.into_iter().map(|(_, v)| v).collect()
+    tools.values()
 }
 
 /// `getCurrentSystemMessage(messages)`: every system message replayed into one.
-pub fn current_system_message(messages: &[Value]) -> Option<Value> {
+pub fn current_system_message<M: Borrow<Value>>(messages: &[M]) -> Option<Value> {
     let mut content: Vec<String> = Vec::new();
     let mut sections = OrderedMap::default();
     // `timestamp ??= message.timestamp`: None is undefined, Some(None) is null.
     let mut timestamp: Option<Option<Value>> = None;
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         if !matches!(timestamp, Some(Some(_))) {
             timestamp = match m.field("timestamp") {
                 None => None,
@@ -164,7 +189,7 @@ pub fn current_system_message(messages: &[Value]) -> Option<Value> {
             if v.is_null() {
                 sections.delete(name);
             } else {
-                sections.set(name.clone(), v.clone());
+                sections.set(name.clone(), v);
             }
         }
     }
@@ -176,7 +201,12 @@ pub fn current_system_message(messages: &[Value]) -> Option<Value> {
     out.insert("role".into(), js::s("system"));
     out.insert("content".into(), js::s(content.join("\n\n")));
     if !sections.entries.is_empty() {
-        out.insert("sections".into(), Value::Object(sections.entries));
+        let sections: Map<String, Value> = sections
+            .entries
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
+        out.insert("sections".into(), Value::Object(sections));
     }
     if !tools.is_empty() {
         out.insert("toolsAdded".into(), Value::Array(tools));
@@ -189,13 +219,14 @@ pub fn current_system_message(messages: &[Value]) -> Option<Value> {
 }
 
 /// `getCurrentSystemPrompt(messages)`.
-pub fn current_system_prompt(messages: &[Value]) -> String {
+pub fn current_system_prompt<M: Borrow<Value>>(messages: &[M]) -> String {
     current_system_message(messages)
         .map(|m| system_message_text(&m))
         .unwrap_or_default()
 }
 
-/// `collapseSystemMessages`: the replayed system message first, then every non-system message.
+/// `collapseSystemMessages`: the replayed system message first, then every non-system message
+/// (a copy; the builders use [`collapse_system_messages_cow`]).
 pub fn collapse_system_messages(messages: &[Value]) -> Vec<Value> {
     let head = current_system_message(messages);
     let mut out = Vec::with_capacity(messages.len() + 1);
@@ -225,13 +256,10 @@ pub fn resolve_transcript_cow(messages: &[Value], supports_mid_convo: bool) -> V
 }
 
 /// `resolveTranscript`: the messages as they are when mid-conversation system messages are
-/// supported, else collapsed.
-pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Cow<'_, [Value]> {
-    if supports_mid_convo {
-        Cow::Borrowed(messages)
-    } else {
-        Cow::Owned(collapse_system_messages(messages))
-    }
+/// supported, else collapsed; only the replayed system message is built, the others are
+/// borrowed ([`resolve_transcript_cow`]).
+pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Vec<Cow<'_, Value>> {
+    resolve_transcript_cow(messages, supports_mid_convo)
 }
 
 /// `toToolDeclaration(tool)`: `{name, description, parameters, constrainedSampling?}`.
@@ -259,20 +287,25 @@ pub fn declarations_equal(a: &Value, b: &Value) -> bool {
 
 /// `getDeclaredTools(messages)`: every declaration, by name, in first-declaration order (the
 /// latest definition wins).
-pub fn declared_tools(messages: &[Value]) -> Vec<Value> {
+pub fn declared_tools<M: Borrow<Value>>(messages: &[M]) -> Vec<Value> {
+    declared_tool_refs(messages).into_iter().cloned().collect()
+}
+
+/// [`declared_tools`] without copying the tool objects.
+pub fn declared_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut defs = OrderedMap::default();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
-            defs.set(tool_name(t), t.clone());
+            defs.set(tool_name(t), t);
         }
     }
-    defs.entries.into_iter().map(|(_, v)| v).collect()
+    defs.values()
 }
 
 /// `hasToolRedefinitions(messages)`.
-pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
-    let mut declared: Map<String, Value> = Map::new();
-    for m in messages.iter().filter(|m| is_system(m)) {
+pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
+    let mut declared = OrderedMap::default();
+    for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
             let name = tool_name(t);
             if let Some(prev) = declared.get(&name) {
@@ -280,16 +313,16 @@ pub fn has_tool_redefinitions(messages: &[Value]) -> bool {
                     return true;
                 }
             }
-            declared.insert(name, t.clone());
+            declared.set(name, t);
         }
     }
     false
 }
 
 /// `hasNonAdditiveToolChanges(messages)`.
-pub fn has_non_additive_tool_changes(messages: &[Value]) -> bool {
+pub fn has_non_additive_tool_changes<M: Borrow<Value>>(messages: &[M]) -> bool {
     let mut declared = std::collections::HashSet::new();
-    for m in messages.iter().filter(|m| is_system(m)) {
+    for m in systems(messages) {
         if !js::arr(m, "toolsRemoved").is_empty() {
             return true;
         }
@@ -302,12 +335,17 @@ pub fn has_non_additive_tool_changes(messages: &[Value]) -> bool {
     false
 }
 
+/// The `anchorsAdditions` half of [`resolve_transcript_tools`] (without building the tool list).
+pub fn anchors_tool_additions<M: Borrow<Value>>(messages: &[M], supports_additions: bool) -> bool {
+    supports_additions && !has_non_additive_tool_changes(messages)
+}
+
 /// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.
-pub fn resolve_transcript_tools(
-    messages: &[Value],
+pub fn resolve_transcript_tools<M: Borrow<Value>>(
+    messages: &[M],
     supports_additions: bool,
 ) -> (Vec<Value>, bool) {
-    let anchors = supports_additions && !has_non_additive_tool_changes(messages);
+    let anchors = anchors_tool_additions(messages, supports_additions);
     let tools = if anchors {
         initial_system_message(messages)
             .map(|m| js::arr(m, "toolsAdded").to_vec())

@@ -35,7 +35,7 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     for block in content {
         if block.field("type").and_then(Value::as_str) == Some("image") {
             if !previous_was_placeholder {
-                out.push(js::obj([
+                out.push(js::obj!([
                     ("type", js::s("text")),
                     ("text", js::s(placeholder)),
                 ]));
@@ -222,7 +222,7 @@ where
                                     .as_object_mut()
                                     .and_then(|b| b.shift_remove("thinking"))
                                     .unwrap_or(Value::Null);
-                                content.push(js::obj([("type", js::s("text")), ("text", text)]));
+                                content.push(js::obj!([("type", js::s("text")), ("text", text)]));
                             }
                         }
                         "text" => {
@@ -271,36 +271,58 @@ where
         transformed.push(Cow::Owned(msg));
     }
 
-    // Second pass: synthetic results for orphaned tool calls.
+    // Second pass: synthetic results for orphaned tool calls. Pending calls are read from their
+    // assistant message in `result` (by index) and answered results are the indices of tool
+    // results pushed since, so nothing is copied or hashed per message.
     let mut result: Vec<Cow<'a, Value>> = Vec::with_capacity(transformed.len());
-    // Pending tool calls as (id, name).
-    let mut pending: Vec<(Value, Value)> = Vec::new();
-    let mut existing: HashSet<String> = HashSet::new();
+    let mut pending: Option<usize> = None;
+    let mut existing: Vec<usize> = Vec::new();
     let mut held: Vec<Cow<'a, Value>> = Vec::new();
     let close = |result: &mut Vec<Cow<'a, Value>>,
-                 pending: &mut Vec<(Value, Value)>,
-                 existing: &mut HashSet<String>,
+                 pending: &mut Option<usize>,
+                 existing: &mut Vec<usize>,
                  held: &mut Vec<Cow<'a, Value>>| {
-        if !pending.is_empty() {
-            for (id, name) in pending.iter() {
-                if !existing.contains(id.as_str().unwrap_or("")) {
-                    result.push(Cow::Owned(js::obj([
-                        ("role", js::s("toolResult")),
-                        ("toolCallId", id.clone()),
-                        ("toolName", name.clone()),
-                        (
-                            "content",
-                            Value::Array(vec![js::obj([
-                                ("type", js::s("text")),
-                                ("text", js::s("No result provided")),
-                            ])]),
-                        ),
-                        ("isError", Value::Bool(true)),
-                        ("timestamp", Value::from(0)),
-                    ])));
-                }
+        if let Some(at) = pending.take() {
+            let answered_id = |j: &usize| js::str_of(&result[*j], "toolCallId").unwrap_or("");
+            // Many results: a set; the usual one or two: compared in place.
+            let large = existing.len() > 16;
+            let set: HashSet<&str> = if large {
+                existing.iter().map(answered_id).collect()
+            } else {
+                HashSet::new()
+            };
+            let missing: Vec<(Value, Value)> = tool_calls(&result[at])
+                .filter(|b| {
+                    let id = b.field("id").and_then(Value::as_str).unwrap_or("");
+                    if large {
+                        !set.contains(id)
+                    } else {
+                        !existing.iter().any(|j| answered_id(j) == id)
+                    }
+                })
+                .map(|b| {
+                    (
+                        b.field("id").cloned().unwrap_or(Value::Null),
+                        b.field("name").cloned().unwrap_or(Value::Null),
+                    )
+                })
+                .collect();
+            for (id, name) in missing {
+                result.push(Cow::Owned(js::obj!([
+                    ("role", js::s("toolResult")),
+                    ("toolCallId", id),
+                    ("toolName", name),
+                    (
+                        "content",
+                        Value::Array(vec![js::obj!([
+                            ("type", js::s("text")),
+                            ("text", js::s("No result provided")),
+                        ])]),
+                    ),
+                    ("isError", Value::Bool(true)),
+                    ("timestamp", Value::from(0)),
+                ])));
             }
-            pending.clear();
             existing.clear();
         }
         result.append(held);
@@ -313,28 +335,18 @@ where
                 if matches!(stop, Some("error") | Some("aborted")) {
                     continue;
                 }
-                let calls: Vec<(Value, Value)> = js::arr(&msg, "content")
-                    .iter()
-                    .filter(|b| b.field("type").and_then(Value::as_str) == Some("toolCall"))
-                    .map(|b| {
-                        (
-                            b.field("id").cloned().unwrap_or(Value::Null),
-                            b.field("name").cloned().unwrap_or(Value::Null),
-                        )
-                    })
-                    .collect();
-                if !calls.is_empty() {
-                    pending = calls;
+                if tool_calls(&msg).next().is_some() {
+                    pending = Some(result.len());
                     existing.clear();
                 }
                 result.push(msg);
             }
             "toolResult" => {
-                existing.insert(js::str_of(&msg, "toolCallId").unwrap_or("").to_string());
+                existing.push(result.len());
                 result.push(msg);
             }
             "system" => {
-                if pending.is_empty() {
+                if pending.is_none() {
                     result.push(msg);
                 } else {
                     held.push(msg);
@@ -349,6 +361,13 @@ where
     }
     close(&mut result, &mut pending, &mut existing, &mut held);
     result
+}
+
+/// The `toolCall` blocks of an assistant message.
+fn tool_calls(msg: &Value) -> impl Iterator<Item = &Value> {
+    js::arr(msg, "content")
+        .iter()
+        .filter(|b| b.field("type").and_then(Value::as_str) == Some("toolCall"))
 }
 
 #[cfg(test)]
@@ -386,5 +405,29 @@ mod tests {
         assert_eq!(out[3]["content"], "late");
         assert_eq!(out[4]["content"], "next");
         assert_eq!(out.len(), 5);
+    }
+
+    #[test]
+    fn many_results_find_their_calls() {
+        // More results than the in-place comparison handles: the set path.
+        let calls: Vec<Value> = (0..20)
+            .map(|i| json!({"type":"toolCall","id":format!("c{i}"),"name":"read","arguments":{}}))
+            .collect();
+        let mut msgs = vec![
+            json!({"role":"assistant","api":"anthropic-messages","provider":"p",
+            "model":"m","stopReason":"toolUse","content":calls}),
+        ];
+        for i in (0..20).filter(|i| *i != 7) {
+            msgs.push(
+                json!({"role":"toolResult","toolCallId":format!("c{i}"),"toolName":"read",
+                "content":[],"isError":false}),
+            );
+        }
+        msgs.push(json!({"role":"user","content":"next"}));
+        let out = transform_messages(&msgs, &model(), None);
+        assert_eq!(out.len(), 22);
+        assert_eq!(out[20]["toolCallId"], "c7");
+        assert_eq!(out[20]["isError"], true);
+        assert_eq!(out[21]["content"], "next");
     }
 }

@@ -152,7 +152,7 @@ fn check(g: &Golden) -> Result<bool, String> {
                 }
             }
             let body = e.get("body").cloned().unwrap_or(Value::Null);
-            if let Some(d) = first_difference(&w.body, &body, "$.wire.body") {
+            if let Some(d) = first_difference(&w.body(), &body, "$.wire.body") {
                 return Err(d);
             }
             let want_text = e

@@ -4,6 +4,7 @@
 //! Anthropic SDK sends as the `anthropic-beta` header. URL `{baseUrl}/v1/messages?beta=true`.
 
 use crate::js::Field;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
@@ -63,7 +64,7 @@ fn to_claude_code_name(name: &str) -> String {
 }
 
 fn deferred_placeholder() -> Value {
-    obj([
+    obj!([
         ("name", s("__pi_deferred_placeholder__")),
         (
             "description",
@@ -71,7 +72,7 @@ fn deferred_placeholder() -> Value {
         ),
         (
             "input_schema",
-            obj([
+            obj!([
                 ("type", s("object")),
                 ("properties", Value::Object(Map::new())),
                 ("required", Value::Array(Vec::new())),
@@ -253,8 +254,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     let params = build_params(input, &c, &messages, is_oauth, options)?;
 
     // Wire: the SDK moves `betas` to the `anthropic-beta` header.
-    let mut body = params.clone();
-    let betas = body.as_object_mut().and_then(|m| js::delete(m, "betas"));
+    let betas = params.field("betas");
     let mut headers = BTreeMap::new();
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert(
@@ -299,7 +299,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     merge_headers(&mut headers, options.field("headers"));
     headers.insert("anthropic-version".into(), "2023-06-01".into());
     headers.insert("content-type".into(), "application/json".into());
-    if let Some(Value::Array(b)) = &betas {
+    if let Some(Value::Array(b)) = betas {
         let joined: Vec<String> = b
             .iter()
             .map(|v| v.as_str().unwrap_or("").to_string())
@@ -307,9 +307,10 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         headers.insert("anthropic-beta".into(), joined.join(","));
     }
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/v1/messages?beta=true"));
+    let body_text = crate::api::stringify_without(&params, &["betas"]);
     Ok(ApiOutput {
         payload: params,
-        wire: Some(WireRequest::post_json(url, headers, body)),
+        wire: Some(WireRequest::post_json_text(url, headers, body_text)),
     })
 }
 
@@ -344,7 +345,7 @@ fn cache_control(
 fn beta_features(
     model: &Model,
     c: &Compat,
-    messages: &[Value],
+    messages: &[Cow<'_, Value>],
     is_oauth: bool,
     native_tool_changes: bool,
     options: &Map<String, Value>,
@@ -373,7 +374,7 @@ fn beta_features(
     if is_oauth {
         features.extend(["claude-code-20250219", "oauth-2025-04-20"]);
     }
-    if !current_tools(messages).is_empty() && !c.eager_tool_input_streaming {
+    if !crate::transcript::current_tool_refs(messages).is_empty() && !c.eager_tool_input_streaming {
         features.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     }
     let interleaved = match options.field("interleavedThinking") {
@@ -418,7 +419,7 @@ fn has_fallbacks(model: &Model) -> bool {
 fn build_params(
     input: &ApiInput<'_>,
     c: &Compat,
-    messages: &[Value],
+    messages: &[Cow<'_, Value>],
     is_oauth: bool,
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
@@ -426,7 +427,11 @@ fn build_params(
     let cache = cache_control(model, c, options, input);
     let initial = initial_system_message(messages);
     let initial_text = initial.map(system_message_text).unwrap_or_default();
-    let transformed = transform_messages_cow(messages, model, Some(&normalize_tool_call_id));
+    let transformed = transform_messages_cow(
+        messages.iter().map(|m| &**m),
+        model,
+        Some(&normalize_tool_call_id),
+    );
     let conversation = if initial.is_some() {
         &transformed[1..]
     } else {
@@ -454,7 +459,7 @@ fn build_params(
     };
     let betas = beta_features(model, c, messages, is_oauth, native, options);
 
-    let mut params = Map::new();
+    let mut params = Map::with_capacity(16);
     params.insert("model".into(), s(model.id()));
     params.insert(
         "messages".into(),
@@ -572,25 +577,25 @@ fn build_params(
     if managed {
         params.insert(
             "thinking".into(),
-            obj([
+            obj!([
                 ("type", s("adaptive")),
                 ("display", display),
                 (
                     "block_binding",
-                    obj([("prefix_mismatch_behavior", s("drop_block"))]),
+                    obj!([("prefix_mismatch_behavior", s("drop_block"))]),
                 ),
             ]),
         );
-        params.insert("output_config".into(), obj([("effort", s("high"))]));
+        params.insert("output_config".into(), obj!([("effort", s("high"))]));
     } else if model.reasoning() {
         if thinking_enabled {
             if model.compat_true("forceAdaptiveThinking") {
                 params.insert(
                     "thinking".into(),
-                    obj([("type", s("adaptive")), ("display", display)]),
+                    obj!([("type", s("adaptive")), ("display", display)]),
                 );
                 if let Some(e) = options.field("effort").filter(|e| js::truthy(Some(e))) {
-                    params.insert("output_config".into(), obj([("effort", e.clone())]));
+                    params.insert("output_config".into(), obj!([("effort", e.clone())]));
                 }
             } else {
                 let budget = options
@@ -600,7 +605,7 @@ fn build_params(
                     .unwrap_or(Value::from(1024));
                 params.insert(
                     "thinking".into(),
-                    obj([
+                    obj!([
                         ("type", s("enabled")),
                         ("budget_tokens", budget),
                         ("display", display),
@@ -610,18 +615,18 @@ fn build_params(
         } else if options.field("thinkingEnabled") == Some(&Value::Bool(false))
             && !matches!(model.thinking_level("off"), Some(Value::Null))
         {
-            params.insert("thinking".into(), obj([("type", s("disabled"))]));
+            params.insert("thinking".into(), obj!([("type", s("disabled"))]));
         }
     }
     if let Some(meta) = options.field("metadata").filter(|v| js::truthy(Some(v))) {
         if let Some(Value::String(uid)) = meta.field("user_id") {
-            params.insert("metadata".into(), obj([("user_id", s(uid.clone()))]));
+            params.insert("metadata".into(), obj!([("user_id", s(uid.clone()))]));
         }
     }
     if let Some(tc) = options.field("toolChoice").filter(|v| js::truthy(Some(v))) {
         match tc {
             Value::String(t) => {
-                params.insert("tool_choice".into(), obj([("type", s(t.clone()))]));
+                params.insert("tool_choice".into(), obj!([("type", s(t.clone()))]));
             }
             other => {
                 params.insert("tool_choice".into(), other.clone());
@@ -673,7 +678,7 @@ fn convert_tools(
             m.insert("required".into(), required);
             Value::Object(m)
         } else {
-            obj([
+            obj!([
                 ("type", s("object")),
                 ("properties", props),
                 ("required", required),
@@ -718,7 +723,7 @@ fn convert_content_blocks(content: &[Value]) -> Value {
         .iter()
         .map(|b| {
             if js::str_of(b, "type") == Some("text") {
-                obj([("type", s("text")), ("text", sanitize(b.field("text")))])
+                obj!([("type", s("text")), ("text", sanitize(b.field("text")))])
             } else {
                 image_block(b)
             }
@@ -727,7 +732,7 @@ fn convert_content_blocks(content: &[Value]) -> Value {
     if !blocks.iter().any(|b| js::str_of(b, "type") == Some("text")) {
         blocks.insert(
             0,
-            obj([("type", s("text")), ("text", s("(see attached image)"))]),
+            obj!([("type", s("text")), ("text", s("(see attached image)"))]),
         );
     }
     Value::Array(blocks)
@@ -738,7 +743,7 @@ fn image_block(b: &Value) -> Value {
     source.insert("type".into(), s("base64"));
     insert_defined(&mut source, "media_type", b.field("mimeType"));
     insert_defined(&mut source, "data", b.field("data"));
-    obj([("type", s("image")), ("source", Value::Object(source))])
+    obj!([("type", s("image")), ("source", Value::Object(source))])
 }
 
 fn is_anthropic_effort(v: Option<&Value>) -> bool {
@@ -760,7 +765,7 @@ fn convert_messages(
     let mut levels: HashMap<usize, Value> = HashMap::new();
     let mut pending: Vec<Value> = Vec::new();
     let tool_ref = |name: &str| {
-        obj([
+        obj!([
             ("type", s("tool_reference")),
             (
                 "name",
@@ -780,27 +785,27 @@ fn convert_messages(
                 let text = render_system_message_update(msg);
                 let mut blocks = Vec::new();
                 if !text.is_empty() {
-                    blocks.push(obj([
+                    blocks.push(obj!([
                         ("type", s("text")),
                         ("text", s(sanitize_surrogates(&text).into_owned())),
                     ]));
                 }
                 if native_tool_changes {
                     for t in js::arr(msg, "toolsRemoved") {
-                        blocks.push(obj([
+                        blocks.push(obj!([
                             ("type", s("tool_removal")),
                             ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                     for t in js::arr(msg, "toolsAdded") {
-                        blocks.push(obj([
+                        blocks.push(obj!([
                             ("type", s("tool_addition")),
                             ("tool", tool_ref(text_str(t.field("name")))),
                         ]));
                     }
                 }
                 if !blocks.is_empty() {
-                    pending.push(obj([
+                    pending.push(obj!([
                         ("role", s("system")),
                         ("content", Value::Array(blocks)),
                     ]));
@@ -809,7 +814,7 @@ fn convert_messages(
             "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
                     if !js_trim(t).is_empty() {
-                        params.push(obj([
+                        params.push(obj!([
                             ("role", s("user")),
                             ("content", s(sanitize_surrogates(t).into_owned())),
                         ]));
@@ -820,7 +825,7 @@ fn convert_messages(
                         .iter()
                         .map(|item| {
                             if js::str_of(item, "type") == Some("text") {
-                                obj([("type", s("text")), ("text", sanitize(item.field("text")))])
+                                obj!([("type", s("text")), ("text", sanitize(item.field("text")))])
                             } else {
                                 image_block(item)
                             }
@@ -831,7 +836,7 @@ fn convert_messages(
                         })
                         .collect();
                     if !blocks.is_empty() {
-                        params.push(obj([
+                        params.push(obj!([
                             ("role", s("user")),
                             ("content", Value::Array(blocks)),
                         ]));
@@ -847,7 +852,7 @@ fn convert_messages(
                             if js_trim(text_str(block.field("text"))).is_empty() {
                                 continue;
                             }
-                            blocks.push(obj([
+                            blocks.push(obj!([
                                 ("type", s("text")),
                                 ("text", sanitize(block.field("text"))),
                             ]));
@@ -871,19 +876,19 @@ fn convert_messages(
                             }
                             if !has_sig {
                                 if allow_empty_signature {
-                                    blocks.push(obj([
+                                    blocks.push(obj!([
                                         ("type", s("thinking")),
                                         ("thinking", sanitize(block.field("thinking"))),
                                         ("signature", s("")),
                                     ]));
                                 } else {
-                                    blocks.push(obj([
+                                    blocks.push(obj!([
                                         ("type", s("text")),
                                         ("text", sanitize(block.field("thinking"))),
                                     ]));
                                 }
                             } else {
-                                blocks.push(obj([
+                                blocks.push(obj!([
                                     ("type", s("thinking")),
                                     ("thinking", sanitize(block.field("thinking"))),
                                     ("signature", sig.cloned().unwrap_or(Value::Null)),
@@ -896,19 +901,24 @@ fn convert_messages(
                                 None | Some(Value::Null) => Value::Object(Map::new()),
                                 Some(v) => v.clone(),
                             };
-                            let mut m = Map::new();
-                            m.insert("type".into(), s("tool_use"));
-                            insert_defined(&mut m, "id", block.field("id"));
-                            m.insert(
-                                "name".into(),
-                                s(if is_oauth {
-                                    to_claude_code_name(name)
-                                } else {
-                                    name.to_string()
-                                }),
-                            );
-                            m.insert("input".into(), input);
-                            blocks.push(Value::Object(m));
+                            let name = s(if is_oauth {
+                                to_claude_code_name(name)
+                            } else {
+                                name.to_string()
+                            });
+                            blocks.push(match block.field("id") {
+                                Some(id) => obj!([
+                                    ("type", s("tool_use")),
+                                    ("id", id.clone()),
+                                    ("name", name),
+                                    ("input", input),
+                                ]),
+                                None => obj!([
+                                    ("type", s("tool_use")),
+                                    ("name", name),
+                                    ("input", input),
+                                ]),
+                            });
                         }
                         _ => {}
                     }
@@ -918,7 +928,7 @@ fn convert_messages(
                     continue;
                 }
                 let index = params.len();
-                params.push(obj([
+                params.push(obj!([
                     ("role", s("assistant")),
                     ("content", Value::Array(blocks)),
                 ]));
@@ -936,19 +946,29 @@ fn convert_messages(
                 let mut j = i;
                 while j < msgs.len() && crate::transcript::role(&msgs[j]) == "toolResult" {
                     let m: &Value = &msgs[j];
-                    let mut r = Map::new();
-                    r.insert("type".into(), s("tool_result"));
-                    insert_defined(&mut r, "tool_use_id", m.field("toolCallId"));
-                    r.insert(
-                        "content".into(),
-                        convert_content_blocks(js::arr(m, "content")),
-                    );
-                    insert_defined(&mut r, "is_error", m.field("isError"));
-                    results.push(Value::Object(r));
+                    let content = convert_content_blocks(js::arr(m, "content"));
+                    let ty = s("tool_result");
+                    results.push(match (m.field("toolCallId"), m.field("isError")) {
+                        (Some(id), Some(e)) => obj!([
+                            ("type", ty),
+                            ("tool_use_id", id.clone()),
+                            ("content", content),
+                            ("is_error", e.clone()),
+                        ]),
+                        (Some(id), None) => obj!([
+                            ("type", ty),
+                            ("tool_use_id", id.clone()),
+                            ("content", content),
+                        ]),
+                        (None, Some(e)) => {
+                            obj!([("type", ty), ("content", content), ("is_error", e.clone())])
+                        }
+                        (None, None) => obj!([("type", ty), ("content", content)]),
+                    });
                     j += 1;
                 }
                 i = j - 1;
-                params.push(obj([
+                params.push(obj!([
                     ("role", s("user")),
                     ("content", Value::Array(results)),
                 ]));
@@ -979,7 +999,7 @@ fn convert_messages(
                         let t = t.clone();
                         lm.insert(
                             "content".into(),
-                            Value::Array(vec![obj([
+                            Value::Array(vec![obj!([
                                 ("type", s("text")),
                                 ("text", s(t)),
                                 ("cache_control", cc.clone()),
@@ -1001,10 +1021,10 @@ fn insert_thinking_level_messages(
 ) -> Vec<Value> {
     let mut out = Vec::with_capacity(converted.len() + levels.len() + 1);
     let level_msg = |effort: Value| {
-        obj([
+        obj!([
             ("role", s("system")),
             ("content", Value::Array(Vec::new())),
-            ("output_config", obj([("effort", effort)])),
+            ("output_config", obj!([("effort", effort)])),
         ])
     };
     for (index, m) in converted.into_iter().enumerate() {

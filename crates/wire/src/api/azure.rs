@@ -256,7 +256,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             let effort = effort.map_or_else(|| s("medium"), |e| mapped_level(model, e));
             p.put(
                 "reasoning",
-                obj([
+                obj!([
                     ("effort", effort),
                     ("summary", summary.cloned().unwrap_or_else(|| s("auto"))),
                 ]),
@@ -266,7 +266,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                 Value::Array(vec![s("reasoning.encrypted_content")]),
             );
         } else if !matches!(model.thinking_level("off"), Some(Value::Null)) {
-            p.put("reasoning", obj([("effort", off_effort(model))]));
+            p.put("reasoning", obj!([("effort", off_effort(model))]));
         }
     }
     if let Some(sp) = options
@@ -288,7 +288,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         encode_query(&api_version)
     ));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, params.clone())),
+        wire: Some(WireRequest::post_json(url, headers, &params)),
         payload: params,
     })
 }

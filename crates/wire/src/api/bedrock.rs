@@ -209,10 +209,10 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
     let bytes = atob(data).ok_or_else(|| {
         AssembleError::rejected("The string to be decoded is not correctly encoded.")
     })?;
-    Ok(obj([(
+    Ok(obj!([(
         "image",
-        obj([
-            ("source", obj([("bytes", bytes_value(&bytes))])),
+        obj!([
+            ("source", obj!([("bytes", bytes_value(&bytes))])),
             ("format", s(format)),
         ]),
     )]))
@@ -222,11 +222,11 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
 fn non_blank_text(text: Option<&Value>) -> Option<Value> {
     let t = text.and_then(Value::as_str).unwrap_or("");
     let sanitized = sanitize_surrogates(t);
-    (!js_trim(&sanitized).is_empty()).then(|| obj([("text", s(sanitized.into_owned()))]))
+    (!js_trim(&sanitized).is_empty()).then(|| obj!([("text", s(sanitized.into_owned()))]))
 }
 
 fn required_text(text: Option<&Value>) -> Value {
-    non_blank_text(text).unwrap_or_else(|| obj([("text", s(EMPTY_TEXT_PLACEHOLDER))]))
+    non_blank_text(text).unwrap_or_else(|| obj!([("text", s(EMPTY_TEXT_PLACEHOLDER))]))
 }
 
 /// `sanitizeBedrockDocument(value)`: drops empty-string keys, recursively.
@@ -265,13 +265,13 @@ fn tool_result_content(content: &[Value]) -> Result<Vec<Value>, AssembleError> {
         }
     }
     if out.is_empty() {
-        out.push(obj([("text", s(EMPTY_TEXT_PLACEHOLDER))]));
+        out.push(obj!([("text", s(EMPTY_TEXT_PLACEHOLDER))]));
     }
     Ok(out)
 }
 
 fn tool_result(m: &Value) -> Result<Value, AssembleError> {
-    let mut r = Map::new();
+    let mut r = Map::with_capacity(3);
     if let Some(id) = m.field("toolCallId") {
         r.insert("toolUseId".into(), id.clone());
     }
@@ -287,7 +287,7 @@ fn tool_result(m: &Value) -> Result<Value, AssembleError> {
             "success"
         }),
     );
-    Ok(obj([("toolResult", Value::Object(r))]))
+    Ok(obj!([("toolResult", Value::Object(r))]))
 }
 
 fn cache_point(retention: &str) -> Value {
@@ -296,7 +296,7 @@ fn cache_point(retention: &str) -> Value {
     if retention == "long" {
         cp.insert("ttl".into(), s("1h"));
     }
-    obj([("cachePoint", Value::Object(cp))])
+    obj!([("cachePoint", Value::Object(cp))])
 }
 
 /// `convertMessages(context, model, cacheRetention, env)` over the collapsed transcript without
@@ -332,10 +332,10 @@ fn convert_messages<'a>(
                         }
                     }
                     if content.is_empty() {
-                        content.push(obj([("text", s(EMPTY_TEXT_PLACEHOLDER))]));
+                        content.push(obj!([("text", s(EMPTY_TEXT_PLACEHOLDER))]));
                     }
                 }
-                result.push(obj([
+                result.push(obj!([
                     ("role", s("user")),
                     ("content", Value::Array(content)),
                 ]));
@@ -355,7 +355,7 @@ fn convert_messages<'a>(
                             }
                         }
                         Some("toolCall") => {
-                            let mut tu = Map::new();
+                            let mut tu = Map::with_capacity(3);
                             if let Some(v) = c.field("id") {
                                 tu.insert("toolUseId".into(), v.clone());
                             }
@@ -365,16 +365,16 @@ fn convert_messages<'a>(
                             if let Some(v) = c.field("arguments") {
                                 tu.insert("input".into(), sanitize_document(v));
                             }
-                            content.push(obj([("toolUse", Value::Object(tu))]));
+                            content.push(obj!([("toolUse", Value::Object(tu))]));
                         }
                         Some("thinking") => {
                             let sig = c.field("thinkingSignature").and_then(Value::as_str);
                             if js::truthy(c.field("redacted")) {
                                 if let Some(bytes) = sig.filter(|s| !s.is_empty()).and_then(atob) {
                                     if !bytes.is_empty() {
-                                        content.push(obj([(
+                                        content.push(obj!([(
                                             "reasoningContent",
-                                            obj([("redactedContent", bytes_value(&bytes))]),
+                                            obj!([("redactedContent", bytes_value(&bytes))]),
                                         )]));
                                     }
                                 }
@@ -389,19 +389,19 @@ fn convert_messages<'a>(
                             }
                             if claude {
                                 match sig.filter(|s| !js_trim(s).is_empty()) {
-                                    None => content.push(obj([("text", s(thinking))])),
-                                    Some(sig) => content.push(obj([(
+                                    None => content.push(obj!([("text", s(thinking))])),
+                                    Some(sig) => content.push(obj!([(
                                         "reasoningContent",
-                                        obj([(
+                                        obj!([(
                                             "reasoningText",
-                                            obj([("text", s(thinking)), ("signature", s(sig))]),
+                                            obj!([("text", s(thinking)), ("signature", s(sig))]),
                                         )]),
                                     )])),
                                 }
                             } else {
-                                content.push(obj([(
+                                content.push(obj!([(
                                     "reasoningContent",
-                                    obj([("reasoningText", obj([("text", s(thinking))]))]),
+                                    obj!([("reasoningText", obj!([("text", s(thinking))]))]),
                                 )]));
                             }
                         }
@@ -409,7 +409,7 @@ fn convert_messages<'a>(
                     }
                 }
                 if !content.is_empty() {
-                    result.push(obj([
+                    result.push(obj!([
                         ("role", s("assistant")),
                         ("content", Value::Array(content)),
                     ]));
@@ -425,7 +425,7 @@ fn convert_messages<'a>(
                     j += 1;
                 }
                 i = j - 1;
-                result.push(obj([
+                result.push(obj!([
                     ("role", s("user")),
                     ("content", Value::Array(results)),
                 ]));
@@ -467,22 +467,22 @@ fn tool_config(
         }
         spec.insert(
             "inputSchema".into(),
-            obj([("json", json_schema_tool_parameters(tool, strict))]),
+            obj!([("json", json_schema_tool_parameters(tool, strict))]),
         );
         if strict == Some(true) {
             spec.insert("strict".into(), Value::Bool(true));
         }
-        specs.push(obj([("toolSpec", Value::Object(spec))]));
+        specs.push(obj!([("toolSpec", Value::Object(spec))]));
     }
     let mut cfg = Map::new();
     cfg.insert("tools".into(), Value::Array(specs));
     let tc = match choice.and_then(Value::as_str) {
-        Some("auto") => Some(obj([("auto", Value::Object(Map::new()))])),
-        Some("any") => Some(obj([("any", Value::Object(Map::new()))])),
-        _ if js::str_of(choice.unwrap_or(&Value::Null), "type") == Some("tool") => Some(obj([(
+        Some("auto") => Some(obj!([("auto", Value::Object(Map::new()))])),
+        Some("any") => Some(obj!([("any", Value::Object(Map::new()))])),
+        _ if js::str_of(choice.unwrap_or(&Value::Null), "type") == Some("tool") => Some(obj!([(
             "tool",
             match choice.and_then(|c| c.field("name")) {
-                Some(n) => obj([("name", n.clone())]),
+                Some(n) => obj!([("name", n.clone())]),
                 None => Value::Object(Map::new()),
             },
         )])),
@@ -542,7 +542,7 @@ fn additional_fields(
         result.insert("thinking".into(), Value::Object(thinking));
         result.insert(
             "output_config".into(),
-            obj([("effort", effort_for(model, reasoning))]),
+            obj!([("effort", effort_for(model, reasoning))]),
         );
     } else {
         let level_raw = reasoning.and_then(Value::as_str).unwrap_or("");
@@ -642,14 +642,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     };
     let system_prompt = head.map(system_message_text);
 
-    let mut p = Map::new();
+    let mut p = Map::with_capacity(12);
     p.insert("modelId".into(), s(model.id()));
     p.insert(
         "messages".into(),
         Value::Array(convert_messages(conversation, model, caching, &retention)?),
     );
     if let Some(sp) = system_prompt.filter(|t| !t.is_empty()) {
-        let mut blocks = vec![obj([("text", s(sanitize_surrogates(&sp).into_owned()))])];
+        let mut blocks = vec![obj!([("text", s(sanitize_surrogates(&sp).into_owned()))])];
         if retention != "none" && caching {
             blocks.push(cache_point(&retention));
         }

@@ -165,7 +165,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         .filter(|v| js::truthy(Some(v)))
         .cloned()
         .unwrap_or_else(|| s("low"));
-    b.put("text", obj([("verbosity", verbosity)]));
+    b.put("text", obj!([("verbosity", verbosity)]));
     b.put(
         "include",
         Value::Array(vec![s("reasoning.encrypted_content")]),
@@ -206,14 +206,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                     None | Some(Value::Null) => s("auto"),
                     Some(v) => v.clone(),
                 };
-                b.put("reasoning", obj([("effort", e), ("summary", summary)]));
+                b.put("reasoning", obj!([("effort", e), ("summary", summary)]));
             }
         }
         None => {
             if model.reasoning() && !matches!(model.thinking_level("off"), Some(Value::Null)) {
                 b.put(
                     "reasoning",
-                    obj([("effort", crate::api::responses::off_effort(model))]),
+                    obj!([("effort", crate::api::responses::off_effort(model))]),
                 );
             }
         }
@@ -240,7 +240,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             headers.insert("session-id".into(), sid.clone());
             headers.insert("x-client-request-id".into(), sid.clone());
         }
-        WireRequest::post_json(codex_url(model.base_url()), headers, payload.clone())
+        WireRequest::post_json(codex_url(model.base_url()), headers, &payload)
     });
     Ok(ApiOutput { payload, wire })
 }

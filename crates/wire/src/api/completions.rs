@@ -271,15 +271,15 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
             }
             custom.insert(
                 "format".into(),
-                obj([
+                obj!([
                     ("type", s("grammar")),
                     (
                         "grammar",
-                        obj([("syntax", s(g.format)), ("definition", s(g.definition))]),
+                        obj!([("syntax", s(g.format)), ("definition", s(g.definition))]),
                     ),
                 ]),
             );
-            out.push(obj([
+            out.push(obj!([
                 ("type", s("custom")),
                 ("custom", Value::Object(custom)),
             ]));
@@ -301,7 +301,7 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
         if supports_strict {
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
         }
-        out.push(obj([
+        out.push(obj!([
             ("type", s("function")),
             ("function", Value::Object(f)),
         ]));
@@ -335,9 +335,19 @@ fn is_reasoning_detail(d: &Value) -> bool {
     }
 }
 
+/// Whether JSON text can only be a value opening with `open` (`[` or `{`): its first
+/// non-whitespace byte. Lets plain-text signatures skip the parser (and its error message).
+fn opens_with(text: &str, open: u8) -> bool {
+    text.bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        == Some(open)
+}
+
 /// `parseOpenAIReasoningDetails(signature)`.
 fn parse_reasoning_details(sig: Option<&Value>) -> Option<Vec<Value>> {
-    let sig = sig.and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let sig = sig
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && opens_with(s, b'['))?;
     match parse(sig).ok()? {
         Value::Array(a) if !a.is_empty() && a.iter().all(is_reasoning_detail) => Some(a),
         _ => None,
@@ -346,7 +356,9 @@ fn parse_reasoning_details(sig: Option<&Value>) -> Option<Vec<Value>> {
 
 /// `parseLegacyEncryptedReasoningDetail(signature)`.
 fn parse_legacy_detail(sig: Option<&Value>) -> Option<Value> {
-    let sig = sig.and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let sig = sig
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && opens_with(s, b'{'))?;
     let v = parse(sig).ok()?;
     let ok = is_reasoning_detail(&v)
         && js::str_of(&v, "type") == Some("reasoning.encrypted")
@@ -356,11 +368,11 @@ fn parse_legacy_detail(sig: Option<&Value>) -> Option<Value> {
 }
 
 fn image_url_part(block: &Value) -> Value {
-    obj([
+    obj!([
         ("type", s("image_url")),
         (
             "image_url",
-            obj([(
+            obj!([(
                 "url",
                 s(format!(
                     "data:{};base64,{}",
@@ -383,7 +395,7 @@ fn convert_messages(
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
     let transformed =
         transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
-    let (_, anchors) = resolve_transcript_tools(
+    let anchors = crate::transcript::anchors_tool_additions(
         sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
     );
@@ -394,7 +406,7 @@ fn convert_messages(
     };
     let after_tool = c.truthy("requiresAssistantAfterToolResult");
     let processed = || {
-        obj([
+        obj!([
             ("role", s("assistant")),
             ("content", s("I have processed the tool results.")),
         ])
@@ -416,7 +428,7 @@ fn convert_messages(
                     &[]
                 };
                 if !added.is_empty() {
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("system")),
                         ("tools", Value::Array(convert_tools(added, c)?)),
                     ]));
@@ -427,7 +439,7 @@ fn convert_messages(
                     render_system_message_update(msg)
                 };
                 if !text.is_empty() {
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s(instruction_role)),
                         ("content", sanitized(&text)),
                     ]));
@@ -435,7 +447,7 @@ fn convert_messages(
             }
             "user" => {
                 if let Some(Value::String(t)) = msg.field("content") {
-                    params.push(obj([("role", s("user")), ("content", sanitized(t))]));
+                    params.push(obj!([("role", s("user")), ("content", sanitized(t))]));
                 } else {
                     let content: Vec<Value> = js::arr(msg, "content")
                         .iter()
@@ -444,7 +456,7 @@ fn convert_messages(
                         })
                         .map(|item| {
                             if is_type(item, "text") {
-                                obj([
+                                obj!([
                                     ("type", s("text")),
                                     ("text", sanitized(str_field(item, "text"))),
                                 ])
@@ -457,7 +469,7 @@ fn convert_messages(
                         i += 1;
                         continue;
                     }
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -490,7 +502,8 @@ fn convert_messages(
                     .iter()
                     .filter(|b| !js_trim(str_field(b, "thinking")).is_empty())
                     .collect();
-                let mut content_val: Value = if after_tool { s("") } else { Value::Null };
+                // Whether `content` ends up a non-empty string or array.
+                let mut has_content = false;
                 if !non_empty.is_empty() {
                     if c.truthy("requiresThinkingAsText") {
                         let thinking_text = non_empty
@@ -499,18 +512,18 @@ fn convert_messages(
                             .collect::<Vec<_>>()
                             .join("\n\n");
                         let mut parts =
-                            vec![obj([("type", s("text")), ("text", s(thinking_text))])];
+                            vec![obj!([("type", s("text")), ("text", s(thinking_text))])];
                         parts.extend(
                             text_parts
                                 .iter()
-                                .map(|t| obj([("type", s("text")), ("text", s(t.clone()))])),
+                                .map(|t| obj!([("type", s("text")), ("text", s(t.clone()))])),
                         );
-                        content_val = Value::Array(parts);
-                        a.put("content", content_val.clone());
+                        has_content = true;
+                        a.put("content", Value::Array(parts));
                     } else {
                         if !text.is_empty() {
-                            content_val = s(text.clone());
-                            a.put("content", content_val.clone());
+                            has_content = true;
+                            a.put("content", s(text));
                         }
                         if preserved.is_none() {
                             let mut sig = non_empty[0]
@@ -532,8 +545,8 @@ fn convert_messages(
                         }
                     }
                 } else if !text.is_empty() {
-                    content_val = s(text.clone());
-                    a.put("content", content_val.clone());
+                    has_content = true;
+                    a.put("content", s(text));
                 }
                 let has_calls = !calls.is_empty();
                 if has_calls {
@@ -549,13 +562,13 @@ fn convert_messages(
                                     )))
                                 }
                             };
-                            let mut custom = Map::new();
+                            let mut custom = Map::with_capacity(2);
                             custom.insert(
                                 "name".into(),
                                 tc.field("name").cloned().unwrap_or(Value::Null),
                             );
                             custom.insert("input".into(), s(input));
-                            let mut call = Map::new();
+                            let mut call = Map::with_capacity(3);
                             if let Some(id) = tc.field("id") {
                                 call.insert("id".into(), id.clone());
                             }
@@ -564,14 +577,14 @@ fn convert_messages(
                             tool_calls.push(Value::Object(call));
                             continue;
                         }
-                        let mut function = Map::new();
+                        let mut function = Map::with_capacity(2);
                         if let Some(n) = tc.field("name") {
                             function.insert("name".into(), n.clone());
                         }
                         if let Some(args) = tc.field("arguments") {
                             function.insert("arguments".into(), s(stringify(args)));
                         }
-                        let mut call = Map::new();
+                        let mut call = Map::with_capacity(3);
                         if let Some(id) = tc.field("id") {
                             call.insert("id".into(), id.clone());
                         }
@@ -584,19 +597,16 @@ fn convert_messages(
                 if let Some(p) = preserved {
                     a.put("reasoning_details", Value::Array(p));
                 }
-                let built = a.into_value();
-                let mut built = built.as_object().cloned().unwrap_or_default();
+                let mut built = match a.into_value() {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
                 if c.truthy("requiresReasoningContentOnAssistantMessages")
                     && model.reasoning()
                     && !built.contains_key("reasoning_content")
                 {
                     built.insert("reasoning_content".into(), s(""));
                 }
-                let has_content = match &content_val {
-                    Value::String(t) => !t.is_empty(),
-                    Value::Array(a) => !a.is_empty(),
-                    _ => false,
-                };
                 if !has_content && !has_calls {
                     i += 1;
                     continue;
@@ -623,7 +633,7 @@ fn convert_messages(
                     } else {
                         "(no tool output)"
                     };
-                    let mut m = Map::new();
+                    let mut m = Map::with_capacity(4);
                     m.insert("role".into(), s("tool"));
                     m.insert("content".into(), sanitized(body));
                     if let Some(id) = t.field("toolCallId") {
@@ -651,12 +661,12 @@ fn convert_messages(
                     if after_tool {
                         params.push(processed());
                     }
-                    let mut content = vec![obj([
+                    let mut content = vec![obj!([
                         ("type", s("text")),
                         ("text", s("Attached image(s) from tool result:")),
                     ])];
                     content.extend(images);
-                    params.push(obj([
+                    params.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -687,7 +697,7 @@ fn add_cache_control(message: &mut Value, cc: &Value) -> bool {
             let text = std::mem::take(t);
             m.insert(
                 "content".into(),
-                Value::Array(vec![obj([
+                Value::Array(vec![obj!([
                     ("type", s("text")),
                     ("text", s(text)),
                     ("cache_control", cc.clone()),
@@ -776,7 +786,7 @@ fn chat_template_values(
     values: Option<&Value>,
     budget: Option<f64>,
 ) -> Option<Value> {
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(16);
     for (k, v) in values.and_then(Value::as_object).into_iter().flatten() {
         if let Some(r) = chat_template_value(model, effort, v, budget) {
             out.insert(k.clone(), r);
@@ -835,7 +845,7 @@ fn build_params(
     if c.not_false("supportsUsageInStreaming") {
         p.put(
             "stream_options",
-            obj([("include_usage", Value::Bool(true))]),
+            obj!([("include_usage", Value::Bool(true))]),
         );
     }
     if c.truthy("supportsStore") {
@@ -913,12 +923,12 @@ fn build_params(
             p.put(
                 "thinking",
                 if on {
-                    obj([
+                    obj!([
                         ("type", s("enabled")),
                         ("clear_thinking", Value::Bool(false)),
                     ])
                 } else {
-                    obj([("type", s("disabled"))])
+                    obj!([("type", s("disabled"))])
                 },
             );
             if let (Some(e), true) = (effort, supports_effort) {
@@ -942,7 +952,7 @@ fn build_params(
         Some("qwen-chat-template") if reasoning => {
             p.put(
                 "chat_template_kwargs",
-                obj([
+                obj!([
                     ("enable_thinking", Value::Bool(on)),
                     ("preserve_thinking", Value::Bool(true)),
                 ]),
@@ -977,9 +987,9 @@ fn build_params(
         }
         Some("deepseek") if reasoning => {
             if on {
-                p.put("thinking", obj([("type", s("enabled"))]));
+                p.put("thinking", obj!([("type", s("enabled"))]));
             } else if !matches!(off, Some(Value::Null)) {
-                p.put("thinking", obj([("type", s("disabled"))]));
+                p.put("thinking", obj!([("type", s("disabled"))]));
             }
             if let (Some(e), true) = (effort, supports_effort) {
                 p.put("reasoning_effort", mapped_or(model, e));
@@ -987,11 +997,11 @@ fn build_params(
         }
         Some("openrouter") if reasoning => {
             if let Some(e) = effort {
-                p.put("reasoning", obj([("effort", mapped_or(model, e))]));
+                p.put("reasoning", obj!([("effort", mapped_or(model, e))]));
             } else if !matches!(off, Some(Value::Null)) {
                 p.put(
                     "reasoning",
-                    obj([("effort", off.cloned().unwrap_or_else(|| s("none")))]),
+                    obj!([("effort", off.cloned().unwrap_or_else(|| s("none")))]),
                 );
             }
         }
@@ -999,11 +1009,11 @@ fn build_params(
             if let Some(Value::String(eff)) =
                 model.thinking_level(effort.and_then(Value::as_str).unwrap_or(""))
             {
-                p.put("reasoning", obj([("effort", s(eff.clone()))]));
+                p.put("reasoning", obj!([("effort", s(eff.clone()))]));
             }
         }
         Some("together") if reasoning => {
-            p.put("reasoning", obj([("enabled", Value::Bool(on))]));
+            p.put("reasoning", obj!([("enabled", Value::Bool(on))]));
             if let (Some(e), true) = (effort, supports_effort) {
                 p.put("reasoning_effort", mapped_or(model, e));
             }
@@ -1046,7 +1056,7 @@ fn build_params(
             if let Some(o) = order {
                 g.insert("order".into(), o.clone());
             }
-            p.put("providerOptions", obj([("gateway", Value::Object(g))]));
+            p.put("providerOptions", obj!([("gateway", Value::Object(g))]));
         }
     }
     if let Some(sp) = options
@@ -1201,7 +1211,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,
-        payload.clone(),
+        &payload,
     );
     Ok(ApiOutput {
         payload,

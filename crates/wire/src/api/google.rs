@@ -13,6 +13,7 @@
 use crate::js::Field;
 use std::collections::BTreeMap;
 
+use forge_replay_model::json::stringify;
 use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
@@ -148,11 +149,11 @@ fn sdk_thinking_level(level: &str) -> Option<&'static str> {
 /// `getDisabledGoogleThinkingConfig(model)`.
 fn disabled_thinking_config(model: &Model) -> Result<Value, AssembleError> {
     if !uses_thinking_level(model) {
-        return Ok(obj([("thinkingBudget", Value::from(0))]));
+        return Ok(obj!([("thinkingBudget", Value::from(0))]));
     }
     let fallback = clamp_thinking_level(model, "off");
     if fallback == "off" {
-        return Ok(obj([("thinkingBudget", Value::from(0))]));
+        return Ok(obj!([("thinkingBudget", Value::from(0))]));
     }
     let resolved = resolve_thinking_level(model, &fallback)?;
     let mut m = Map::new();
@@ -231,7 +232,7 @@ fn inline_data(block: &Value) -> Value {
     let mut m = Map::new();
     insert(&mut m, "mimeType", block.field("mimeType"));
     insert(&mut m, "data", block.field("data"));
-    obj([("inlineData", Value::Object(m))])
+    obj!([("inlineData", Value::Object(m))])
 }
 
 fn insert(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
@@ -256,13 +257,13 @@ fn convert_messages<'a>(
             "user" => {
                 let parts: Vec<Value> = match msg.field("content") {
                     Some(Value::String(t)) => {
-                        vec![obj([("text", s(sanitize_surrogates(t).into_owned()))])]
+                        vec![obj!([("text", s(sanitize_surrogates(t).into_owned()))])]
                     }
                     _ => js::arr(msg, "content")
                         .iter()
                         .map(|item| {
                             if item.field("type").and_then(Value::as_str) == Some("text") {
-                                obj([("text", sanitize(item.field("text")))])
+                                obj!([("text", sanitize(item.field("text")))])
                             } else {
                                 inline_data(item)
                             }
@@ -272,7 +273,7 @@ fn convert_messages<'a>(
                 if parts.is_empty() {
                     continue;
                 }
-                contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+                contents.push(obj!([("role", s("user")), ("parts", Value::Array(parts))]));
             }
             "assistant" => {
                 let same = js::str_of(msg, "provider") == Some(model.provider())
@@ -285,7 +286,7 @@ fn convert_messages<'a>(
                             if is_blank(block.field("text")) && sig.is_none() {
                                 continue;
                             }
-                            let mut p = Map::new();
+                            let mut p = Map::with_capacity(2);
                             p.insert("text".into(), sanitize(block.field("text")));
                             insert(&mut p, "thoughtSignature", sig.as_ref());
                             parts.push(Value::Object(p));
@@ -296,7 +297,7 @@ fn convert_messages<'a>(
                                 if is_blank(block.field("thinking")) && sig.is_none() {
                                     continue;
                                 }
-                                let mut p = Map::new();
+                                let mut p = Map::with_capacity(3);
                                 p.insert("thought".into(), Value::Bool(true));
                                 p.insert("text".into(), sanitize(block.field("thinking")));
                                 insert(&mut p, "thoughtSignature", sig.as_ref());
@@ -305,12 +306,12 @@ fn convert_messages<'a>(
                                 if is_blank(block.field("thinking")) {
                                     continue;
                                 }
-                                parts.push(obj([("text", sanitize(block.field("thinking")))]));
+                                parts.push(obj!([("text", sanitize(block.field("thinking")))]));
                             }
                         }
                         Some("toolCall") => {
                             let sig = thought_signature(same, block.field("thoughtSignature"));
-                            let mut call = Map::new();
+                            let mut call = Map::with_capacity(3);
                             insert(&mut call, "name", block.field("name"));
                             call.insert(
                                 "args".into(),
@@ -322,7 +323,7 @@ fn convert_messages<'a>(
                             if with_id {
                                 insert(&mut call, "id", block.field("id"));
                             }
-                            let mut p = Map::new();
+                            let mut p = Map::with_capacity(2);
                             p.insert("functionCall".into(), Value::Object(call));
                             insert(&mut p, "thoughtSignature", sig.as_ref());
                             parts.push(Value::Object(p));
@@ -333,7 +334,7 @@ fn convert_messages<'a>(
                 if parts.is_empty() {
                     continue;
                 }
-                contents.push(obj([("role", s("model")), ("parts", Value::Array(parts))]));
+                contents.push(obj!([("role", s("model")), ("parts", Value::Array(parts))]));
             }
             "toolResult" => {
                 let blocks = js::arr(msg, "content");
@@ -366,14 +367,14 @@ fn convert_messages<'a>(
                     String::new()
                 };
                 let image_parts: Vec<Value> = images.iter().map(|b| inline_data(b)).collect();
-                let mut fr = Map::new();
+                let mut fr = Map::with_capacity(4);
                 insert(&mut fr, "name", msg.field("toolName"));
                 fr.insert(
                     "response".into(),
                     if js::truthy(msg.field("isError")) {
-                        obj([("error", s(response_value))])
+                        obj!([("error", s(response_value))])
                     } else {
-                        obj([("output", s(response_value))])
+                        obj!([("output", s(response_value))])
                     },
                 );
                 if has_images && multimodal {
@@ -382,7 +383,7 @@ fn convert_messages<'a>(
                 if with_id {
                     insert(&mut fr, "id", msg.field("toolCallId"));
                 }
-                let part = obj([("functionResponse", Value::Object(fr))]);
+                let part = obj!([("functionResponse", Value::Object(fr))]);
                 let merge = contents.last().is_some_and(|c| {
                     c.field("role").and_then(Value::as_str) == Some("user")
                         && js::arr(c, "parts")
@@ -396,15 +397,15 @@ fn convert_messages<'a>(
                         parts.push(part);
                     }
                 } else {
-                    contents.push(obj([
+                    contents.push(obj!([
                         ("role", s("user")),
                         ("parts", Value::Array(vec![part])),
                     ]));
                 }
                 if has_images && !multimodal {
-                    let mut parts = vec![obj([("text", s("Tool result image:"))])];
+                    let mut parts = vec![obj!([("text", s("Tool result image:"))])];
                     parts.extend(image_parts);
-                    contents.push(obj([("role", s("user")), ("parts", Value::Array(parts))]));
+                    contents.push(obj!([("role", s("user")), ("parts", Value::Array(parts))]));
                 }
             }
             _ => {}
@@ -429,7 +430,7 @@ fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, Assemb
             Ok(Value::Object(d))
         })
         .collect::<Result<Vec<_>, AssembleError>>()?;
-    Ok(Value::Array(vec![obj([(
+    Ok(Value::Array(vec![obj!([(
         "functionDeclarations",
         Value::Array(decls),
     )])]))
@@ -476,7 +477,7 @@ fn simple_options(
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
-    let disabled = obj([("enabled", Value::Bool(false))]);
+    let disabled = obj!([("enabled", Value::Bool(false))]);
     let level = options.field("reasoning").filter(|v| js::truthy(Some(v)));
     let Some(level) = level else {
         base.insert("thinking".into(), disabled);
@@ -496,7 +497,7 @@ fn simple_options(
         }
         Value::Object(m)
     } else {
-        obj([
+        obj!([
             ("enabled", Value::Bool(true)),
             (
                 "budgetTokens",
@@ -519,7 +520,7 @@ fn build_params<'a>(
     let contents = convert_messages(model, conversation);
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     let tools: &[Value] = head.map_or(&[], |h| js::arr(h, "toolsAdded"));
-    let mut config = Map::new();
+    let mut config = Map::with_capacity(12);
     insert(&mut config, "temperature", options.field("temperature"));
     insert(&mut config, "maxOutputTokens", options.field("maxTokens"));
     let supports_strict = supports_strict_tools(model.id());
@@ -541,7 +542,7 @@ fn build_params<'a>(
     if let Some(mode) = mode {
         config.insert(
             "toolConfig".into(),
-            obj([("functionCallingConfig", obj([("mode", s(mode))]))]),
+            obj!([("functionCallingConfig", obj!([("mode", s(mode))]))]),
         );
     }
     let thinking = options.field("thinking");
@@ -569,7 +570,7 @@ fn build_params<'a>(
     }
     // The agent always passes an AbortSignal; JSON.stringify renders it as `{}`.
     config.insert("abortSignal".into(), Value::Object(Map::new()));
-    Ok(obj([
+    Ok(obj!([
         ("model", s(model.id())),
         ("contents", Value::Array(contents)),
         ("config", Value::Object(config)),
@@ -630,7 +631,6 @@ fn sdk_content(content: &Value, vertex: bool) -> Value {
 
 /// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
 fn rest_body(params: &Value, vertex: bool) -> Value {
-    let config = params.field("config").cloned().unwrap_or(Value::Null);
     let mut body = Map::new();
     if let Some(Value::Array(contents)) = params.field("contents") {
         body.insert(
@@ -638,13 +638,21 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
             Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
         );
     }
+    body.extend(rest_body_without_contents(params, vertex));
+    Value::Object(body)
+}
+
+/// The members of [`rest_body`] after `contents`.
+fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value> {
+    let config = params.field("config").cloned().unwrap_or(Value::Null);
+    let mut body = Map::new();
     let mut generation = Map::new();
     let field = |k: &str| config.get(k).filter(|v| !v.is_null());
     if let Some(si) = field("systemInstruction") {
         let content = match si {
-            Value::String(t) => obj([
+            Value::String(t) => obj!([
                 ("role", s("user")),
-                ("parts", Value::Array(vec![obj([("text", s(t.clone()))])])),
+                ("parts", Value::Array(vec![obj!([("text", s(t.clone()))])])),
             ]),
             other => other.clone(),
         };
@@ -665,7 +673,7 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
                     fcc.field("allowedFunctionNames").filter(|v| !v.is_null()),
                 );
                 insert(&mut f, "mode", fcc.field("mode").filter(|v| !v.is_null()));
-                obj([("functionCallingConfig", Value::Object(f))])
+                obj!([("functionCallingConfig", Value::Object(f))])
             }
             _ => tc.clone(),
         };
@@ -675,7 +683,108 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
     if !config.is_null() {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
-    Value::Object(body)
+    body
+}
+
+/// Writes `JSON.stringify(sdk_part(part, vertex))` without building it.
+fn write_sdk_part(out: &mut String, part: &Value, vertex: bool) {
+    use forge_replay_model::json::{write_compact, write_string};
+    out.push('{');
+    let mut first = true;
+    for key in [
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "text",
+        "thought",
+        "thoughtSignature",
+    ] {
+        let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_string(out, key);
+        out.push(':');
+        let picked: &[&str] = match (key, vertex) {
+            ("functionCall", false) => &["args", "id", "name"],
+            ("inlineData", false) => &["data", "mimeType"],
+            _ => {
+                write_compact(out, v);
+                continue;
+            }
+        };
+        out.push('{');
+        let mut first_inner = true;
+        for k in picked {
+            if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
+                if !first_inner {
+                    out.push(',');
+                }
+                first_inner = false;
+                write_string(out, k);
+                out.push(':');
+                write_compact(out, x);
+            }
+        }
+        out.push('}');
+    }
+    out.push('}');
+}
+
+/// Writes `JSON.stringify(sdk_content(content, vertex))` without building it.
+fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
+    use forge_replay_model::json::{write_compact, write_string};
+    out.push('{');
+    let mut first = true;
+    if let Some(Value::Array(parts)) = content.field("parts") {
+        out.push_str("\"parts\":[");
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_sdk_part(out, p, vertex);
+        }
+        out.push(']');
+        first = false;
+    }
+    if let Some(role) = content.field("role").filter(|v| !v.is_null()) {
+        if !first {
+            out.push(',');
+        }
+        write_string(out, "role");
+        out.push(':');
+        write_compact(out, role);
+    }
+    out.push('}');
+}
+
+/// `JSON.stringify(rest_body(params, vertex))`, with `contents` (nearly all of the body) written
+/// straight from the payload instead of rebuilt.
+fn rest_body_text(params: &Value, vertex: bool) -> String {
+    let Some(Value::Array(contents)) = params.field("contents") else {
+        return stringify(&rest_body(params, vertex));
+    };
+    let rest = rest_body_without_contents(params, vertex);
+    let mut out = String::with_capacity(16 * 1024);
+    out.push_str("{\"contents\":[");
+    for (i, c) in contents.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_sdk_content(&mut out, c, vertex);
+    }
+    out.push(']');
+    for (k, v) in &rest {
+        out.push(',');
+        forge_replay_model::json::write_string(&mut out, k);
+        out.push(':');
+        forge_replay_model::json::write_compact(&mut out, v);
+    }
+    out.push('}');
+    out
 }
 
 /// `tModel(apiClient, model)`.
@@ -848,10 +957,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         headers.insert("content-type".into(), "application/json".to_string());
         merge_headers(&mut headers, model.get("headers"));
         merge_headers(&mut headers, options.field("headers"));
-        WireRequest::post_json(
+        WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            rest_body(&payload, vertex),
+            rest_body_text(&payload, vertex),
         )
     });
     Ok(ApiOutput { payload, wire })
@@ -902,6 +1011,29 @@ mod tests {
         assert_eq!(
             forge_replay_model::json::stringify(&sdk_part(&thought, true)),
             r#"{"text":"t","thought":true}"#
+        );
+    }
+
+    #[test]
+    fn rest_body_text_equals_the_rebuilt_body() {
+        let p = json!({"model": "m", "contents": [
+            {"role": "user", "parts": [{"text": "hi", "extra": 1}, {"inlineData": {"mimeType": "image/png", "data": "AA", "x": null}}]},
+            {"role": "model", "parts": [{"thought": true, "text": "t", "thoughtSignature": "s"},
+                {"functionCall": {"name": "read", "args": {"a": 1e21}, "id": "c1", "partialArgs": []}}]},
+            {"parts": [{"functionResponse": {"name": "read", "response": {"output": "x"}}}], "role": null},
+            "odd", {"role": "user"}
+        ], "config": {"systemInstruction": "sys", "temperature": 0.5, "tools": [{"functionDeclarations": []}],
+            "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "other": 1}}, "abortSignal": {}}});
+        for vertex in [false, true] {
+            assert_eq!(
+                rest_body_text(&p, vertex),
+                stringify(&rest_body(&p, vertex))
+            );
+        }
+        let no_contents = json!({"model": "m", "config": {"temperature": 1}});
+        assert_eq!(
+            rest_body_text(&no_contents, false),
+            stringify(&rest_body(&no_contents, false))
         );
     }
 }

@@ -133,7 +133,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     render_system_message_update(msg)
                 };
                 if !text.is_empty() {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("system")),
                         ("content", s(sanitize_surrogates(&text).into_owned())),
                     ]));
@@ -142,7 +142,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
             "user" => {
                 let content = msg.field("content");
                 if let Some(Value::String(t)) = content {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         ("content", s(sanitize_surrogates(t).into_owned())),
                     ]));
@@ -155,19 +155,22 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     .filter(|b| is_type(b, "text") || supports_images)
                     .map(|b| {
                         if is_type(b, "text") {
-                            obj([
+                            obj!([
                                 ("type", s("text")),
                                 ("text", s(text_value(b.field("text")))),
                             ])
                         } else {
-                            obj([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
+                            obj!([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
                         }
                     })
                     .collect();
                 if !parts.is_empty() {
-                    out.push(obj([("role", s("user")), ("content", Value::Array(parts))]));
+                    out.push(obj!([
+                        ("role", s("user")),
+                        ("content", Value::Array(parts))
+                    ]));
                 } else if had_images && !supports_images {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         (
                             "content",
@@ -184,7 +187,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         Some("text") => {
                             let t = b.field("text").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
-                                parts.push(obj([
+                                parts.push(obj!([
                                     ("type", s("text")),
                                     ("text", s(sanitize_surrogates(t).into_owned())),
                                 ]));
@@ -193,11 +196,11 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         Some("thinking") => {
                             let t = b.field("thinking").and_then(Value::as_str).unwrap_or("");
                             if !js_trim(t).is_empty() {
-                                parts.push(obj([
+                                parts.push(obj!([
                                     ("type", s("thinking")),
                                     (
                                         "thinking",
-                                        Value::Array(vec![obj([
+                                        Value::Array(vec![obj!([
                                             ("type", s("text")),
                                             ("text", s(sanitize_surrogates(t).into_owned())),
                                         ])]),
@@ -210,12 +213,12 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                                 Some(v) if js::truthy(Some(v)) => stringify(v),
                                 _ => "{}".to_string(),
                             };
-                            calls.push(obj([
+                            calls.push(obj!([
                                 ("id", b.field("id").cloned().unwrap_or(Value::Null)),
                                 ("type", s("function")),
                                 (
                                     "function",
-                                    obj([
+                                    obj!([
                                         ("name", b.field("name").cloned().unwrap_or(Value::Null)),
                                         ("arguments", s(args)),
                                     ]),
@@ -225,7 +228,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         }
                     }
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(4);
                 m.insert("role".into(), s("assistant"));
                 m.insert("prefix".into(), Value::Bool(false));
                 let has_parts = !parts.is_empty();
@@ -250,7 +253,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                     .join("\n");
                 let has_images = blocks.iter().any(|b| is_type(b, "image"));
                 let is_error = js::truthy(msg.field("isError"));
-                let mut content = vec![obj([
+                let mut content = vec![obj!([
                     ("type", s("text")),
                     (
                         "text",
@@ -264,13 +267,13 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 ])];
                 if supports_images {
                     for b in blocks.iter().filter(|b| is_type(b, "image")) {
-                        content.push(obj([
+                        content.push(obj!([
                             ("type", s("image_url")),
                             ("imageUrl", s(image_url(b))),
                         ]));
                     }
                 }
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(4);
                 m.insert("role".into(), s("tool"));
                 js_set(&mut m, "toolCallId", msg.field("toolCallId"));
                 js_set(&mut m, "name", msg.field("toolName"));
@@ -303,7 +306,7 @@ fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
                 json_schema_tool_parameters(tool, strict),
             );
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
-            Ok(obj([
+            Ok(obj!([
                 ("type", s("function")),
                 ("function", Value::Object(f)),
             ]))
@@ -319,12 +322,12 @@ fn map_tool_choice(choice: &Value) -> Result<Value, AssembleError> {
         }
     }
     match js::get(Some(choice), "function") {
-        Some(f) if f.is_object() => Ok(obj([
+        Some(f) if f.is_object() => Ok(obj!([
             ("type", s("function")),
             (
                 "function",
                 match f.field("name") {
-                    Some(n) => obj([("name", n.clone())]),
+                    Some(n) => obj!([("name", n.clone())]),
                     None => Value::Object(Map::new()),
                 },
             ),
@@ -381,7 +384,7 @@ fn build_payload(
     transformed: &[Cow<'_, Value>],
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
-    let mut p = Map::new();
+    let mut p = Map::with_capacity(16);
     p.insert("model".into(), s(model.id()));
     p.insert("stream".into(), Value::Bool(true));
     p.insert(
@@ -437,20 +440,7 @@ pub fn to_wire_payload(payload: &Value) -> Value {
         };
         wire.insert(k.clone(), v);
     }
-    for (source, target) in [
-        ("topP", "top_p"),
-        ("maxTokens", "max_tokens"),
-        ("randomSeed", "random_seed"),
-        ("responseFormat", "response_format"),
-        ("toolChoice", "tool_choice"),
-        ("presencePenalty", "presence_penalty"),
-        ("frequencyPenalty", "frequency_penalty"),
-        ("parallelToolCalls", "parallel_tool_calls"),
-        ("reasoningEffort", "reasoning_effort"),
-        ("promptMode", "prompt_mode"),
-        ("promptCacheKey", "prompt_cache_key"),
-        ("safePrompt", "safe_prompt"),
-    ] {
+    for (source, target) in TOP_RENAMES {
         remap(&mut wire, source, target);
     }
     if let Some(Value::Object(rf)) = wire.field("response_format").cloned() {
@@ -466,6 +456,179 @@ pub fn to_wire_payload(payload: &Value) -> Value {
     Value::Object(wire)
 }
 
+/// Top-level keys the Mistral SDK renames (each moves to the end under its new name).
+const TOP_RENAMES: [(&str, &str); 12] = [
+    ("topP", "top_p"),
+    ("maxTokens", "max_tokens"),
+    ("randomSeed", "random_seed"),
+    ("responseFormat", "response_format"),
+    ("toolChoice", "tool_choice"),
+    ("presencePenalty", "presence_penalty"),
+    ("frequencyPenalty", "frequency_penalty"),
+    ("parallelToolCalls", "parallel_tool_calls"),
+    ("reasoningEffort", "reasoning_effort"),
+    ("promptMode", "prompt_mode"),
+    ("promptCacheKey", "prompt_cache_key"),
+    ("safePrompt", "safe_prompt"),
+];
+
+/// Content-chunk keys the SDK renames.
+const CHUNK_RENAMES: [(&str, &str); 6] = [
+    ("imageUrl", "image_url"),
+    ("documentUrl", "document_url"),
+    ("documentName", "document_name"),
+    ("fileId", "file_id"),
+    ("referenceIds", "reference_ids"),
+    ("inputAudio", "input_audio"),
+];
+
+/// Message keys the SDK renames.
+const MESSAGE_RENAMES: [(&str, &str); 2] =
+    [("toolCalls", "tool_calls"), ("toolCallId", "tool_call_id")];
+
+/// An object's entries after [`remap`] of each pair in order, without copying any value. Every
+/// renamed key is camelCase, so an object without an ASCII capital in its keys is passed
+/// through as it is (no list built).
+fn remapped<'a>(m: &'a Map<String, Value>, pairs: &[(&'a str, &'a str)]) -> Entries<'a> {
+    if !has_capital_key(m) {
+        return Entries::Plain(m.iter());
+    }
+    let mut out: Vec<(&str, &Value)> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    for &(source, target) in pairs {
+        if let Some(pos) = out.iter().position(|(k, _)| *k == source) {
+            let (_, v) = out.remove(pos);
+            if let Some(at) = out.iter().position(|(k, _)| *k == target) {
+                out.remove(at);
+            }
+            out.push((target, v));
+        }
+    }
+    Entries::Remapped(out.into_iter())
+}
+
+/// Whether some key has an ASCII capital letter (every key the SDK renames does).
+fn has_capital_key(m: &Map<String, Value>) -> bool {
+    m.keys().any(|k| k.bytes().any(|b| b.is_ascii_uppercase()))
+}
+
+/// The entries [`remapped`] yields.
+enum Entries<'a> {
+    Plain(serde_json::map::Iter<'a>),
+    Remapped(std::vec::IntoIter<(&'a str, &'a Value)>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a str, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Plain(it) => it.next().map(|(k, v)| (k.as_str(), v)),
+            Entries::Remapped(it) => it.next(),
+        }
+    }
+}
+
+/// Writes `{k: v, ...}` with `value` writing each member's value.
+fn write_entries<'a>(
+    out: &mut String,
+    entries: Entries<'a>,
+    mut value: impl FnMut(&mut String, &str, &Value),
+) {
+    out.push('{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        forge_replay_model::json::write_string(out, k);
+        out.push(':');
+        value(out, k, v);
+    }
+    out.push('}');
+}
+
+/// `JSON.stringify(toMistralWirePayload(payload))`, written straight from the payload (same
+/// bytes as [`to_wire_payload`] then `stringify`, without building the renamed copy).
+pub fn wire_body_text(payload: &Value) -> String {
+    use forge_replay_model::json::write_compact;
+    let Some(src) = payload.as_object() else {
+        return stringify(payload);
+    };
+    if src.keys().any(|k| is_index_key(k)) {
+        return stringify(&to_wire_payload(payload));
+    }
+    let mut out = String::with_capacity(16 * 1024);
+    write_entries(&mut out, remapped(src, &TOP_RENAMES), |out, k, v| {
+        match (k, v) {
+            ("messages", Value::Array(messages)) => {
+                out.push('[');
+                for (i, m) in messages.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_wire_message(out, m);
+                }
+                out.push(']');
+            }
+            ("response_format", Value::Object(rf)) => {
+                write_entries(
+                    out,
+                    remapped(rf, &[("jsonSchema", "json_schema")]),
+                    |out, k, v| match (k, v) {
+                        ("json_schema", Value::Object(js)) => write_entries(
+                            out,
+                            remapped(js, &[("schemaDefinition", "schema")]),
+                            |out, _, v| write_compact(out, v),
+                        ),
+                        _ => write_compact(out, v),
+                    },
+                );
+            }
+            _ => write_compact(out, v),
+        }
+    });
+    out
+}
+
+/// Whether a key is a canonical array index (JavaScript orders those first; such objects take
+/// the general path).
+fn is_index_key(k: &str) -> bool {
+    k.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+fn write_wire_message(out: &mut String, message: &Value) {
+    use forge_replay_model::json::write_compact;
+    let Some(src) = message
+        .as_object()
+        .filter(|m| !m.keys().any(|k| is_index_key(k)))
+    else {
+        write_compact(out, &to_wire_message(message));
+        return;
+    };
+    write_entries(out, remapped(src, &MESSAGE_RENAMES), |out, k, v| {
+        match (k, v) {
+            ("content", Value::Array(chunks)) => {
+                out.push('[');
+                for (i, chunk) in chunks.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    match chunk
+                        .as_object()
+                        .filter(|c| !c.keys().any(|k| is_index_key(k)))
+                    {
+                        Some(c) => write_entries(out, remapped(c, &CHUNK_RENAMES), |out, _, v| {
+                            write_compact(out, v)
+                        }),
+                        None => write_compact(out, &to_wire_message_chunk(chunk)),
+                    }
+                }
+                out.push(']');
+            }
+            _ => write_compact(out, v),
+        }
+    });
+}
+
 fn to_wire_message(message: &Value) -> Value {
     let Some(src) = message.as_object() else {
         return message.clone();
@@ -473,35 +636,30 @@ fn to_wire_message(message: &Value) -> Value {
     let mut m = Map::with_capacity(src.len());
     for (k, v) in src {
         let v = match (k.as_str(), v) {
-            ("content", Value::Array(chunks)) => Value::Array(
-                chunks
-                    .iter()
-                    .map(|chunk| match chunk.as_object() {
-                        Some(c) => {
-                            let mut c = c.clone();
-                            for (source, target) in [
-                                ("imageUrl", "image_url"),
-                                ("documentUrl", "document_url"),
-                                ("documentName", "document_name"),
-                                ("fileId", "file_id"),
-                                ("referenceIds", "reference_ids"),
-                                ("inputAudio", "input_audio"),
-                            ] {
-                                remap(&mut c, source, target);
-                            }
-                            Value::Object(c)
-                        }
-                        None => chunk.clone(),
-                    })
-                    .collect(),
-            ),
+            ("content", Value::Array(chunks)) => {
+                Value::Array(chunks.iter().map(to_wire_message_chunk).collect())
+            }
             _ => v.clone(),
         };
         m.insert(k.clone(), v);
     }
-    remap(&mut m, "toolCalls", "tool_calls");
-    remap(&mut m, "toolCallId", "tool_call_id");
+    for (source, target) in MESSAGE_RENAMES {
+        remap(&mut m, source, target);
+    }
     Value::Object(m)
+}
+
+fn to_wire_message_chunk(chunk: &Value) -> Value {
+    match chunk.as_object() {
+        Some(c) => {
+            let mut c = c.clone();
+            for (source, target) in CHUNK_RENAMES {
+                remap(&mut c, source, target);
+            }
+            Value::Object(c)
+        }
+        None => chunk.clone(),
+    }
 }
 
 /// `new URL("v1/chat/completions", base-with-trailing-slash)`.
@@ -554,10 +712,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if should_use_prompt_caching(&options) && !explicit_affinity {
         headers.insert("x-affinity".into(), text_value(options.field("sessionId")));
     }
-    let wire = WireRequest::post_json(
+    let wire = WireRequest::post_json_text(
         crate::api::whatwg_url(&chat_url(model.base_url())),
         headers,
-        to_wire_payload(&payload),
+        wire_body_text(&payload),
     );
     Ok(ApiOutput {
         payload,
@@ -589,5 +747,22 @@ mod tests {
             stringify(&to_wire_payload(&p)),
             r#"{"model":"m","stream":true,"messages":[{"role":"tool","name":"n","content":[{"type":"image_url","image_url":"u"}],"tool_call_id":"x"}],"max_tokens":5,"prompt_cache_key":"k"}"#
         );
+        assert_eq!(wire_body_text(&p), stringify(&to_wire_payload(&p)));
+    }
+
+    #[test]
+    fn direct_wire_text_equals_the_renamed_copy() {
+        for p in [
+            json!({"model":"m","max_tokens":1,"maxTokens":5,"responseFormat":{"type":"json_schema",
+                "jsonSchema":{"name":"x","schemaDefinition":{"type":"object"},"strict":true},"z":1},
+                "messages":[{"role":"assistant","toolCalls":[{"id":"a"}],"content":"t","tool_calls":0},
+                    "odd",{"role":"user","content":[{"imageUrl":"u","type":"image_url","image_url":"old"},3]}],
+                "promptCacheKey":"k","topP":0.5}),
+            json!({"response_format":{"jsonSchema":1},"messages":"not an array"}),
+            json!({"1":"index key","model":"m"}),
+            json!([1, 2]),
+        ] {
+            assert_eq!(wire_body_text(&p), stringify(&to_wire_payload(&p)), "{p}");
+        }
     }
 }

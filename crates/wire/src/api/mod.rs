@@ -169,15 +169,25 @@ pub struct WireRequest {
     /// Headers, lowercase names, secrets redacted, without machine-dependent `user-agent` and
     /// `x-stainless-*`.
     pub headers: BTreeMap<String, String>,
-    /// The body as JSON.
-    pub body: Value,
-    /// The body bytes (`JSON.stringify(body)`).
+    /// The body bytes (`JSON.stringify(body)`). Builders write them straight from the payload
+    /// (no second copy of the request as a JSON tree); [`WireRequest::body`] parses them back.
     pub body_text: String,
 }
 
 impl WireRequest {
-    /// A JSON POST; headers are lowercased, filtered and redacted here.
-    pub fn post_json(url: String, headers: BTreeMap<String, String>, body: Value) -> Self {
+    /// A JSON POST of `body`; headers are lowercased, filtered and redacted here.
+    pub fn post_json(url: String, headers: BTreeMap<String, String>, body: &Value) -> Self {
+        let mut text = String::with_capacity(body_capacity_hint());
+        forge_replay_model::json::write_compact(&mut text, body);
+        Self::post_json_text(url, headers, text)
+    }
+
+    /// A JSON POST whose body bytes are already written (`JSON.stringify` exact).
+    pub fn post_json_text(
+        url: String,
+        headers: BTreeMap<String, String>,
+        body_text: String,
+    ) -> Self {
         let headers: BTreeMap<String, String> = headers
             .into_iter()
             .map(|(k, v)| (k.to_ascii_lowercase(), v))
@@ -187,10 +197,45 @@ impl WireRequest {
             url,
             method: "POST".into(),
             headers: crate::redact::redact_headers(&headers),
-            body_text: stringify(&body),
-            body,
+            body_text,
         }
     }
+
+    /// The body as JSON (parsed from [`WireRequest::body_text`], lone surrogates kept as
+    /// stand-ins; `null` if the text were not JSON, which our writer never produces).
+    pub fn body(&self) -> Value {
+        forge_replay_model::json::parse(&self.body_text).unwrap_or(Value::Null)
+    }
+}
+
+/// `JSON.stringify(object)` of a payload object without the top-level keys in `skip` (what an
+/// SDK sends after moving those fields elsewhere), written without copying the object.
+pub fn stringify_without(payload: &Value, skip: &[&str]) -> String {
+    let Value::Object(map) = payload else {
+        return stringify(payload);
+    };
+    let mut out = String::with_capacity(body_capacity_hint());
+    out.push('{');
+    let mut first = true;
+    for (k, v) in map {
+        if skip.contains(&k.as_str()) {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        forge_replay_model::json::write_string(&mut out, k);
+        out.push(':');
+        forge_replay_model::json::write_compact(&mut out, v);
+    }
+    out.push('}');
+    out
+}
+
+/// A starting capacity for body text (request bodies of long transcripts are tens of KiB).
+fn body_capacity_hint() -> usize {
+    16 * 1024
 }
 
 /// Adds header values from a JSON object (`Object.assign` of a headers record; `null` deletes).
@@ -313,7 +358,7 @@ mod tests {
         h.insert("x-stainless-os".to_string(), "Linux".to_string());
         h.insert("X-Api-Key".to_string(), "secret".to_string());
         h.insert("anthropic-version".to_string(), "2023-06-01".to_string());
-        let w = WireRequest::post_json("u".into(), h, serde_json::json!({"a": 1e21}));
+        let w = WireRequest::post_json("u".into(), h, &serde_json::json!({"a": 1e21}));
         assert_eq!(w.body_text, r#"{"a":1e+21}"#);
         assert_eq!(w.headers.len(), 2);
         assert_eq!(w.headers["x-api-key"], "[redacted]");

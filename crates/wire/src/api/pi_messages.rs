@@ -54,7 +54,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let mut context = Map::new();
     context.insert("messages".into(), Value::Array(input.messages.to_vec()));
-    let payload = js::obj([
+    let payload = js::obj!([
         ("model", s(model.id())),
         ("context", Value::Object(context)),
         ("options", Value::Object(opts)),
@@ -69,7 +69,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());
     merge_headers(&mut headers, options.field("headers"));
-    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, payload.clone());
+    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, &payload);
     Ok(ApiOutput {
         payload,
         wire: Some(wire),

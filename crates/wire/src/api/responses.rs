@@ -147,9 +147,9 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         if !explicit_cache {
             None
         } else if retention == "none" {
-            Some(obj([("mode", s("explicit"))]))
+            Some(obj!([("mode", s("explicit"))]))
         } else if retention == "long" && long_cache {
-            Some(obj([("ttl", s("30m"))]))
+            Some(obj!([("ttl", s("30m"))]))
         } else {
             None
         },
@@ -191,7 +191,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             };
             p.put(
                 "reasoning",
-                obj([
+                obj!([
                     ("effort", effort),
                     ("summary", summary.cloned().unwrap_or_else(|| s("auto"))),
                 ]),
@@ -203,7 +203,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         } else if model.provider() != "github-copilot"
             && !matches!(model.thinking_level("off"), Some(Value::Null))
         {
-            p.put("reasoning", obj([("effort", off_effort(model))]));
+            p.put("reasoning", obj!([("effort", off_effort(model))]));
         }
         if model.provider() == "xai" {
             p.put(
@@ -252,7 +252,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     merge_headers(&mut headers, options.field("headers"));
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/responses"));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, params.clone())),
+        wire: Some(WireRequest::post_json(url, headers, &params)),
         payload: params,
     })
 }
@@ -275,8 +275,11 @@ pub(crate) fn off_effort(model: &Model) -> Value {
 }
 
 /// GitHub Copilot's dynamic headers.
-pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: &[Value]) {
-    let last = messages.last();
+pub(crate) fn copilot_headers<M: std::borrow::Borrow<Value>>(
+    headers: &mut BTreeMap<String, String>,
+    messages: &[M],
+) {
+    let last = messages.last().map(std::borrow::Borrow::borrow);
     let initiator = if last.is_some_and(|m| crate::transcript::role(m) != "user") {
         "agent"
     } else {
@@ -284,12 +287,15 @@ pub(crate) fn copilot_headers(headers: &mut BTreeMap<String, String>, messages: 
     };
     headers.insert("x-initiator".into(), initiator.into());
     headers.insert("openai-intent".into(), "conversation-edits".into());
-    let has_images = messages.iter().any(|m| {
-        matches!(crate::transcript::role(m), "user" | "toolResult")
-            && m.field("content")
-                .and_then(Value::as_array)
-                .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
-    });
+    let has_images = messages
+        .iter()
+        .map(std::borrow::Borrow::borrow)
+        .any(|m: &Value| {
+            matches!(crate::transcript::role(m), "user" | "toolResult")
+                && m.field("content")
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(|b| js::str_of(b, "type") == Some("image")))
+        });
     if has_images {
         headers.insert("copilot-vision-request".into(), "true".into());
     }

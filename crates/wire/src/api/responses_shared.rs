@@ -16,10 +16,7 @@ use crate::error::AssembleError;
 use crate::hash::short_hash;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::transcript::{
-    declared_tools, render_system_message_update, resolve_transcript_tools, role,
-    system_message_text,
-};
+use crate::transcript::{render_system_message_update, role, system_message_text};
 use crate::transform::transform_messages_cow;
 
 /// A JavaScript object under construction whose keys may hold `undefined` (kept for their
@@ -100,7 +97,7 @@ pub fn convert_responses_tools(
             crate::constrained::insert_defined(&mut m, "description", tool.field("description"));
             m.insert(
                 "format".into(),
-                obj([
+                obj!([
                     ("type", s("grammar")),
                     ("syntax", s(g.format)),
                     ("definition", s(g.definition)),
@@ -138,15 +135,15 @@ pub fn convert_responses_tools(
 }
 
 /// `createGrammarToolInputProperties(tools, supports)`: tool name → input property.
-pub fn grammar_tool_input_properties(
-    messages: &[Value],
+pub fn grammar_tool_input_properties<M: std::borrow::Borrow<Value>>(
+    messages: &[M],
     supports: bool,
 ) -> Result<HashMap<String, String>, AssembleError> {
     let mut out = HashMap::new();
-    for tool in declared_tools(messages) {
-        if let Some(g) = resolve_grammar_constrained_sampling(&tool, supports)? {
+    for tool in crate::transcript::declared_tool_refs(messages) {
+        if let Some(g) = resolve_grammar_constrained_sampling(tool, supports)? {
             out.insert(
-                js::str_of(&tool, "name").unwrap_or("").to_string(),
+                js::str_of(tool, "name").unwrap_or("").to_string(),
                 g.input_property,
             );
         }
@@ -235,7 +232,7 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
     }
     let mut out = Vec::new();
     if has_text {
-        out.push(obj([
+        out.push(obj!([
             ("type", s("input_text")),
             ("text", s(sanitize_surrogates(&text).into_owned())),
         ]));
@@ -249,7 +246,7 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
 fn input_image(img: &Value) -> Value {
     let mime = js::str_of(img, "mimeType").unwrap_or("undefined");
     let data = js::str_of(img, "data").unwrap_or("undefined");
-    obj([
+    obj!([
         ("type", s("input_image")),
         ("detail", s("auto")),
         ("image_url", s(format!("data:{mime};base64,{data}"))),
@@ -258,9 +255,9 @@ fn input_image(img: &Value) -> Value {
 
 /// `convertResponsesMessages(model, context, allowedToolCallProviders, options)` over a transcript
 /// that is already resolved (collapsed when the model lacks mid-conversation system messages).
-pub fn convert_responses_messages(
+pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
     model: &Model,
-    messages: &[Value],
+    messages: &[M],
     allowed_tool_call_providers: &[&str],
     options: &ConvertOptions,
 ) -> Result<Vec<Value>, AssembleError> {
@@ -284,8 +281,12 @@ pub fn convert_responses_messages(
         }
         format!("{}|{item}", normalize_id_part(call_id))
     };
-    let transformed = transform_messages_cow(messages, model, Some(&normalize));
-    let (_, anchors) = resolve_transcript_tools(
+    let transformed = transform_messages_cow(
+        messages.iter().map(std::borrow::Borrow::borrow),
+        model,
+        Some(&normalize),
+    );
+    let anchors = crate::transcript::anchors_tool_additions(
         messages,
         options.supports_additional_tools || options.supports_tool_search,
     );
@@ -311,7 +312,7 @@ pub fn convert_responses_messages(
                     };
                     if !tools.is_empty() {
                         if options.supports_additional_tools {
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("additional_tools")),
                                 ("role", s("developer")),
                                 (
@@ -331,14 +332,14 @@ pub fn convert_responses_messages(
                                 "pi_tool_load_{}",
                                 short_hash(&format!("system:{msg_index}:{}", names.join(",")))
                             );
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("tool_search_call")),
                                 ("call_id", s(call_id.clone())),
                                 ("execution", s("client")),
                                 ("status", s("completed")),
                                 (
                                     "arguments",
-                                    obj([
+                                    obj!([
                                         ("query", s(names.join(" "))),
                                         ("limit", Value::from(names.len())),
                                     ]),
@@ -346,7 +347,7 @@ pub fn convert_responses_messages(
                             ]));
                             let mut topts = options.tool_options.clone();
                             topts.tool_search_result = true;
-                            out.push(obj([
+                            out.push(obj!([
                                 ("type", s("tool_search_output")),
                                 ("call_id", s(call_id)),
                                 ("execution", s("client")),
@@ -366,7 +367,7 @@ pub fn convert_responses_messages(
                         render_system_message_update(msg)
                     };
                     if !text.is_empty() {
-                        out.push(obj([
+                        out.push(obj!([
                             ("role", s(instruction_role)),
                             ("content", s(sanitize_surrogates(&text).into_owned())),
                         ]));
@@ -375,11 +376,11 @@ pub fn convert_responses_messages(
             }
             "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         (
                             "content",
-                            Value::Array(vec![obj([
+                            Value::Array(vec![obj!([
                                 ("type", s("input_text")),
                                 ("text", s(sanitize_surrogates(t).into_owned())),
                             ])]),
@@ -391,7 +392,7 @@ pub fn convert_responses_messages(
                         .iter()
                         .map(|item| {
                             if js::str_of(item, "type") == Some("text") {
-                                obj([
+                                obj!([
                                     ("type", s("input_text")),
                                     (
                                         "text",
@@ -409,7 +410,7 @@ pub fn convert_responses_messages(
                     if content.is_empty() {
                         continue;
                     }
-                    out.push(obj([
+                    out.push(obj!([
                         ("role", s("user")),
                         ("content", Value::Array(content)),
                     ]));
@@ -429,18 +430,25 @@ pub fn convert_responses_messages(
                                 .field("thinkingSignature")
                                 .filter(|v| js::truthy(Some(v)))
                             {
-                                let text = match sig {
-                                    Value::String(t) => t.clone(),
-                                    other => stringify(other),
+                                let text: std::borrow::Cow<'_, str> = match sig {
+                                    Value::String(t) => t.as_str().into(),
+                                    other => stringify(other).into(),
                                 };
-                                let item = match crate::v8json::json_parse_error(&text) {
-                                    // JSON.parse throws: pi-ai fails with V8's message.
-                                    Some(message) => return Err(AssembleError::rejected(message)),
-                                    None => parse(&text).map_err(|e| {
-                                        AssembleError::rejected(format!(
-                                            "thinkingSignature is not valid JSON ({e})"
-                                        ))
-                                    })?,
+                                // Whatever our parser accepts, V8's `JSON.parse` accepts too; only
+                                // a failure needs V8's exact message.
+                                let item = match parse(&text) {
+                                    Ok(item) => item,
+                                    Err(e) => match crate::v8json::json_parse_error(&text) {
+                                        // JSON.parse throws: pi-ai fails with V8's message.
+                                        Some(message) => {
+                                            return Err(AssembleError::rejected(message))
+                                        }
+                                        None => {
+                                            return Err(AssembleError::rejected(format!(
+                                                "thinkingSignature is not valid JSON ({e})"
+                                            )))
+                                        }
+                                    },
                                 };
                                 output.push(item);
                             }
@@ -459,12 +467,12 @@ pub fn convert_responses_messages(
                             } else if utf16_len(&id) > 64 {
                                 id = format!("msg_{}", short_hash(&id));
                             }
-                            let mut m = Map::new();
+                            let mut m = Map::with_capacity(6);
                             m.insert("type".into(), s("message"));
                             m.insert("role".into(), s("assistant"));
                             m.insert(
                                 "content".into(),
-                                Value::Array(vec![obj([
+                                Value::Array(vec![obj!([
                                     ("type", s("output_text")),
                                     (
                                         "text",
@@ -493,7 +501,7 @@ pub fn convert_responses_messages(
                             if (different_model && starts_fc) || (custom.is_none() && !starts_fc) {
                                 item_id = None;
                             }
-                            let mut m = Map::new();
+                            let mut m = Map::with_capacity(6);
                             if let Some(prop) = custom {
                                 let input = match js::get(block.field("arguments"), prop) {
                                     Some(Value::String(t)) => t.clone(),
@@ -556,7 +564,7 @@ pub fn convert_responses_messages(
                 } else {
                     "function_call_output"
                 };
-                out.push(obj([
+                out.push(obj!([
                     ("type", s(ty)),
                     ("call_id", s(call_id)),
                     ("output", output),
