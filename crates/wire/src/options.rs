@@ -176,7 +176,8 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
 /// runs this estimate, so pi-ai refuses such a context with V8's message.
 pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
     let mut latest_prefix = f64::NEG_INFINITY;
-    for m in messages {
+    let mut last_usage: Option<usize> = None;
+    for (i, m) in messages.iter().enumerate() {
         let ts = m.field("timestamp").and_then(js::as_f64);
         if m.field("role").and_then(Value::as_str) == Some("assistant") {
             let applies = ts.is_some_and(|t| t >= latest_prefix);
@@ -193,7 +194,11 @@ pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
                             "Cannot read properties of null (reading 'totalTokens')".into(),
                         )
                     }
-                    _ => {}
+                    Some(u) => {
+                        if usage_tokens(Some(u)) > 0.0 {
+                            last_usage = Some(i);
+                        }
+                    }
                 }
             }
         }
@@ -202,7 +207,25 @@ pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
             _ => f64::NAN,
         };
     }
-    None
+    // `estimateMessageTokens` runs on the messages after the last usable usage (all of them
+    // without one) and iterates their content: a missing or null content is not iterable.
+    let estimated = match last_usage {
+        Some(i) => &messages[i + 1..],
+        None => messages,
+    };
+    estimated.iter().find_map(|m| {
+        let content = m.field("content");
+        if !matches!(content, None | Some(Value::Null)) {
+            return None;
+        }
+        match m.field("role").and_then(Value::as_str) {
+            Some("system") => None,
+            // `for (const block of content)` in estimateTextAndImageContentChars.
+            Some("user" | "toolResult") => Some("content is not iterable".into()),
+            // `for (const block of message.content)` for every other role.
+            _ => Some("message.content is not iterable".into()),
+        }
+    })
 }
 
 /// `clampMaxTokensToContext(model, context, maxTokens)`.

@@ -758,6 +758,29 @@ function table() {
 	// from options; the oracle answers Google's token endpoint offline.
 	add("vertex-adc-env-project-location", { provider: "google-vertex", id: "gemini-2.5-flash" }, scnAdditive, { ...S, apiKey: "gcp-vertex-credentials", reasoning: "medium" }, { env: { GOOGLE_CLOUD_PROJECT: "wire-cases-project", GOOGLE_CLOUD_LOCATION: "europe-west4" } });
 	add("vertex-adc-options-global", { provider: "google-vertex", id: "gemini-3.1-pro-preview" }, scnToolImages, { ...S, project: "wire-cases-options", location: "global", reasoning: "high" });
+	// Untyped callers (hand-built histories, old files) may leave `content` out. streamSimple's
+	// token estimate iterates it (TypeError "content is not iterable") for every API but
+	// pi-messages; `stream` lets transformMessages turn it into []; Completions' hasToolHistory
+	// reads `msg.content.some` of the untransformed assistant messages.
+	const noContent = (role) => () => {
+		const ms = [{ role: "user", content: "Read the file.", timestamp: T0 + 1000 }];
+		const use = usage(900, 40, 0, 0);
+		if (role === "user") return { systemPrompt: "Be brief.", messages: [{ role: "user", timestamp: T0 + 1000 }] };
+		if (role === "assistant") {
+			ms.push({ role: "assistant", api: "anthropic-messages", provider: "anthropic", model: "claude-opus-4-8", usage: use, stopReason: "stop", timestamp: T0 + 2000 });
+			ms.push({ role: "user", content: "Again.", timestamp: T0 + 3000 });
+			return { systemPrompt: "Be brief.", messages: ms };
+		}
+		ms.push({ role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.txt" } }], api: "anthropic-messages", provider: "anthropic", model: "claude-opus-4-8", usage: use, stopReason: "toolUse", timestamp: T0 + 2000 });
+		ms.push({ role: "toolResult", toolCallId: "call_1", toolName: "read", isError: false, timestamp: T0 + 3000 });
+		return { systemPrompt: "Be brief.", messages: ms };
+	};
+	add("refusal-no-content-user", { provider: "anthropic", id: "claude-opus-4-8" }, noContent("user"), S, { expectError: true });
+	add("refusal-no-content-tool-result", { provider: "google", id: "gemini-2.5-pro" }, noContent("toolResult"), S, { expectError: true });
+	add("refusal-completions-no-content-assistant", { provider: "moonshotai", id: "kimi-k2.6" }, noContent("assistant"), S, { expectError: true });
+	add("no-content-assistant-dropped", { provider: "openai", id: "gpt-5.5" }, noContent("assistant"), { ...S, reasoning: "low" });
+	add("no-content-tool-result-stream-entry", { provider: "anthropic", id: "claude-opus-4-8" }, noContent("toolResult"), { ...S, maxTokens: 1000 }, { entry: "stream" });
+	add("pi-messages-no-content-user", { provider: "radius", id: "claude-opus-4-5" }, noContent("user"), { reasoning: "off" });
 	add("refusal-vertex-no-project", { provider: "google-vertex", id: "gemini-2.5-pro" }, scnPlain, { ...S, apiKey: "gcp-vertex-credentials" }, { expectError: true });
 	add("refusal-google-unsupported-level-mapping", { provider: "google", id: "gemini-3-flash-preview", overrides: { thinkingLevelMap: { high: "ultra" } } }, scnPlain, { ...S, reasoning: "high" }, { expectError: true });
 	add("refusal-completions-require-strict-unsupported", { provider: "moonshotai", id: "kimi-k2.6" }, (s) => ({ systemPrompt: "x", tools: [{ ...TOOLS.edit, constrainedSampling: { type: "json_schema", strict: "require" } }], messages: [{ role: "user", content: "hi", timestamp: T0 + 1000 }] }), S, { expectError: true });

@@ -741,6 +741,31 @@ fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Valu
     }
 }
 
+/// `hasToolHistory(context.messages)` calls `msg.content.some(...)` on each assistant message of
+/// the untransformed context until it meets tool history: V8's `TypeError` when such a content
+/// is not an array (pi-ai then refuses the request).
+fn tool_history_type_error(messages: &[Value]) -> Option<String> {
+    for m in messages {
+        match m.field("role").and_then(Value::as_str) {
+            Some("toolResult") => return None,
+            Some("assistant") => match m.field("content") {
+                Some(Value::Array(blocks)) => {
+                    if blocks.iter().any(|b| is_type(b, "toolCall")) {
+                        return None;
+                    }
+                }
+                None => return Some("Cannot read properties of undefined (reading 'some')".into()),
+                Some(Value::Null) => {
+                    return Some("Cannot read properties of null (reading 'some')".into())
+                }
+                Some(_) => return Some("msg.content.some is not a function".into()),
+            },
+            _ => {}
+        }
+    }
+    None
+}
+
 fn has_tool_history(messages: &[Cow<'_, Value>]) -> bool {
     messages.iter().any(|m| match str_field(m, "role") {
         "toolResult" => true,
@@ -806,6 +831,7 @@ fn mapped_or(model: &Model, effort: &Value) -> Value {
 /// `buildParams(model, context, options, compat, cacheRetention, grammar)`.
 fn build_params(
     model: &Model,
+    context_messages: &[Value],
     resolved: &[Cow<'_, Value>],
     sys_view: &[Value],
     options: &Map<String, Value>,
@@ -868,8 +894,13 @@ fn build_params(
     let mut tools: Option<Value> = None;
     if !request_tools.is_empty() {
         tools = Some(Value::Array(convert_tools(&request_tools, c)?));
-    } else if has_tool_history(resolved) {
-        tools = Some(Value::Array(Vec::new()));
+    } else {
+        if let Some(message) = tool_history_type_error(context_messages) {
+            return Err(AssembleError::rejected(message));
+        }
+        if has_tool_history(resolved) {
+            tools = Some(Value::Array(Vec::new()));
+        }
     }
     if let Some(cc) = &cache_control {
         apply_anthropic_cache_control(&mut converted, tools.as_mut(), cc);
@@ -1205,7 +1236,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         options.field("sessionId").and_then(Value::as_str)
     };
     let payload = build_params(
-        model, &messages, sys_view, &options, &c, &retention, &grammar,
+        model,
+        input.messages,
+        &messages,
+        sys_view,
+        &options,
+        &c,
+        &retention,
+        &grammar,
     )?;
     let headers = request_headers(model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
