@@ -830,8 +830,7 @@ fn mapped_or(model: &Model, effort: &Value) -> Value {
 
 /// `buildParams(model, context, options, compat, cacheRetention, grammar)`.
 fn build_params(
-    model: &Model,
-    context_messages: &[Value],
+    input: &ApiInput<'_>,
     resolved: &[Cow<'_, Value>],
     sys_view: &[Value],
     options: &Map<String, Value>,
@@ -839,6 +838,7 @@ fn build_params(
     retention: &str,
     grammar: &HashMap<String, String>,
 ) -> Result<Value, AssembleError> {
+    let model = input.model;
     let (request_tools, _) = resolve_transcript_tools(
         sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
@@ -895,7 +895,7 @@ fn build_params(
     if !request_tools.is_empty() {
         tools = Some(Value::Array(convert_tools(&request_tools, c)?));
     } else {
-        if let Some(message) = tool_history_type_error(context_messages) {
+        if let Some(message) = tool_history_type_error(input.messages) {
             return Err(AssembleError::rejected(message));
         }
         if has_tool_history(resolved) {
@@ -1236,14 +1236,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         options.field("sessionId").and_then(Value::as_str)
     };
     let payload = build_params(
-        model,
-        input.messages,
-        &messages,
-        sys_view,
-        &options,
-        &c,
-        &retention,
-        &grammar,
+        input, &messages, sys_view, &options, &c, &retention, &grammar,
     )?;
     let headers = request_headers(model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
