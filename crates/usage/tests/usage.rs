@@ -552,3 +552,43 @@ fn fast_scanner_equals_serde_on_random_lines() {
         "ok lines: {answered_ok}"
     );
 }
+
+/// The reader parses lines in place in its buffer and copies only lines that cross a buffer
+/// boundary: with a 7-byte buffer nearly every line crosses one, and the result must not change
+/// (every fixture session, plus CRLF endings, blank lines and a last line without a newline).
+#[test]
+fn tiny_reader_buffers_read_the_same_records() {
+    use std::io::BufReader;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut texts: Vec<Vec<u8>> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        for item in std::fs::read_dir(&dir).expect("fixtures readable") {
+            let path = item.expect("dir entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                texts.push(std::fs::read(&path).expect("fixture readable"));
+            }
+        }
+    }
+    assert!(texts.len() > 20, "fixture sessions found: {}", texts.len());
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":5,"output":1,"cacheRead":7,"cacheWrite":0},"stopReason":"stop"}}"#;
+    texts.push(format!("{header}\r\n\r\n  \n{entry}\r\nnot json\n{entry}").into_bytes());
+    for text in &texts {
+        let big = SessionData::from_reader(BufReader::with_capacity(1 << 16, &text[..])).unwrap();
+        for cap in [7, 64, 1000] {
+            let small = SessionData::from_reader(BufReader::with_capacity(cap, &text[..])).unwrap();
+            assert_eq!(small.header, big.header);
+            assert_eq!(small.entries, big.entries);
+            assert_eq!(small.bad_lines, big.bad_lines);
+        }
+    }
+    // The hand-made file: two entries, one bad line (line 5), blank lines skipped.
+    let last =
+        SessionData::from_reader(BufReader::with_capacity(7, &texts[texts.len() - 1][..])).unwrap();
+    assert_eq!(last.entries.len(), 2);
+    assert_eq!(last.bad_lines.len(), 1);
+    assert_eq!(last.bad_lines[0].line, 5);
+}
