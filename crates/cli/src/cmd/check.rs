@@ -9,8 +9,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::json;
-use rayon::prelude::*;
 use forge_replay_session::{Diagnostic, Session};
+use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::args::{CheckArgs, TextOrJson};
