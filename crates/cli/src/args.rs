@@ -73,12 +73,9 @@ pub struct ContextArgs {
     /// Apply `convertToLlm` (the messages as the provider layer receives them).
     #[arg(long)]
     pub llm: bool,
-    /// Apply pi-forge's capability projection.
+    /// Apply pi-forge's capability projection (from the snapshots the session's own events hold).
     #[arg(long, value_enum)]
     pub capabilities: Option<Presentation>,
-    /// Directory holding the capability library (`.pi/forge/capabilities`); default: the session's cwd.
-    #[arg(long)]
-    pub project: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -62,13 +62,7 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
         None => write_streamed(&mut out, &session.plan(leaf), args.llm)?,
         Some(presentation) => {
             let projection = session.context(leaf)?;
-            let doc = capability_context(
-                &session,
-                &projection,
-                presentation,
-                args.project.as_deref(),
-                args.llm,
-            )?;
+            let doc = capability_context(&session, &projection, presentation, args.llm)?;
             out.write_all(json::stringify_pretty(&doc).as_bytes())?;
             out.write_all(b"\n")?;
         }
@@ -116,12 +110,11 @@ fn write_streamed(
 ///
 /// Implemented by [`super::capabilities::context_document`] (issue 4). A corrupt capability
 /// history is an error `FILE:LINE: entry ID: <Forge's message>` (exit 2). The capability library
-/// (`--project`) is not needed: the session holds immutable snapshots.
+/// is not needed: the session holds immutable snapshots.
 fn capability_context(
     session: &Session,
     projection: &Projection,
     presentation: Presentation,
-    _project: Option<&Path>,
     llm: bool,
 ) -> anyhow::Result<Value> {
     super::capabilities::context_document(session, projection, presentation, llm)
