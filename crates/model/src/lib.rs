@@ -5,7 +5,9 @@
 //!   also write goes through it.
 //! * [`text`]: JavaScript string helpers (`trim()`'s whitespace set, UTF-16 lengths).
 //! * [`session`]: typed views of Pi 0.87.1 session JSONL entries.
+//! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
 pub mod json;
 pub mod session;
 pub mod text;
+pub mod transcode;

@@ -232,7 +232,17 @@ fn run(path: &std::path::Path, stream: bool) {
         let plan = session.plan(leaf);
         let mut n = 0usize;
         let mut bytes = 0usize;
+        let mut text = String::new();
         for pos in 0..plan.entries().len() {
+            // As `forge-replay context` does: canonical messages re-indented from their text.
+            if let Some(raw) = plan.entry_message_raw(pos) {
+                text.clear();
+                if forge_replay_model::transcode::transcode_pretty(raw, 2, &mut text) {
+                    n += 1;
+                    bytes += text.len();
+                    continue;
+                }
+            }
             for m in plan.entry_messages(pos).expect("project") {
                 n += 1;
                 bytes += json::stringify_pretty(&m).len();

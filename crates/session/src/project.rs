@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use forge_replay_model::json;
 use forge_replay_model::session::EntryType;
+use forge_replay_model::transcode;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -442,6 +443,28 @@ impl<'s> ContextPlan<'s> {
             self.edits.get(&*map_key(e.id_value())).copied()
         };
         project_entry(s, i, edit)
+    }
+
+    /// The raw JSON text of the one message the context entry at `pos` projects to, when the
+    /// projection is that object unchanged: a `message` entry without a context edit whose
+    /// `message` is an object with a non-null `content` (Pi fills a missing one). `None`: use
+    /// [`ContextPlan::entry_messages`]. Lets a writer re-emit the text without parsing it
+    /// ([`forge_replay_model::transcode`]).
+    pub fn entry_message_raw(&self, pos: usize) -> Option<&'s str> {
+        let s: &'s Session = self.session;
+        let e = s.entry(self.entries[pos]);
+        if *e.entry_type() != EntryType::Message || !e.is_object() {
+            return None;
+        }
+        if !self.edits.is_empty() && self.edits.contains_key(&*map_key(e.id_value())) {
+            return None;
+        }
+        let message = transcode::member_raw(e.raw(), "message")?;
+        if !message.starts_with('{') {
+            return None;
+        }
+        let content = transcode::member_raw(message, "content")?;
+        (content != "null").then_some(message)
     }
 
     /// Builds every message (large contexts are parsed on all cores; order is kept).

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use forge_replay_model::json;
+use forge_replay_model::transcode;
 use forge_replay_session::{Diagnostic, Projection, Session};
 use serde_json::Value;
 
@@ -83,7 +84,20 @@ fn write_streamed(
     out.write_all(json::stringify_pretty(&plan.leaf_id()).as_bytes())?;
     out.write_all(b",\n  \"messages\": [")?;
     let mut first = true;
+    let mut text = String::new();
     for pos in 0..plan.entries().len() {
+        // A message stored in canonical form is re-indented straight from the line's text.
+        if !llm {
+            if let Some(raw) = plan.entry_message_raw(pos) {
+                text.clear();
+                if transcode::transcode_pretty(raw, 2, &mut text) {
+                    out.write_all(if first { b"\n    " } else { b",\n    " })?;
+                    first = false;
+                    out.write_all(text.as_bytes())?;
+                    continue;
+                }
+            }
+        }
         for message in plan.entry_messages(pos)? {
             let message = if llm {
                 match forge_replay_session::llm::convert_message(&message) {
