@@ -470,6 +470,126 @@ mod tests {
         }
     }
 
+    /// Property: random JSON written by `stringify` always transcodes, and random rewrites of it
+    /// (whitespace, non-canonical escapes and numbers, reordered or repeated keys, broken syntax)
+    /// either transcode to exactly the tree path's bytes or are declined.
+    #[test]
+    fn random_documents_equal_the_tree_path_or_are_declined() {
+        struct Rng(u64);
+        impl Rng {
+            fn next(&mut self) -> u64 {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                self.0
+            }
+            fn below(&mut self, n: u64) -> u64 {
+                self.next() % n
+            }
+        }
+        // JSON string contents as written in the text (escapes included).
+        const STRINGS: &[&str] = &[
+            "",
+            "a",
+            "é✓😀",
+            r#"q\"uote"#,
+            r"back\\slash",
+            r"line\nbreak",
+            r"\u0001",
+            r"\u001b[0m",
+            r"tab\t",
+            r"\/",
+            r"\u00e9",
+            r"\ud800",
+            r"\u0041",
+        ];
+        const NUMBERS: &[&str] = &[
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1.5",
+            "1.0",
+            "1e3",
+            "1E-7",
+            "2.50",
+            "123456789012345678",
+            "9007199254740993",
+            "1e21",
+            "0.1",
+        ];
+        const KEYS: &[&str] = &["role", "content", "text", "type", "1", "0", r"a\u0062", "x"];
+        fn gen(r: &mut Rng, depth: u32, out: &mut String) {
+            match if depth > 4 { r.below(3) } else { r.below(6) } {
+                0 => {
+                    out.push('"');
+                    out.push_str(STRINGS[r.below(STRINGS.len() as u64) as usize]);
+                    out.push('"');
+                }
+                1 => out.push_str(NUMBERS[r.below(NUMBERS.len() as u64) as usize]),
+                2 => out.push_str(["true", "false", "null"][r.below(3) as usize]),
+                3 | 4 => {
+                    out.push('{');
+                    for i in 0..r.below(5) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        if r.below(8) == 0 {
+                            out.push(' ');
+                        }
+                        out.push('"');
+                        out.push_str(KEYS[r.below(KEYS.len() as u64) as usize]);
+                        out.push_str("\":");
+                        gen(r, depth + 1, out);
+                    }
+                    out.push('}');
+                }
+                _ => {
+                    out.push('[');
+                    for i in 0..r.below(4) {
+                        if i > 0 {
+                            out.push_str(if r.below(10) == 0 { " , " } else { "," });
+                        }
+                        gen(r, depth + 1, out);
+                    }
+                    out.push(']');
+                }
+            }
+        }
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut accepted, mut canonical) = (0, 0);
+        for _ in 0..20_000 {
+            let mut raw = String::new();
+            gen(&mut r, 0, &mut raw);
+            if r.below(50) == 0 {
+                let cut = r.below(raw.len() as u64 + 1) as usize;
+                if raw.is_char_boundary(cut) {
+                    raw.truncate(cut);
+                }
+            }
+            let Ok(tree) = parse(&raw) else {
+                let mut out = String::new();
+                assert!(
+                    !transcode_pretty(&raw, 1, &mut out),
+                    "accepted invalid: {raw}"
+                );
+                continue;
+            };
+            accepted += usize::from(check(&raw));
+            // The canonical text of the same value always transcodes.
+            let compact = crate::json::stringify(&tree);
+            let has_index_key = compact.contains(r#""1":"#) || compact.contains(r#""0":"#);
+            if !compact.contains(r"\u") && !compact.contains('\u{F0000}') && !has_index_key {
+                assert!(check(&compact), "canonical declined: {compact}");
+                canonical += 1;
+            }
+        }
+        assert!(
+            accepted > 2_000 && canonical > 5_000,
+            "accepted {accepted}, canonical {canonical}"
+        );
+    }
+
     #[test]
     fn member_raw_finds_unique_plain_keys() {
         let line = r#"{"type":"message","id":"a","message":{"role":"user","content":"x"},"n":[1,{"message":2}]}"#;
