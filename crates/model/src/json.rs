@@ -148,6 +148,12 @@ pub fn stringify_pretty(value: &Value) -> String {
     out
 }
 
+/// Appends `JSON.stringify(value, null, 2)` as it would appear nested `depth` levels deep: inner
+/// lines indented by `2 * (depth + 1)` spaces, the closing bracket by `2 * depth`.
+pub fn write_pretty_at(out: &mut String, value: &Value, depth: usize) {
+    write_value(out, value, Some(2), depth);
+}
+
 /// Appends `JSON.stringify(value)` to `out`.
 pub fn write_compact(out: &mut String, value: &Value) {
     write_compact_value(out, value);

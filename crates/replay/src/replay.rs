@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use forge_replay_capability::context::{ContextError, Options as CapOptions, Replayer};
 use forge_replay_capability::projection::Presentation;
+use forge_replay_model::json;
 use forge_replay_session::{llm, ProjectError, Session};
 use forge_replay_wire::api::Api;
 use forge_replay_wire::{AssembleError, Catalog, CatalogError, Entry, Env, Model, WireRequest};
@@ -156,6 +157,66 @@ impl Request {
         m.insert("payload".into(), self.payload);
         m.insert("wire".into(), wire);
         Value::Object(m)
+    }
+
+    /// Appends `JSON.stringify(self.to_json(), null, 2)` as it would appear nested `depth`
+    /// levels deep, without building the document: the payload is written from its tree and the
+    /// body re-indented from its text ([`forge_replay_model::transcode`], the tree path when the
+    /// text is not canonical).
+    pub fn write_pretty(&self, depth: usize, out: &mut String) {
+        let newline = |out: &mut String, d: usize| {
+            out.push('\n');
+            for _ in 0..d {
+                out.push_str("  ");
+            }
+        };
+        let member = |out: &mut String, key: &str, first: bool| {
+            if !first {
+                out.push(',');
+            }
+            newline(out, depth + 1);
+            json::write_string(out, key);
+            out.push_str(": ");
+        };
+        out.push('{');
+        for (i, (key, value)) in [
+            ("entryId", self.entry_id.as_str()),
+            ("api", self.api.name()),
+            ("provider", self.provider.as_str()),
+            ("model", self.model.as_str()),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            member(out, key, i == 0);
+            json::write_string(out, value);
+        }
+        member(out, "payload", false);
+        json::write_pretty_at(out, &self.payload, depth + 1);
+        member(out, "wire", false);
+        match &self.wire {
+            None => out.push_str("null"),
+            Some(w) => {
+                out.push('{');
+                newline(out, depth + 2);
+                out.push_str("\"url\": ");
+                json::write_string(out, &w.url);
+                out.push(',');
+                newline(out, depth + 2);
+                out.push_str("\"method\": ");
+                json::write_string(out, &w.method);
+                out.push(',');
+                newline(out, depth + 2);
+                out.push_str("\"body\": ");
+                if !forge_replay_model::transcode::transcode_pretty(&w.body_text, depth + 2, out) {
+                    json::write_pretty_at(out, &w.body(), depth + 2);
+                }
+                newline(out, depth + 1);
+                out.push('}');
+            }
+        }
+        newline(out, depth);
+        out.push('}');
     }
 
     /// `{"entryId","api","provider","model","payload","wire"}`.
@@ -332,8 +393,12 @@ pub fn replay_each(
                     model: name.clone(),
                     source: Box::new(source),
                 };
-                let transcript =
-                    forge_replay_wire::normalize_context(context).map_err(|e| asm_err(e.into()))?;
+                // A copy of the whole transcript: only when asked for.
+                let transcript = if opts.keep_transcript {
+                    forge_replay_wire::normalize_context(context).map_err(|e| asm_err(e.into()))?
+                } else {
+                    Vec::new()
+                };
                 let assembled = forge_replay_wire::assemble(
                     &model,
                     context,

@@ -77,7 +77,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                 r.entry_id,
                 model_slug(&format!("{}/{}", r.provider, r.model))
             );
-            let mut text = json::stringify_pretty(&r.to_json());
+            let mut text = String::new();
+            r.write_pretty(0, &mut text);
             text.push('\n');
             write_atomic(&out.join(&name), text.as_bytes()).map_err(std::io::Error::other)?;
             index.push(json!({
@@ -98,6 +99,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::new(stdout.lock());
         let mut first = true;
+        let mut text = String::new();
         let r = replay::replay_each(&session, &opts, |r| match args.format {
             TextOrJson::Json => {
                 // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
@@ -107,15 +109,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     b",\n"
                 })?;
                 first = false;
-                let text = json::stringify_pretty(&r.into_json());
-                for (k, line) in text.split('\n').enumerate() {
-                    if k > 0 {
-                        w.write_all(b"\n")?;
-                    }
-                    w.write_all(b"    ")?;
-                    w.write_all(line.as_bytes())?;
-                }
-                Ok(())
+                text.clear();
+                text.push_str("    ");
+                r.write_pretty(2, &mut text);
+                w.write_all(text.as_bytes())
             }
             TextOrJson::Text => {
                 let bytes = r
