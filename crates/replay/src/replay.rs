@@ -381,7 +381,7 @@ pub fn replay_each(
                     let mut context = Map::new();
                     context.insert(
                         "messages".into(),
-                        Value::Array(llm::convert_to_llm(&ctx.messages)),
+                        Value::Array(llm::convert_to_llm_owned(ctx.messages)),
                     );
                     cached[slot] = Some((Value::Object(context), options));
                 }

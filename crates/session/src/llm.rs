@@ -106,6 +106,25 @@ pub fn convert_to_llm(messages: &[Value]) -> Vec<Value> {
     messages.iter().filter_map(convert_message).collect()
 }
 
+/// [`convert_to_llm`] that takes the messages: the four LLM roles (nearly all of a context) are
+/// moved, not copied.
+pub fn convert_to_llm_owned(messages: Vec<Value>) -> Vec<Value> {
+    messages
+        .into_iter()
+        .filter_map(|m| {
+            let passes = matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("system" | "user" | "assistant" | "toolResult")
+            );
+            if passes {
+                Some(m)
+            } else {
+                convert_message(&m)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +140,23 @@ mod tests {
         );
         let excluded = json!({"role":"bashExecution","command":"ls","excludeFromContext":true});
         assert!(convert_to_llm(&[excluded]).is_empty());
+    }
+
+    #[test]
+    fn owned_conversion_equals_borrowed() {
+        let messages = vec![
+            json!({"role":"user","content":"a","timestamp":1}),
+            json!({"role":"bashExecution","command":"ls","output":"x","exitCode":0,"timestamp":2}),
+            json!({"role":"custom","customType":"t","content":"c","timestamp":3}),
+            json!({"role":"assistant","content":[],"timestamp":4}),
+            json!({"role":"weird"}),
+            json!("not an object"),
+            json!({"role":"compactionSummary","summary":"S","timestamp":5}),
+        ];
+        assert_eq!(
+            convert_to_llm_owned(messages.clone()),
+            convert_to_llm(&messages)
+        );
     }
 
     #[test]
