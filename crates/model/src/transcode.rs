@@ -87,6 +87,45 @@ fn is_array_index(key: &str) -> bool {
         && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
 }
 
+/// The length of the JSON number at the start of `bytes` (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`),
+/// or `None` when there is none or a digit follows it (serde_json refuses `01`).
+pub fn number_len(bytes: &[u8]) -> Option<usize> {
+    let digits = |from: usize| {
+        bytes[from.min(bytes.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
+    match bytes.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i += digits(i),
+        _ => return None,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+    }
+    if let Some(b'e' | b'E') = bytes.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = bytes.get(i) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+    }
+    if bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(i)
+}
+
 struct Skipper<'a> {
     b: &'a [u8],
     i: usize,
@@ -281,39 +320,7 @@ impl<'a> Transcoder<'a, '_> {
 
     fn number(&mut self) -> Option<()> {
         let start = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        match self.peek()? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => {
-                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                    self.i += 1;
-                }
-            }
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            if !self.peek()?.is_ascii_digit() {
-                return None;
-            }
-            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                self.i += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.i += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.i += 1;
-            }
-            if !self.peek()?.is_ascii_digit() {
-                return None;
-            }
-            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                self.i += 1;
-            }
-        }
+        self.i += number_len(&self.b[start..])?;
         let text = &self.text[start..self.i];
         let plain_integer = text.len() <= 15 && text.bytes().all(|c| c.is_ascii_digit());
         if plain_integer && (text == "0" || !text.starts_with('0')) {
@@ -475,18 +482,7 @@ mod tests {
     /// either transcode to exactly the tree path's bytes or are declined.
     #[test]
     fn random_documents_equal_the_tree_path_or_are_declined() {
-        struct Rng(u64);
-        impl Rng {
-            fn next(&mut self) -> u64 {
-                self.0 ^= self.0 << 13;
-                self.0 ^= self.0 >> 7;
-                self.0 ^= self.0 << 17;
-                self.0
-            }
-            fn below(&mut self, n: u64) -> u64 {
-                self.next() % n
-            }
-        }
+        use crate::rng::XorShift64 as Rng;
         // JSON string contents as written in the text (escapes included).
         const STRINGS: &[&str] = &[
             "",
@@ -556,7 +552,7 @@ mod tests {
                 }
             }
         }
-        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let mut r = Rng::new(0x2545_f491_4f6c_dd1d);
         let (mut accepted, mut canonical) = (0, 0);
         for _ in 0..20_000 {
             let mut raw = String::new();

@@ -14,20 +14,7 @@ use std::time::Instant;
 use forge_replay_model::json;
 use forge_replay_session::{llm, Session};
 
-/// A deterministic xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use forge_replay_model::rng::XorShift64 as Rng;
 
 const WORDS: [&str; 16] = [
     "the",
@@ -72,7 +59,7 @@ fn generate(
     target: u64,
     compactions: bool,
 ) -> std::io::Result<(u64, usize)> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut w = BufWriter::new(std::fs::File::create(path)?);
     let mut written = 0u64;
     let mut line = |w: &mut BufWriter<std::fs::File>, s: String| -> std::io::Result<()> {

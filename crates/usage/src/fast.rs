@@ -121,43 +121,7 @@ impl<'a> Scanner<'a> {
     /// A number in JSON's grammar; its text.
     fn number(&mut self) -> Option<&'a str> {
         let start = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        match self.peek()? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => {
-                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                    self.i += 1;
-                }
-            }
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            if !self.peek()?.is_ascii_digit() {
-                return None;
-            }
-            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                self.i += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.i += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.i += 1;
-            }
-            if !self.peek()?.is_ascii_digit() {
-                return None;
-            }
-            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                self.i += 1;
-            }
-        }
-        // serde_json rejects a digit right after a leading zero ("01").
-        if self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            return None;
-        }
+        self.i += forge_replay_model::transcode::number_len(&self.b[start..])?;
         Some(&self.text[start..self.i])
     }
 

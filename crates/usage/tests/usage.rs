@@ -369,23 +369,7 @@ fn fast_scanner_equals_serde_on_fixtures_and_mutations() {
     assert!(checked > 10_000, "checked {checked}");
 }
 
-/// A deterministic xorshift generator for the random-line property test.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+use forge_replay_model::rng::XorShift64 as Rng;
 
 /// Random JSON-ish text biased towards session-line shapes: the keys the scanner keeps, every
 /// kind of value, escapes, unicode, odd numbers, and (rarely) broken syntax.
@@ -512,7 +496,7 @@ fn random_value(r: &mut Rng, depth: u32, out: &mut String) {
 #[test]
 fn fast_scanner_equals_serde_on_random_lines() {
     use forge_replay_usage::scan::{parse_line, parse_line_serde};
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut r = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut answered_ok = 0;
     for _ in 0..40_000 {
         let mut line = String::new();

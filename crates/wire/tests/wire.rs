@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::json::{parse, stringify};
+use forge_replay_model::rng::XorShift64;
 use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
 use serde_json::Value;
 
@@ -229,21 +230,6 @@ fn first_difference_names_the_path() {
     assert!(first_difference(&a, &a, "$").is_none());
 }
 
-/// A tiny deterministic generator (xorshift) for the mutation test.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn count_nodes(v: &Value) -> usize {
     1 + match v {
         Value::Array(a) => a.iter().map(count_nodes).sum(),
@@ -284,7 +270,7 @@ fn mutated_cases_never_panic() {
         serde_json::json!({"type": "image"}),
         serde_json::json!("{\"v\":1}"),
     ];
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = XorShift64::new(0x9E37_79B9_7F4A_7C15);
     let mut runs = 0;
     for g in goldens().iter().take(200) {
         let Ok(text) = std::fs::read_to_string(&g.case) else {
@@ -294,9 +280,9 @@ fn mutated_cases_never_panic() {
         let nodes = count_nodes(&base);
         for _ in 0..12 {
             let mut v = base.clone();
-            for _ in 0..1 + rng.below(3) {
-                let mut t = rng.below(nodes);
-                let with = &junk[rng.below(junk.len())];
+            for _ in 0..1 + rng.index(3) {
+                let mut t = rng.index(nodes);
+                let with = &junk[rng.index(junk.len())];
                 replace_nth(&mut v, &mut t, with);
             }
             let name = g.name.clone();
