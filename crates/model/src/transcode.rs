@@ -8,10 +8,8 @@
 //! (JavaScript orders those first) and no key repeats. Anything else (and any syntax error) makes
 //! it give up, leaving `out` as it was, and the caller takes the tree path.
 
+use crate::cursor::{Cursor, MAX_DEPTH};
 use crate::json::format_f64;
-
-/// Deeper than this, give up (serde_json's parser stops at 128).
-const MAX_DEPTH: usize = 100;
 
 /// Appends `JSON.stringify(JSON.parse(raw), null, 2)` to `out` as if the value sat at nesting
 /// `depth` (its inner lines indented by `2 * (depth + 1)` spaces). Returns `false`, with `out`
@@ -19,15 +17,13 @@ const MAX_DEPTH: usize = 100;
 pub fn transcode_pretty(raw: &str, depth: usize, out: &mut String) -> bool {
     let start = out.len();
     let mut t = Transcoder {
-        b: raw.as_bytes(),
-        text: raw,
-        i: 0,
+        c: Cursor::new(raw),
         out,
     };
-    t.ws();
+    t.c.ws();
     let ok = t.value(depth).is_some() && {
-        t.ws();
-        t.i == t.b.len()
+        t.c.ws();
+        t.c.at_end()
     };
     if !ok {
         out.truncate(start);
@@ -39,41 +35,26 @@ pub fn transcode_pretty(raw: &str, depth: usize, out: &mut String) -> bool {
 /// that object's top-level keys are plain (no escapes) and `key` occurs once. Validates nothing
 /// beyond what it skips.
 pub fn member_raw<'a>(object: &'a str, key: &str) -> Option<&'a str> {
-    let mut s = Skipper {
-        b: object.as_bytes(),
-        i: 0,
-    };
-    s.ws();
-    s.eat(b'{')?;
-    s.ws();
-    let mut found = None;
-    if s.eat(b'}').is_some() {
+    let mut c = Cursor::new(object);
+    c.ws();
+    c.eat(b'{')?;
+    c.ws();
+    if c.eat(b'}').is_some() {
         return None;
     }
+    let mut found = None;
     loop {
-        let (k_start, k_end, escaped) = s.string()?;
-        if escaped {
-            return None;
-        }
-        s.ws();
-        s.eat(b':')?;
-        s.ws();
-        let v_start = s.i;
-        s.skip(0)?;
-        if &object[k_start..k_end] == key {
+        let k = c.key()?;
+        let v_start = c.i;
+        c.skip(1)?;
+        if k == key {
             if found.is_some() {
                 return None;
             }
-            found = Some(&object[v_start..s.i]);
+            found = Some(&object[v_start..c.i]);
         }
-        s.ws();
-        match s.peek()? {
-            b',' => {
-                s.i += 1;
-                s.ws();
-            }
-            b'}' => return found,
-            _ => return None,
+        if c.next_member(b'}')? {
+            return found;
         }
     }
 }
@@ -87,147 +68,12 @@ fn is_array_index(key: &str) -> bool {
         && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
 }
 
-/// The length of the JSON number at the start of `bytes` (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`),
-/// or `None` when there is none or a digit follows it (serde_json refuses `01`).
-pub fn number_len(bytes: &[u8]) -> Option<usize> {
-    let digits = |from: usize| {
-        bytes[from.min(bytes.len())..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .count()
-    };
-    let mut i = usize::from(bytes.first() == Some(&b'-'));
-    match bytes.get(i)? {
-        b'0' => i += 1,
-        b'1'..=b'9' => i += digits(i),
-        _ => return None,
-    }
-    if bytes.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return None;
-        }
-        i += 1 + n;
-    }
-    if let Some(b'e' | b'E') = bytes.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = bytes.get(i) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return None;
-        }
-        i += n;
-    }
-    if bytes.get(i).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(i)
-}
-
-struct Skipper<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Skipper<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-    fn eat(&mut self, c: u8) -> Option<()> {
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.i += 1;
-        }
-    }
-    /// A string: (start, end) of its contents and whether it holds an escape.
-    fn string(&mut self) -> Option<(usize, usize, bool)> {
-        self.eat(b'"')?;
-        let start = self.i;
-        let mut escaped = false;
-        loop {
-            let at = memchr::memchr2(b'"', b'\\', &self.b[self.i..])?;
-            self.i += at;
-            if self.b[self.i] == b'"' {
-                self.i += 1;
-                return Some((start, self.i - 1, escaped));
-            }
-            escaped = true;
-            self.i += 2;
-        }
-    }
-    fn skip(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match self.peek()? {
-            b'"' => self.string().map(|_| ()),
-            open @ (b'{' | b'[') => {
-                let close = if open == b'{' { b'}' } else { b']' };
-                self.i += 1;
-                self.ws();
-                if self.eat(close).is_some() {
-                    return Some(());
-                }
-                loop {
-                    if open == b'{' {
-                        self.string()?;
-                        self.ws();
-                        self.eat(b':')?;
-                        self.ws();
-                    }
-                    self.skip(depth + 1)?;
-                    self.ws();
-                    match self.peek()? {
-                        b',' => {
-                            self.i += 1;
-                            self.ws();
-                        }
-                        c if c == close => {
-                            self.i += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            _ => {
-                while self.peek().is_some_and(|c| {
-                    !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-                }) {
-                    self.i += 1;
-                }
-                Some(())
-            }
-        }
-    }
-}
-
 struct Transcoder<'a, 'o> {
-    b: &'a [u8],
-    text: &'a str,
-    i: usize,
+    c: Cursor<'a>,
     out: &'o mut String,
 }
 
 impl<'a> Transcoder<'a, '_> {
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.i += 1;
-        }
-    }
-
     fn newline(&mut self, depth: usize) {
         self.out.push('\n');
         for _ in 0..depth {
@@ -236,10 +82,10 @@ impl<'a> Transcoder<'a, '_> {
     }
 
     fn value(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH as usize {
             return None;
         }
-        match self.peek()? {
+        match self.c.peek()? {
             b'"' => {
                 let s = self.string()?;
                 self.out.push('"');
@@ -257,73 +103,29 @@ impl<'a> Transcoder<'a, '_> {
     }
 
     fn literal(&mut self, word: &str) -> Option<()> {
-        if self.b.get(self.i..self.i + word.len())? == word.as_bytes() {
-            self.i += word.len();
-            self.out.push_str(word);
-            Some(())
-        } else {
-            None
-        }
+        self.c.literal(word)?;
+        self.out.push_str(word);
+        Some(())
     }
 
     /// A string's raw contents, when they are exactly what `JSON.stringify` writes for the
     /// decoded string: escapes only for `"`, `\`, and control characters (the short forms, else
-    /// `\u00xx` in lowercase), no raw control characters, and no 0xF3-led character (the
-    /// private-use range where the tree path keeps lone surrogates).
+    /// `\u00xx` in lowercase), and no 0xF3-led character (the private-use range where the tree
+    /// path keeps lone surrogates). The cursor has validated the string.
     fn string(&mut self) -> Option<&'a str> {
-        self.eat(b'"')?;
-        let start = self.i;
-        loop {
-            let rest = &self.b[self.i..];
-            let at = memchr::memchr2(b'"', b'\\', rest)?;
-            // One branch-free (vectorizable) pass over the run before it.
-            if rest[..at]
-                .iter()
-                .fold(false, |bad, &c| bad | (c < 0x20) | (c == 0xF3))
-            {
-                return None;
-            }
-            self.i += at;
-            match self.b[self.i] {
-                b'"' => {
-                    let s = &self.text[start..self.i];
-                    self.i += 1;
-                    return Some(s);
-                }
-                b'\\' => {
-                    match self.b.get(self.i + 1)? {
-                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
-                        b'u' => {
-                            // Only `\u00xx` for a control character without a short form.
-                            let hex = self.b.get(self.i + 2..self.i + 6)?;
-                            if hex[0] != b'0'
-                                || hex[1] != b'0'
-                                || !matches!(hex[2], b'0' | b'1')
-                                || !matches!(hex[3], b'0'..=b'9' | b'a'..=b'f')
-                            {
-                                return None;
-                            }
-                            let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16)
-                                .ok()?;
-                            if matches!(code, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D) {
-                                return None;
-                            }
-                            self.i += 6;
-                        }
-                        _ => return None, // `\/` and invalid escapes
-                    }
-                }
-                _ => return None,
-            }
+        let (s, escaped) = self.c.string()?;
+        let b = s.as_bytes();
+        if b.iter().fold(false, |bad, &c| bad | (c == 0xF3)) {
+            return None;
         }
+        (!escaped || canonical_escapes(b)).then_some(s)
     }
 
     fn number(&mut self) -> Option<()> {
-        let start = self.i;
-        self.i += number_len(&self.b[start..])?;
-        let text = &self.text[start..self.i];
+        let text = self.c.number()?;
         let plain_integer = text.len() <= 15 && text.bytes().all(|c| c.is_ascii_digit());
-        if plain_integer && (text == "0" || !text.starts_with('0')) {
+        if plain_integer {
+            // The cursor refused leading zeros: the digits are ECMAScript's own.
             self.out.push_str(text);
             return Some(());
         }
@@ -336,9 +138,9 @@ impl<'a> Transcoder<'a, '_> {
     }
 
     fn array(&mut self, depth: usize) -> Option<()> {
-        self.i += 1;
-        self.ws();
-        if self.eat(b']').is_some() {
+        self.c.i += 1;
+        self.c.ws();
+        if self.c.eat(b']').is_some() {
             self.out.push_str("[]");
             return Some(());
         }
@@ -346,28 +148,19 @@ impl<'a> Transcoder<'a, '_> {
         loop {
             self.newline(depth + 1);
             self.value(depth + 1)?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                    self.out.push(',');
-                }
-                b']' => {
-                    self.i += 1;
-                    self.newline(depth);
-                    self.out.push(']');
-                    return Some(());
-                }
-                _ => return None,
+            if self.c.next_member(b']')? {
+                self.newline(depth);
+                self.out.push(']');
+                return Some(());
             }
+            self.out.push(',');
         }
     }
 
     fn object(&mut self, depth: usize) -> Option<()> {
-        self.i += 1;
-        self.ws();
-        if self.eat(b'}').is_some() {
+        self.c.i += 1;
+        self.c.ws();
+        if self.c.eat(b'}').is_some() {
             self.out.push_str("{}");
             return Some(());
         }
@@ -380,31 +173,55 @@ impl<'a> Transcoder<'a, '_> {
                 return None;
             }
             keys.push(k);
-            self.ws();
-            self.eat(b':')?;
-            self.ws();
+            self.c.ws();
+            self.c.eat(b':')?;
+            self.c.ws();
             self.newline(depth + 1);
             self.out.push('"');
             self.out.push_str(k);
             self.out.push_str("\": ");
             self.value(depth + 1)?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                    self.out.push(',');
-                }
-                b'}' => {
-                    self.i += 1;
-                    self.newline(depth);
-                    self.out.push('}');
-                    return Some(());
-                }
-                _ => return None,
+            if self.c.next_member(b'}')? {
+                self.newline(depth);
+                self.out.push('}');
+                return Some(());
             }
+            self.out.push(',');
         }
     }
+}
+
+/// Whether every escape in a (validated) string's raw contents is the one `JSON.stringify`
+/// writes: `\"`, `\\`, the short control forms, or `\u00xx` (lowercase) for another control
+/// character. `\/`, other `\u` escapes and uppercase hex are valid JSON but not canonical.
+fn canonical_escapes(b: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'\\', &b[i..]) {
+        let j = i + at + 1;
+        match b.get(j) {
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i = j + 1,
+            Some(b'u') => {
+                let Some(hex) = b.get(j + 1..j + 5) else {
+                    return false;
+                };
+                let digit = |h: u8| match h {
+                    b'0'..=b'9' => Some(h - b'0'),
+                    b'a'..=b'f' => Some(h - b'a' + 10),
+                    _ => None,
+                };
+                let code = match (hex[0], hex[1], digit(hex[2]), digit(hex[3])) {
+                    (b'0', b'0', Some(hi @ 0..=1), Some(lo)) => hi * 16 + lo,
+                    _ => return false,
+                };
+                if matches!(code, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D) {
+                    return false;
+                }
+                i = j + 5;
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]

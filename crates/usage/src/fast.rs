@@ -11,38 +11,39 @@
 //! mutated lines.
 
 use std::borrow::Cow;
+use std::ops::{Deref, DerefMut};
+
+use forge_replay_model::cursor::{Cursor, MAX_DEPTH};
 
 use crate::scan::{Details, JsNum, JsStr, ObjOr, RawCost, RawLine, RawMessage, RawUsage};
-
-/// Deeper than this, bail (serde_json's own limit is 128).
-const MAX_DEPTH: u32 = 100;
 
 /// Fills `raw` from `text` (one JSONL line) when the line has the common shape; `false` sends it
 /// to serde (`raw` is then partly filled and must be dropped). In place: the record is large and
 /// moving it per line showed in profiles.
 pub(crate) fn fill_raw_line<'a>(text: &'a str, raw: &mut RawLine<'a>) -> bool {
-    let b = text.as_bytes();
-    let mut p = Scanner {
-        b,
-        text,
-        i: 0,
-        // One vectorized pass: without control bytes, strings need only look for `"` and `\\`.
-        plain: !b.iter().fold(false, |any, &c| any | (c < 0x20)),
-    };
+    let mut p = Scanner(Cursor::new(text));
     p.ws();
     if p.line(raw).is_none() {
         return false;
     }
     p.ws();
-    p.i == p.b.len()
+    p.at_end()
 }
 
-struct Scanner<'a> {
-    b: &'a [u8],
-    text: &'a str,
-    i: usize,
-    /// The line holds no byte below 0x20.
-    plain: bool,
+/// The validating cursor plus the reads of the fields usage analytics keeps.
+struct Scanner<'a>(Cursor<'a>);
+
+impl<'a> Deref for Scanner<'a> {
+    type Target = Cursor<'a>;
+    fn deref(&self) -> &Cursor<'a> {
+        &self.0
+    }
+}
+
+impl DerefMut for Scanner<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 /// A value read where a string or number is kept.
@@ -53,152 +54,6 @@ enum Scalar<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-
-    /// A string at the cursor (which is on its `"`): the text between the quotes and whether it
-    /// holds an escape. Validates escapes and rejects control characters, as serde_json does.
-    fn string(&mut self) -> Option<(&'a str, bool)> {
-        self.eat(b'"')?;
-        let start = self.i;
-        let mut escaped = false;
-        loop {
-            let rest = &self.b[self.i..];
-            self.i += if self.plain {
-                memchr::memchr2(b'"', b'\\', rest)?
-            } else {
-                special(rest)?
-            };
-            match self.b[self.i] {
-                b'"' => {
-                    let s = &self.text[start..self.i];
-                    self.i += 1;
-                    return Some((s, escaped));
-                }
-                b'\\' => {
-                    escaped = true;
-                    self.i += 1;
-                    match self.peek()? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 1,
-                        b'u' => {
-                            let hex = self.b.get(self.i + 1..self.i + 5)?;
-                            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return None;
-                            }
-                            self.i += 5;
-                        }
-                        _ => return None,
-                    }
-                }
-                _ => return None, // a control character
-            }
-        }
-    }
-
-    /// A key: a string without escapes followed by `:`.
-    fn key(&mut self) -> Option<&'a str> {
-        let (k, escaped) = self.string()?;
-        if escaped {
-            return None;
-        }
-        self.ws();
-        self.eat(b':')?;
-        self.ws();
-        Some(k)
-    }
-
-    /// A number in JSON's grammar; its text.
-    fn number(&mut self) -> Option<&'a str> {
-        let start = self.i;
-        self.i += forge_replay_model::transcode::number_len(&self.b[start..])?;
-        Some(&self.text[start..self.i])
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        if self.b.get(self.i..self.i + word.len())? == word {
-            self.i += word.len();
-            Some(())
-        } else {
-            None
-        }
-    }
-
-    /// Validates and skips any value.
-    fn skip(&mut self, depth: u32) -> Option<()> {
-        match self.peek()? {
-            b'"' => self.string().map(|_| ()),
-            b'{' => {
-                if depth >= MAX_DEPTH {
-                    return None;
-                }
-                self.i += 1;
-                self.ws();
-                if self.eat(b'}').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.ws();
-                    self.eat(b':')?;
-                    self.ws();
-                    self.skip(depth + 1)?;
-                    self.ws();
-                    match self.peek()? {
-                        b',' => {
-                            self.i += 1;
-                            self.ws();
-                        }
-                        b'}' => {
-                            self.i += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'[' => {
-                if depth >= MAX_DEPTH {
-                    return None;
-                }
-                self.i += 1;
-                self.ws();
-                if self.eat(b']').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.skip(depth + 1)?;
-                    self.ws();
-                    match self.peek()? {
-                        b',' => {
-                            self.i += 1;
-                            self.ws();
-                        }
-                        b']' => {
-                            self.i += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            _ => self.number().map(|_| ()),
-        }
-    }
-
     /// A kept scalar: strings (without escapes) and numbers are read, anything else skipped.
     fn scalar(&mut self, depth: u32) -> Option<Scalar<'a>> {
         match self.peek()? {
@@ -275,17 +130,8 @@ impl<'a> Scanner<'a> {
         loop {
             let k = self.key()?;
             f(self, k)?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    return Some(true);
-                }
-                _ => return None,
+            if self.next_member(b'}')? {
+                return Some(true);
             }
         }
     }
@@ -420,27 +266,4 @@ impl<'a> Scanner<'a> {
         })?;
         Some(Details(None))
     }
-}
-
-/// Offset of the first `"`, `\\` or control character in `s`, eight bytes at a time.
-fn special(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let mut i = 0;
-    while let Some(chunk) = s.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().ok()?);
-        let found = zero_byte(w ^ (ONES * u64::from(b'"')))
-            | zero_byte(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
-        if found != 0 {
-            // The lowest flagged byte is exact (borrows only run upwards).
-            return Some(i + (found.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    s[i..]
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        .map(|at| i + at)
 }
