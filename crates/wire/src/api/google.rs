@@ -577,17 +577,20 @@ fn build_params<'a>(
     ]))
 }
 
+/// The part fields the SDK's `partToMldev`/`partToVertex` copy, in the order it writes them.
+const SDK_PART_KEYS: [&str; 6] = [
+    "functionCall",
+    "functionResponse",
+    "inlineData",
+    "text",
+    "thought",
+    "thoughtSignature",
+];
+
 /// A part as the SDK's `partToMldev`/`partToVertex` rebuilds it.
 fn sdk_part(part: &Value, vertex: bool) -> Value {
     let mut out = Map::new();
-    for key in [
-        "functionCall",
-        "functionResponse",
-        "inlineData",
-        "text",
-        "thought",
-        "thoughtSignature",
-    ] {
+    for key in SDK_PART_KEYS {
         let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
             continue;
         };
@@ -691,14 +694,7 @@ fn write_sdk_part(out: &mut String, part: &Value, vertex: bool) {
     use forge_replay_model::json::{write_compact, write_string};
     out.push('{');
     let mut first = true;
-    for key in [
-        "functionCall",
-        "functionResponse",
-        "inlineData",
-        "text",
-        "thought",
-        "thoughtSignature",
-    ] {
+    for key in SDK_PART_KEYS {
         let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
             continue;
         };
