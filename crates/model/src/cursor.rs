@@ -18,6 +18,9 @@ pub struct Cursor<'a> {
     pub i: usize,
     /// The text holds no byte below 0x20, so strings need only look for `"` and `\`.
     plain: bool,
+    /// An escape `JSON.stringify` would not write (`\/`, `\u` other than `\u00xx` in lowercase
+    /// for a control character without a short form) has been read.
+    noncanonical: bool,
 }
 
 impl<'a> Cursor<'a> {
@@ -29,6 +32,35 @@ impl<'a> Cursor<'a> {
             i: 0,
             // One branch-free (vectorizable) pass over the text.
             plain: !b.iter().fold(false, |any, &c| any | (c < 0x20)),
+            noncanonical: false,
+        }
+    }
+
+    /// Whether a string read so far held an escape `JSON.stringify` would not write (valid JSON
+    /// all the same): `\/`, or a `\u` escape other than lowercase `\u00xx` for a control
+    /// character without a short form.
+    pub fn saw_noncanonical_escape(&self) -> bool {
+        self.noncanonical
+    }
+
+    /// A cursor whose caller has already looked for control bytes (`plain`: there are none).
+    pub(crate) fn with_plain(text: &'a str, plain: bool) -> Self {
+        Cursor {
+            text,
+            i: 0,
+            plain,
+            noncanonical: false,
+        }
+    }
+
+    /// A cursor over text already known to be valid JSON (a session line the reader accepted):
+    /// its strings hold no raw control bytes, so the scan for them is skipped.
+    pub fn new_valid(text: &'a str) -> Self {
+        Cursor {
+            text,
+            i: 0,
+            plain: true,
+            noncanonical: false,
         }
     }
 
@@ -88,11 +120,18 @@ impl<'a> Cursor<'a> {
                     escaped = true;
                     self.i += 1;
                     match self.peek()? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 1,
+                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 1,
+                        b'/' => {
+                            self.noncanonical = true;
+                            self.i += 1;
+                        }
                         b'u' => {
                             let hex = b.get(self.i + 1..self.i + 5)?;
                             if !hex.iter().all(u8::is_ascii_hexdigit) {
                                 return None;
+                            }
+                            if !canonical_u_escape(hex) {
+                                self.noncanonical = true;
                             }
                             self.i += 5;
                         }
@@ -183,6 +222,26 @@ impl<'a> Cursor<'a> {
             }
             _ => None,
         }
+    }
+}
+
+/// Whether the four hex digits of a `\u` escape are what `JSON.stringify` writes: `00` then a
+/// lowercase code below 0x20 that has no short form (`\b`, `\t`, `\n`, `\f`, `\r`).
+fn canonical_u_escape(hex: &[u8]) -> bool {
+    let digit = |h: u8| match h {
+        b'0'..=b'9' => Some(h - b'0'),
+        b'a'..=b'f' => Some(h - b'a' + 10),
+        _ => None,
+    };
+    match (
+        hex,
+        hex.get(2).copied().and_then(digit),
+        hex.get(3).copied().and_then(digit),
+    ) {
+        ([b'0', b'0', ..], Some(hi @ 0..=1), Some(lo)) => {
+            !matches!(hi * 16 + lo, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
+        }
+        _ => false,
     }
 }
 

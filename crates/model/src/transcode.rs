@@ -15,16 +15,41 @@ use crate::json::format_f64;
 /// `depth` (its inner lines indented by `2 * (depth + 1)` spaces). Returns `false`, with `out`
 /// unchanged, when the text is not in the canonical form this copies exactly.
 pub fn transcode_pretty(raw: &str, depth: usize, out: &mut String) -> bool {
+    transcode(raw, depth, out, None)
+}
+
+/// [`transcode_pretty`] of an object that must have member `key` with a value other than
+/// `null` (`false` otherwise, `out` unchanged): one pass where a separate lookup would scan the
+/// text again.
+pub fn transcode_pretty_requiring(raw: &str, depth: usize, key: &str, out: &mut String) -> bool {
+    transcode(raw, depth, out, Some(key))
+}
+
+fn transcode(raw: &str, depth: usize, out: &mut String, require: Option<&str>) -> bool {
+    // One pass over the bytes: control bytes (the cursor then validates strings byte by byte),
+    // and 0xF3, which leads every character of U+C0000..U+FFFFF, where the tree path keeps lone
+    // surrogates (see `json`): such text takes the tree path.
+    let (control, f3) = raw.as_bytes().iter().fold((false, false), |(c, f), &b| {
+        (c | (b < 0x20), f | (b == 0xF3))
+    });
+    if f3 {
+        return false;
+    }
     let start = out.len();
     let mut t = Transcoder {
-        c: Cursor::new(raw),
+        c: Cursor::with_plain(raw, !control),
         out,
+        base: depth,
+        require,
+        found: require.is_none(),
     };
     t.c.ws();
-    let ok = t.value(depth).is_some() && {
-        t.c.ws();
-        t.c.at_end()
-    };
+    let ok = t.value(depth).is_some()
+        && {
+            t.c.ws();
+            t.c.at_end()
+        }
+        && t.found;
     if !ok {
         out.truncate(start);
     }
@@ -32,10 +57,10 @@ pub fn transcode_pretty(raw: &str, depth: usize, out: &mut String) -> bool {
 }
 
 /// The raw text of member `key` of the JSON object `object` (a whole session line, say), when
-/// that object's top-level keys are plain (no escapes) and `key` occurs once. Validates nothing
-/// beyond what it skips.
+/// that object's top-level keys are plain (no escapes) and `key` occurs once. `object` must be
+/// valid JSON (a line the session reader accepted); nothing else is checked.
 pub fn member_raw<'a>(object: &'a str, key: &str) -> Option<&'a str> {
-    let mut c = Cursor::new(object);
+    let mut c = Cursor::new_valid(object);
     c.ws();
     c.eat(b'{')?;
     c.ws();
@@ -71,6 +96,11 @@ fn is_array_index(key: &str) -> bool {
 struct Transcoder<'a, 'o> {
     c: Cursor<'a>,
     out: &'o mut String,
+    /// The depth of the top-level value.
+    base: usize,
+    /// A member the top-level object must have, not `null`.
+    require: Option<&'o str>,
+    found: bool,
 }
 
 impl<'a> Transcoder<'a, '_> {
@@ -110,15 +140,10 @@ impl<'a> Transcoder<'a, '_> {
 
     /// A string's raw contents, when they are exactly what `JSON.stringify` writes for the
     /// decoded string: escapes only for `"`, `\`, and control characters (the short forms, else
-    /// `\u00xx` in lowercase), and no 0xF3-led character (the private-use range where the tree
-    /// path keeps lone surrogates). The cursor has validated the string.
+    /// `\u00xx` in lowercase). The cursor validates the string and flags other escapes.
     fn string(&mut self) -> Option<&'a str> {
-        let (s, escaped) = self.c.string()?;
-        let b = s.as_bytes();
-        if b.iter().fold(false, |bad, &c| bad | (c == 0xF3)) {
-            return None;
-        }
-        (!escaped || canonical_escapes(b)).then_some(s)
+        let (s, _) = self.c.string()?;
+        (!self.c.saw_noncanonical_escape()).then_some(s)
     }
 
     fn number(&mut self) -> Option<()> {
@@ -180,6 +205,10 @@ impl<'a> Transcoder<'a, '_> {
             self.out.push('"');
             self.out.push_str(k);
             self.out.push_str("\": ");
+            if depth == self.base && self.require == Some(k) && self.c.peek() != Some(b'n') {
+                // Only `null` starts with `n`.
+                self.found = true;
+            }
             self.value(depth + 1)?;
             if self.c.next_member(b'}')? {
                 self.newline(depth);
@@ -189,39 +218,6 @@ impl<'a> Transcoder<'a, '_> {
             self.out.push(',');
         }
     }
-}
-
-/// Whether every escape in a (validated) string's raw contents is the one `JSON.stringify`
-/// writes: `\"`, `\\`, the short control forms, or `\u00xx` (lowercase) for another control
-/// character. `\/`, other `\u` escapes and uppercase hex are valid JSON but not canonical.
-fn canonical_escapes(b: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(at) = memchr::memchr(b'\\', &b[i..]) {
-        let j = i + at + 1;
-        match b.get(j) {
-            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i = j + 1,
-            Some(b'u') => {
-                let Some(hex) = b.get(j + 1..j + 5) else {
-                    return false;
-                };
-                let digit = |h: u8| match h {
-                    b'0'..=b'9' => Some(h - b'0'),
-                    b'a'..=b'f' => Some(h - b'a' + 10),
-                    _ => None,
-                };
-                let code = match (hex[0], hex[1], digit(hex[2]), digit(hex[3])) {
-                    (b'0', b'0', Some(hi @ 0..=1), Some(lo)) => hi * 16 + lo,
-                    _ => return false,
-                };
-                if matches!(code, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D) {
-                    return false;
-                }
-                i = j + 5;
-            }
-            _ => return false,
-        }
-    }
-    true
 }
 
 #[cfg(test)]
@@ -401,6 +397,34 @@ mod tests {
             accepted > 2_000 && canonical > 5_000,
             "accepted {accepted}, canonical {canonical}"
         );
+    }
+
+    #[test]
+    fn a_required_member_must_be_present_and_not_null() {
+        let mut out = String::new();
+        assert!(transcode_pretty_requiring(
+            r#"{"role":"user","content":[]}"#,
+            0,
+            "content",
+            &mut out
+        ));
+        assert_eq!(
+            out,
+            stringify_pretty(&parse(r#"{"role":"user","content":[]}"#).unwrap())
+        );
+        for raw in [
+            r#"{"role":"user"}"#,
+            r#"{"content":null}"#,
+            r#"{"a":{"content":1}}"#,
+            "[1]",
+        ] {
+            let mut out = String::from("x");
+            assert!(
+                !transcode_pretty_requiring(raw, 0, "content", &mut out),
+                "{raw}"
+            );
+            assert_eq!(out, "x");
+        }
     }
 
     #[test]

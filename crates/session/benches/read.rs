@@ -224,7 +224,9 @@ fn run(path: &std::path::Path, stream: bool) {
             // As `forge-replay context` does: canonical messages re-indented from their text.
             if let Some(raw) = plan.entry_message_raw(pos) {
                 text.clear();
-                if forge_replay_model::transcode::transcode_pretty(raw, 2, &mut text) {
+                if forge_replay_model::transcode::transcode_pretty_requiring(
+                    raw, 2, "content", &mut text,
+                ) {
                     n += 1;
                     bytes += text.len();
                     continue;

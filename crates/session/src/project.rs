@@ -446,10 +446,10 @@ impl<'s> ContextPlan<'s> {
     }
 
     /// The raw JSON text of the one message the context entry at `pos` projects to, when the
-    /// projection is that object unchanged: a `message` entry without a context edit whose
-    /// `message` is an object with a non-null `content` (Pi fills a missing one). `None`: use
-    /// [`ContextPlan::entry_messages`]. Lets a writer re-emit the text without parsing it
-    /// ([`forge_replay_model::transcode`]).
+    /// projection can be that object unchanged: a `message` entry without a context edit whose
+    /// `message` is an object. Only if it also has a non-null `content` (Pi fills a missing
+    /// one), which [`forge_replay_model::transcode::transcode_pretty_requiring`] checks while
+    /// re-emitting it; otherwise, and for `None`, use [`ContextPlan::entry_messages`].
     pub fn entry_message_raw(&self, pos: usize) -> Option<&'s str> {
         let s: &'s Session = self.session;
         let e = s.entry(self.entries[pos]);
@@ -460,11 +460,7 @@ impl<'s> ContextPlan<'s> {
             return None;
         }
         let message = transcode::member_raw(e.raw(), "message")?;
-        if !message.starts_with('{') {
-            return None;
-        }
-        let content = transcode::member_raw(message, "content")?;
-        (content != "null").then_some(message)
+        message.starts_with('{').then_some(message)
     }
 
     /// Builds every message (large contexts are parsed on all cores; order is kept).

@@ -90,7 +90,7 @@ fn write_streamed(
         if !llm {
             if let Some(raw) = plan.entry_message_raw(pos) {
                 text.clear();
-                if transcode::transcode_pretty(raw, 2, &mut text) {
+                if transcode::transcode_pretty_requiring(raw, 2, "content", &mut text) {
                     out.write_all(if first { b"\n    " } else { b",\n    " })?;
                     first = false;
                     out.write_all(text.as_bytes())?;
