@@ -281,24 +281,35 @@ fn generated_sessions_follow_pi_layout() {
     }
 }
 
-/// Every `*.jsonl` line under `fixtures/`.
-fn fixture_lines() -> Vec<String> {
+/// The bytes of every `*.jsonl` file under `fixtures/`.
+fn fixture_files() -> Vec<Vec<u8>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
     let mut stack = vec![root];
-    let mut lines = Vec::new();
+    let mut files = Vec::new();
     while let Some(dir) = stack.pop() {
         for item in std::fs::read_dir(&dir).expect("fixtures readable") {
             let path = item.expect("dir entry").path();
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
-                let bytes = std::fs::read(&path).expect("fixture readable");
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                lines.extend(text.lines().map(str::to_owned));
+                files.push(std::fs::read(&path).expect("fixture readable"));
             }
         }
     }
-    lines
+    files
+}
+
+/// Every `*.jsonl` line under `fixtures/`.
+fn fixture_lines() -> Vec<String> {
+    fixture_files()
+        .iter()
+        .flat_map(|bytes| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Hand-made lines for the corners the fast scanner must leave to serde or get right.
@@ -543,19 +554,7 @@ fn fast_scanner_equals_serde_on_random_lines() {
 #[test]
 fn tiny_reader_buffers_read_the_same_records() {
     use std::io::BufReader;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
-    let mut texts: Vec<Vec<u8>> = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        for item in std::fs::read_dir(&dir).expect("fixtures readable") {
-            let path = item.expect("dir entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                texts.push(std::fs::read(&path).expect("fixture readable"));
-            }
-        }
-    }
+    let mut texts = fixture_files();
     assert!(texts.len() > 20, "fixture sessions found: {}", texts.len());
     let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
     let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":5,"output":1,"cacheRead":7,"cacheWrite":0},"stopReason":"stop"}}"#;
