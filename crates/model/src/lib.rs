@@ -1,5 +1,6 @@
 //! Shared data types for forge-replay, with no I/O.
 //!
+//! * [`error`]: an error and its causes on one line.
 //! * [`json`]: JSON with JavaScript's semantics (`JSON.parse` / `JSON.stringify` bytes, lone
 //!   surrogates, ECMAScript number formatting). Every crate that writes JSON a Pi package would
 //!   also write goes through it.
@@ -10,6 +11,7 @@
 //! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
 pub mod cursor;
+pub mod error;
 pub mod json;
 pub mod rng;
 pub mod session;

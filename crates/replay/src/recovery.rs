@@ -22,6 +22,7 @@ use forge_replay_capability::context::{CapabilityContext, ContextError, Options,
 use forge_replay_capability::event::Op;
 use forge_replay_capability::history::CapabilityHistory;
 use forge_replay_capability::projection::{Presentation, UpdateKind};
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_session::{llm, Diagnostic, Session, Severity};
 use serde_json::{json, Value};
 
@@ -103,17 +104,6 @@ fn finding(session: &Session, i: usize, code: &'static str, message: String) -> 
         Some(e.line()),
         format!("entry {}: {message}", e.id().unwrap_or("?")),
     )
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        src = x.source();
-    }
-    s
 }
 
 /// The context for one request or leaf; capability failures become one finding per failing

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::session::{BadLine, SessionData};
 use crate::totals::Totals;
+use forge_replay_model::error::chain as error_chain;
 
 /// One deduplicated main request of the corpus (72 bytes: a corpus holds hundreds of
 /// thousands of them).
@@ -312,17 +313,6 @@ fn scan_file(path: &Path) -> FileScan {
         strings,
         requests,
     }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
 }
 
 /// Pi's directory name `--home-user-proj--` for a file without a cwd.

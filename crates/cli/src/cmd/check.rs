@@ -8,6 +8,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
 use forge_replay_session::{Diagnostic, Session};
 use rayon::prelude::*;
@@ -55,7 +56,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
                     }
                     Ok(diags)
                 }
-                Err(e) => Err(error_chain(&e)),
+                Err(e) => Err(format!("error: {}", error_chain(&e))),
             };
             FileReport { path, result }
         })
@@ -137,17 +138,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    format!("error: {s}")
 }
 
 fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {

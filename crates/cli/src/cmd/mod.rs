@@ -2,6 +2,7 @@
 
 use crate::args::{CacheCommand, CapabilityCommand, Cli, Command, ReportCommand};
 use crate::Exit;
+pub(crate) use forge_replay_model::error::chain as error_chain;
 
 pub mod assemble;
 pub mod cache;
@@ -38,16 +39,4 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::GenCorpus(a) => gen_corpus::run(a),
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
     }
-}
-
-/// An error and its `source()` chain on one line, `outer: inner: root`.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        src = x.source();
-    }
-    s
 }

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use forge_replay_engine::replay::{self, ReplayError, ReplayOptions};
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json::f64_to_value;
 use forge_replay_session::{EntryType, Session};
 use forge_replay_wire::{Api, Catalog};
@@ -380,17 +381,6 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
         no_cache_data,
         stopped,
     })
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        src = x.source();
-    }
-    s
 }
 
 /// The request's usage, `None` unless it is a main request (pi-forge §6.2: some count > 0).
