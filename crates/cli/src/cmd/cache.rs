@@ -8,28 +8,17 @@ use std::io::Write as _;
 
 use forge_replay_model::json;
 use forge_replay_report::plot::{plot_session, BreakMarker, RequestPoint, SessionPlot};
-use forge_replay_session::Session;
 use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
 
 use crate::args::{CacheExplainArgs, CacheRetention, TextOrJson};
 use crate::cmd::error_chain;
-use crate::cmd::replay::load_catalog;
+use crate::cmd::replay::open_with_catalog;
 use crate::Exit;
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
-    let (session, _diags) = match Session::open(&args.session) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    let catalog = match load_catalog(args.catalog.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("forge-replay: error: {e:#}");
-            return Ok(Exit::BadInput);
-        }
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.as_deref()) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
     };
     let mut opts = ExplainOptions::new(&catalog);
     opts.leaf = args.leaf.clone();

@@ -28,20 +28,27 @@ pub(crate) fn load_catalog(
     })
 }
 
+/// The session and the catalog a replay runs on; either failing is reported on stderr and
+/// gives exit 2.
+pub(crate) fn open_with_catalog(
+    session: &Path,
+    catalog: Option<&Path>,
+) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
+    let (session, _diags) = Session::open(session).map_err(|e| {
+        eprintln!("forge-replay: error: {}", error_chain(&e));
+        Exit::BadInput
+    })?;
+    let catalog = load_catalog(catalog).map_err(|e| {
+        eprintln!("forge-replay: error: {e:#}");
+        Exit::BadInput
+    })?;
+    Ok((session, catalog))
+}
+
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, _diags) = match Session::open(&args.session) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    let catalog = match load_catalog(args.catalog.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("forge-replay: error: {e:#}");
-            return Ok(Exit::BadInput);
-        }
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.as_deref()) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
     };
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
