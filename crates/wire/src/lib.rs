@@ -101,6 +101,11 @@ pub fn assemble(
             return Err(AssembleError::rejected(message));
         }
     }
+    if api != Api::PiMessages {
+        if let Some(message) = transcript::transcript_type_error(messages) {
+            return Err(AssembleError::rejected(message));
+        }
+    }
     let input = ApiInput {
         model,
         messages,

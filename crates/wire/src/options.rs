@@ -70,20 +70,48 @@ fn usage_tokens(usage: Option<&Value>) -> f64 {
     }
 }
 
-fn text_and_image_chars(content: Option<&Value>) -> f64 {
-    match content {
+/// V8's `TypeError` text for reading `prop` of `undefined` or `null`.
+fn read_error(v: Option<&Value>, prop: &str) -> Option<String> {
+    match v {
+        None => Some(format!(
+            "Cannot read properties of undefined (reading '{prop}')"
+        )),
+        Some(Value::Null) => Some(format!("Cannot read properties of null (reading '{prop}')")),
+        Some(_) => None,
+    }
+}
+
+/// `value.length` as a number in arithmetic: a string's UTF-16 length, an array's length, else
+/// `undefined` (NaN once added); reading it on `undefined`/`null` is V8's `TypeError`.
+fn js_length(v: Option<&Value>) -> Result<f64, String> {
+    if let Some(e) = read_error(v, "length") {
+        return Err(e);
+    }
+    Ok(match v {
         Some(Value::String(s)) => utf16_len(s) as f64,
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| {
-                if b.field("type").and_then(Value::as_str) == Some("text") {
-                    b.field("text").and_then(Value::as_str).map_or(0, utf16_len) as f64
+        Some(Value::Array(a)) => a.len() as f64,
+        Some(Value::Object(o)) => o.field("length").and_then(js::as_f64).unwrap_or(f64::NAN),
+        _ => f64::NAN,
+    })
+}
+
+/// `estimateTextAndImageContentChars(content)`.
+fn text_and_image_chars(content: Option<&Value>) -> Result<f64, String> {
+    match content {
+        Some(Value::String(s)) => Ok(utf16_len(s) as f64),
+        // `for (const block of content)`; blocks are objects (checked when a case is parsed).
+        Some(Value::Array(blocks)) => {
+            let mut chars = 0.0;
+            for b in blocks {
+                chars += if b.field("type").and_then(Value::as_str) == Some("text") {
+                    js_length(b.field("text"))?
                 } else {
                     ESTIMATED_IMAGE_CHARS
-                }
-            })
-            .sum(),
-        _ => 0.0,
+                };
+            }
+            Ok(chars)
+        }
+        _ => Err("content is not iterable".into()),
     }
 }
 
@@ -91,65 +119,87 @@ fn text_tokens(len: usize) -> f64 {
     (len as f64 / CHARS_PER_TOKEN).ceil()
 }
 
+/// `estimateToolsTokens(tools)`: `!tools || tools.length === 0` counts nothing.
 fn tools_tokens(tools: Option<&Value>) -> f64 {
     match tools {
-        Some(v @ Value::Array(a)) if !a.is_empty() => text_tokens(utf16_len(&stringify(v))),
+        Some(Value::Array(a)) if a.is_empty() => 0.0,
+        Some(v) if js::truthy(Some(v)) => text_tokens(utf16_len(&stringify(v))),
         _ => 0.0,
     }
 }
 
-/// `estimateMessageTokens(message)`.
-pub fn estimate_message_tokens(message: &Value) -> f64 {
+/// `estimateMessageTokens(message)`, with JavaScript's arithmetic (a non-string text adds NaN)
+/// and V8's `TypeError` where pi-ai's code throws.
+fn message_tokens(message: &Value) -> Result<f64, String> {
+    if message.is_null() {
+        return Err("Cannot read properties of null (reading 'role')".into());
+    }
     match message.field("role").and_then(Value::as_str) {
-        Some("system") => {
-            text_tokens(utf16_len(&system_message_text(message)))
-                + tools_tokens(message.field("toolsAdded"))
-                + tools_tokens(message.field("toolsRemoved"))
-        }
+        Some("system") => Ok(text_tokens(utf16_len(&system_message_text(message)))
+            + tools_tokens(message.field("toolsAdded"))
+            + tools_tokens(message.field("toolsRemoved"))),
         Some("user") | Some("toolResult") => {
-            (text_and_image_chars(message.field("content")) / CHARS_PER_TOKEN).ceil()
+            Ok((text_and_image_chars(message.field("content"))? / CHARS_PER_TOKEN).ceil())
         }
         _ => {
-            let mut chars = 0usize;
-            for b in js::arr(message, "content") {
-                match b.field("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        chars += b.field("text").and_then(Value::as_str).map_or(0, utf16_len)
-                    }
-                    Some("thinking") => {
-                        chars += b
-                            .field("thinking")
-                            .and_then(Value::as_str)
-                            .map_or(0, utf16_len)
-                    }
-                    _ => {
-                        chars += b.field("name").and_then(Value::as_str).map_or(0, utf16_len);
-                        // safeJsonStringify: undefined → "undefined"
-                        chars += match b.field("arguments") {
-                            None => "undefined".len(),
-                            Some(v) => utf16_len(&stringify(v)),
-                        };
+            let mut chars = 0.0;
+            match message.field("content") {
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match b.field("type").and_then(Value::as_str) {
+                            Some("text") => chars += js_length(b.field("text"))?,
+                            Some("thinking") => chars += js_length(b.field("thinking"))?,
+                            _ => {
+                                chars += js_length(b.field("name"))?;
+                                // safeJsonStringify: undefined → "undefined"
+                                chars += match b.field("arguments") {
+                                    None => "undefined".len() as f64,
+                                    Some(v) => utf16_len(&stringify(v)) as f64,
+                                };
+                            }
+                        }
                     }
                 }
+                // A string iterates its characters; a character has no `type`, so its
+                // `name.length` is read (an empty string iterates nothing).
+                Some(Value::String(s)) if s.is_empty() => {}
+                Some(Value::String(_)) => {
+                    return Err("Cannot read properties of undefined (reading 'length')".into())
+                }
+                _ => return Err("message.content is not iterable".into()),
             }
-            text_tokens(chars)
+            Ok((chars / CHARS_PER_TOKEN).ceil())
         }
     }
 }
 
-/// `estimateContextTokens(context).tokens`.
-pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
+/// `estimateMessageTokens(message)` (NaN where pi-ai's arithmetic is NaN; 0 where it throws).
+pub fn estimate_message_tokens(message: &Value) -> f64 {
+    message_tokens(message).unwrap_or(0.0)
+}
+
+/// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
+fn context_tokens(messages: &[Value]) -> Result<f64, String> {
     let mut latest_prefix = f64::NEG_INFINITY;
     let mut usage_info: Option<(f64, usize)> = None;
     for (i, m) in messages.iter().enumerate() {
+        if m.is_null() {
+            return Err("Cannot read properties of null (reading 'role')".into());
+        }
         let ts = m.field("timestamp").and_then(js::as_f64);
         if m.field("role").and_then(Value::as_str) == Some("assistant") {
             // `assistant.timestamp >= latestPrefixTimestamp` (undefined compares false, NaN too).
             let applies = ts.is_some_and(|t| t >= latest_prefix);
             let stop = js::str_of(m, "stopReason");
-            let tokens = usage_tokens(m.field("usage"));
-            if applies && stop != Some("aborted") && stop != Some("error") && tokens > 0.0 {
-                usage_info = Some((tokens, i));
+            if applies && stop != Some("aborted") && stop != Some("error") {
+                let usage = m.field("usage");
+                if let Some(e) = read_error(usage, "totalTokens") {
+                    return Err(e);
+                }
+                let tokens = usage_tokens(usage);
+                if tokens > 0.0 {
+                    usage_info = Some((tokens, i));
+                }
             }
         }
         // Math.max with undefined yields NaN, which then poisons every comparison.
@@ -158,74 +208,30 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
             _ => f64::NAN,
         };
     }
-    match usage_info {
-        Some((tokens, index)) => {
-            tokens
-                + messages[index + 1..]
-                    .iter()
-                    .map(estimate_message_tokens)
-                    .sum::<f64>()
-        }
-        None => messages.iter().map(estimate_message_tokens).sum(),
+    let (base, rest) = match usage_info {
+        Some((tokens, index)) => (tokens, &messages[index + 1..]),
+        None => (0.0, messages),
+    };
+    let mut total = base;
+    for m in rest {
+        total += message_tokens(m)?;
     }
+    Ok(total)
 }
 
-/// The `TypeError` pi-ai's `estimateContextTokens` throws, if any: an assistant message whose
-/// usage would be read (its timestamp is not older than an earlier message's, and it is not
-/// aborted or errored) but has no `usage` object. `streamSimple` of every API except pi-messages
-/// runs this estimate, so pi-ai refuses such a context with V8's message.
+/// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
+pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
+    context_tokens(messages).unwrap_or(f64::NAN)
+}
+
+/// The `TypeError` pi-ai's `estimateContextTokens` throws, if any: a `null` message, an
+/// assistant message whose usage would be read but is missing, a content that is not iterable
+/// (missing, `null`, a number or an object where blocks are iterated), a text block without
+/// `text`, or an assistant-like message (any role other than system, user and toolResult) with
+/// string content. `streamSimple` of every API except pi-messages runs this estimate, so pi-ai
+/// refuses such a context with V8's message.
 pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
-    let mut latest_prefix = f64::NEG_INFINITY;
-    let mut last_usage: Option<usize> = None;
-    for (i, m) in messages.iter().enumerate() {
-        let ts = m.field("timestamp").and_then(js::as_f64);
-        if m.field("role").and_then(Value::as_str) == Some("assistant") {
-            let applies = ts.is_some_and(|t| t >= latest_prefix);
-            let stop = js::str_of(m, "stopReason");
-            if applies && stop != Some("aborted") && stop != Some("error") {
-                match m.field("usage") {
-                    None => {
-                        return Some(
-                            "Cannot read properties of undefined (reading 'totalTokens')".into(),
-                        )
-                    }
-                    Some(Value::Null) => {
-                        return Some(
-                            "Cannot read properties of null (reading 'totalTokens')".into(),
-                        )
-                    }
-                    Some(u) => {
-                        if usage_tokens(Some(u)) > 0.0 {
-                            last_usage = Some(i);
-                        }
-                    }
-                }
-            }
-        }
-        latest_prefix = match ts {
-            Some(t) if !latest_prefix.is_nan() => latest_prefix.max(t),
-            _ => f64::NAN,
-        };
-    }
-    // `estimateMessageTokens` runs on the messages after the last usable usage (all of them
-    // without one) and iterates their content: a missing or null content is not iterable.
-    let estimated = match last_usage {
-        Some(i) => &messages[i + 1..],
-        None => messages,
-    };
-    estimated.iter().find_map(|m| {
-        let content = m.field("content");
-        if !matches!(content, None | Some(Value::Null)) {
-            return None;
-        }
-        match m.field("role").and_then(Value::as_str) {
-            Some("system") => None,
-            // `for (const block of content)` in estimateTextAndImageContentChars.
-            Some("user" | "toolResult") => Some("content is not iterable".into()),
-            // `for (const block of message.content)` for every other role.
-            _ => Some("message.content is not iterable".into()),
-        }
-    })
+    context_tokens(messages).err()
 }
 
 /// `clampMaxTokensToContext(model, context, maxTokens)`.
@@ -235,6 +241,10 @@ pub fn clamp_max_tokens_to_context(model: &Model, messages: &[Value], max_tokens
         return max_tokens.max(1.0);
     }
     let available = window - estimate_context_tokens(messages) - CONTEXT_SAFETY_TOKENS;
+    // Math.min / Math.max: NaN wins (Rust's f64::min/max drop it).
+    if available.is_nan() || max_tokens.is_nan() {
+        return f64::NAN;
+    }
     max_tokens.min(available.max(1.0))
 }
 

@@ -356,6 +356,48 @@ pub fn resolve_transcript_tools<M: Borrow<Value>>(
     (tools, anchors)
 }
 
+/// V8's `TypeError` for `for (const x of value ?? [])` over a value that is not iterable.
+fn not_iterable(v: &Value) -> Option<String> {
+    let what = match v {
+        Value::Null | Value::Array(_) | Value::String(_) => return None,
+        Value::Object(_) => "object".to_string(),
+        Value::Number(_) => format!("number {}", stringify(v)),
+        Value::Bool(b) => format!("boolean {b}"),
+    };
+    Some(format!(
+        "{what} is not iterable (cannot read property Symbol(Symbol.iterator))"
+    ))
+}
+
+/// The `TypeError` pi-ai's shared transcript steps throw on a malformed transcript, if any, in
+/// the order pi-ai meets them: `getCurrentTools` reads every message's `role` (a `null`
+/// message) and iterates each system message's `toolsRemoved` then `toolsAdded` (an object or
+/// a number is not iterable); `transformMessages` calls `content.flatMap` on every assistant
+/// message (a string, number or object content). Every API but pi-messages runs both.
+pub fn transcript_type_error(messages: &[Value]) -> Option<String> {
+    for m in messages {
+        if m.is_null() {
+            return Some("Cannot read properties of null (reading 'role')".into());
+        }
+        if m.field("role").and_then(Value::as_str) == Some("system") {
+            for key in ["toolsRemoved", "toolsAdded"] {
+                if let Some(e) = m.field(key).and_then(not_iterable) {
+                    return Some(e);
+                }
+            }
+        }
+    }
+    messages.iter().find_map(|m| {
+        let assistant = m.field("role").and_then(Value::as_str) == Some("assistant");
+        match m.field("content") {
+            Some(c) if assistant && !c.is_null() && !c.is_array() => {
+                Some("assistantMsg.content.flatMap is not a function".into())
+            }
+            _ => None,
+        }
+    })
+}
+
 /// Errors from [`normalize_context`].
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
