@@ -177,6 +177,19 @@ fn parse_model(v: &Value) -> Result<ModelSpec, CaseError> {
     })
 }
 
+/// A non-empty string where pi-ai expects a tool list: pi-ai iterates it character by
+/// character (every character a nameless "tool"), which forge-replay does not model.
+fn not_a_string_tool_list(v: Option<&Value>, path: &str) -> Result<(), CaseError> {
+    match v {
+        Some(Value::String(s)) if !s.is_empty() => Err(err(
+            path,
+            "must be an array of tools, found a string (pi-ai would iterate its characters as \
+             tools; not supported)",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Checks a pi-ai context: only the shapes pi-ai cannot turn into a request at all.
 ///
 /// pi-ai does not validate contexts: a malformed one is either sent as it is (an untyped block
@@ -185,7 +198,7 @@ fn parse_model(v: &Value) -> Result<ModelSpec, CaseError> {
 /// `docs/wire.md`, "Malformed contexts"). What is checked here is what fails before any API code
 /// runs (`normalizeContext` spreading `messages`) or what no probe has covered: a context that
 /// is not an object, `messages` that is not an array, a message that is neither an object nor
-/// `null`, and a content block that is not an object.
+/// `null`, a content block that is not an object, and a non-empty string as a tool list.
 pub fn check_context(context: &Value) -> Result<(), CaseError> {
     let ctx = expect_obj(context, "$.context")?;
     let messages = match ctx.field("messages") {
@@ -198,6 +211,7 @@ pub fn check_context(context: &Value) -> Result<(), CaseError> {
         }
         None => return Err(err("$.context.messages", "is required (an array)")),
     };
+    not_a_string_tool_list(ctx.field("tools"), "$.context.tools")?;
     for (i, m) in messages.iter().enumerate() {
         let path = format!("$.context.messages[{i}]");
         let o = match m {
@@ -210,6 +224,11 @@ pub fn check_context(context: &Value) -> Result<(), CaseError> {
                 ))
             }
         };
+        if o.field("role").and_then(Value::as_str) == Some("system") {
+            for key in ["toolsAdded", "toolsRemoved"] {
+                not_a_string_tool_list(o.field(key), &format!("{path}.{key}"))?;
+            }
+        }
         if let Some(Value::Array(blocks)) = o.field("content") {
             for (j, b) in blocks.iter().enumerate() {
                 expect_obj(b, &format!("{path}.content[{j}]"))?;

@@ -251,3 +251,66 @@ mod tests {
             .is_some_and(forge_replay_model::json::is_lone_surrogate_stand_in));
     }
 }
+
+thread_local! {
+    /// The first JavaScript `TypeError` pi-ai's code would have thrown while a request was being
+    /// built (see [`fault`]).
+    static FAULT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records a JavaScript `TypeError` that pi-ai would throw at this point of building the request
+/// (only the first one is kept). Builders record it where their translation of pi-ai's code
+/// keeps going with a neutral value; [`crate::assemble`] turns it into a refusal.
+pub fn fault(message: impl FnOnce() -> String) {
+    FAULT.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.is_none() {
+            *f = Some(message());
+        }
+    });
+}
+
+/// Takes (and clears) the recorded fault.
+pub fn take_fault() -> Option<String> {
+    FAULT.with(|f| f.borrow_mut().take())
+}
+
+/// `sanitizeSurrogates(value)` on a JSON value: a string is sanitized; anything else is the
+/// `TypeError` of `text.replace(…)` (recorded with [`fault`]) and yields "".
+pub fn sanitize(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
+    match v {
+        Some(Value::String(t)) => forge_replay_model::text::sanitize_surrogates(t),
+        Some(Value::Null) => {
+            fault(|| "Cannot read properties of null (reading 'replace')".into());
+            "".into()
+        }
+        None => {
+            fault(|| "Cannot read properties of undefined (reading 'replace')".into());
+            "".into()
+        }
+        Some(_) => {
+            fault(|| "text.replace is not a function".into());
+            "".into()
+        }
+    }
+}
+
+/// `String(value)` as a template literal converts it: `undefined`, `null`, numbers in
+/// ECMAScript form, `[object Object]`, arrays joined with commas.
+pub fn to_js_string(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".into(),
+        Some(Value::Null) => "null".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(_)) => "[object Object]".into(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| match x {
+                Value::Null => String::new(),
+                other => to_js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(other) => forge_replay_model::json::stringify(other),
+    }
+}

@@ -113,7 +113,14 @@ pub fn assemble(
         entry,
         env,
     };
-    let out = api::dispatch(&input)?;
+    js::take_fault();
+    let out = api::dispatch(&input);
+    // A TypeError pi-ai would have thrown while building (recorded by the builder) comes
+    // before anything the builder returned.
+    if let Some(message) = js::take_fault() {
+        return Err(AssembleError::rejected(message));
+    }
+    let out = out?;
     Ok(Assembled {
         api,
         payload: out.payload,

@@ -95,8 +95,14 @@ pub fn role(m: &Value) -> &str {
     m.field("role").and_then(Value::as_str).unwrap_or("")
 }
 
-fn tool_name(t: &Value) -> String {
-    text_of(t.field("name"))
+/// A tool's `name` as a JavaScript `Map` key: keys of different types stay apart (`undefined`,
+/// `null`, `""` and `5` are four keys), as SameValueZero keeps them.
+pub fn tool_key(t: &Value) -> String {
+    match t.field("name") {
+        Some(Value::String(s)) => format!("s{s}"),
+        None => "u".into(),
+        Some(other) => format!("v{}", stringify(other)),
+    }
 }
 
 /// The system messages of a transcript (owned or borrowed messages).
@@ -158,10 +164,10 @@ pub fn current_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut tools = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsRemoved") {
-            tools.delete(&tool_name(t));
+            tools.delete(&tool_key(t));
         }
         for t in js::arr(m, "toolsAdded") {
-            tools.set(tool_name(t), t);
+            tools.set(tool_key(t), t);
         }
     }
     tools.values()
@@ -296,7 +302,7 @@ pub fn declared_tool_refs<M: Borrow<Value>>(messages: &[M]) -> Vec<&Value> {
     let mut defs = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
-            defs.set(tool_name(t), t);
+            defs.set(tool_key(t), t);
         }
     }
     defs.values()
@@ -307,7 +313,7 @@ pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
     let mut declared = OrderedMap::default();
     for m in systems(messages) {
         for t in js::arr(m, "toolsAdded") {
-            let name = tool_name(t);
+            let name = tool_key(t);
             if let Some(prev) = declared.get(&name) {
                 if !declarations_equal(prev, t) {
                     return true;
@@ -327,7 +333,7 @@ pub fn has_non_additive_tool_changes<M: Borrow<Value>>(messages: &[M]) -> bool {
             return true;
         }
         for t in js::arr(m, "toolsAdded") {
-            if !declared.insert(tool_name(t)) {
+            if !declared.insert(tool_key(t)) {
                 return true;
             }
         }

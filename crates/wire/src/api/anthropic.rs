@@ -137,12 +137,9 @@ fn normalize_tool_call_id(id: &str, _model: &Model, _source: &Value) -> String {
     out
 }
 
+/// `sanitizeSurrogates(value)` (a non-string is pi-ai's `TypeError`, see [`js::sanitize`]).
 fn sanitize(v: Option<&Value>) -> Value {
-    match v {
-        Some(Value::String(t)) => s(sanitize_surrogates(t).into_owned()),
-        Some(other) => other.clone(),
-        None => Value::Null,
-    }
+    s(js::sanitize(v).into_owned())
 }
 
 fn text_str(v: Option<&Value>) -> &str {
@@ -517,22 +514,14 @@ fn build_params(
         None
     };
     if native {
+        // `new Set(initialTools.map((tool) => tool.name))`: names compared as JavaScript values.
         let initial_names: Vec<String> = initial_tools
             .iter()
-            .map(|t| {
-                t.field("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            })
+            .map(crate::transcript::tool_key)
             .collect();
         let later: Vec<Value> = declared_tools(messages)
             .into_iter()
-            .filter(|t| {
-                !initial_names
-                    .iter()
-                    .any(|n| Some(n.as_str()) == t.field("name").and_then(Value::as_str))
-            })
+            .filter(|t| !initial_names.contains(&crate::transcript::tool_key(t)))
             .collect();
         let mut tools = convert_tools(
             &initial_tools,
@@ -685,15 +674,20 @@ fn convert_tools(
             ])
         };
         let mut m = Map::new();
-        let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
-        m.insert(
-            "name".into(),
-            s(if is_oauth {
-                to_claude_code_name(name)
-            } else {
-                name.to_string()
-            }),
-        );
+        // A tool without a name has no `name` key (undefined is not serialized).
+        if let Some(v) = tool.field("name") {
+            let name = v.as_str().unwrap_or("");
+            m.insert(
+                "name".into(),
+                if is_oauth {
+                    s(to_claude_code_name(name))
+                } else if v.is_string() {
+                    s(name)
+                } else {
+                    v.clone()
+                },
+            );
+        }
         insert_defined(&mut m, "description", tool.field("description"));
         if eager {
             m.insert("eager_input_streaming".into(), Value::Bool(true));
@@ -764,18 +758,26 @@ fn convert_messages(
     let mut params: Vec<Value> = Vec::with_capacity(msgs.len());
     let mut levels: HashMap<usize, Value> = HashMap::new();
     let mut pending: Vec<Value> = Vec::new();
-    let tool_ref = |name: &str| {
-        obj!([
+    let tool_ref = |name: Option<&Value>| {
+        let text = text_str(name);
+        let mut r = obj!([
             ("type", s("tool_reference")),
             (
                 "name",
-                s(if is_oauth {
-                    to_claude_code_name(name)
-                } else {
-                    name.to_string()
-                }),
+                match name {
+                    Some(v) if !is_oauth && !v.is_string() => v.clone(),
+                    _ if is_oauth => s(to_claude_code_name(text)),
+                    _ => s(text),
+                },
             ),
-        ])
+        ]);
+        // A tool without a name: `name: undefined` is not serialized.
+        if name.is_none() {
+            if let Value::Object(m) = &mut r {
+                js::delete(m, "name");
+            }
+        }
+        r
     };
     let mut i = 0;
     while i < msgs.len() {
@@ -794,13 +796,13 @@ fn convert_messages(
                     for t in js::arr(msg, "toolsRemoved") {
                         blocks.push(obj!([
                             ("type", s("tool_removal")),
-                            ("tool", tool_ref(text_str(t.field("name")))),
+                            ("tool", tool_ref(t.field("name"))),
                         ]));
                     }
                     for t in js::arr(msg, "toolsAdded") {
                         blocks.push(obj!([
                             ("type", s("tool_addition")),
-                            ("tool", tool_ref(text_str(t.field("name")))),
+                            ("tool", tool_ref(t.field("name"))),
                         ]));
                     }
                 }

@@ -220,8 +220,7 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
 
 /// `createNonBlankTextBlock(text)`.
 fn non_blank_text(text: Option<&Value>) -> Option<Value> {
-    let t = text.and_then(Value::as_str).unwrap_or("");
-    let sanitized = sanitize_surrogates(t);
+    let sanitized = js::sanitize(text);
     (!js_trim(&sanitized).is_empty()).then(|| obj!([("text", s(sanitized.into_owned()))]))
 }
 
@@ -380,10 +379,7 @@ fn convert_messages<'a>(
                                 }
                                 continue;
                             }
-                            let thinking = sanitize_surrogates(
-                                c.field("thinking").and_then(Value::as_str).unwrap_or(""),
-                            )
-                            .into_owned();
+                            let thinking = js::sanitize(c.field("thinking")).into_owned();
                             if js_trim(&thinking).is_empty() {
                                 continue;
                             }

@@ -376,8 +376,8 @@ fn image_url_part(block: &Value) -> Value {
                 "url",
                 s(format!(
                     "data:{};base64,{}",
-                    str_field(block, "mimeType"),
-                    str_field(block, "data")
+                    js::to_js_string(block.field("mimeType")),
+                    js::to_js_string(block.field("data"))
                 )),
             )]),
         ),

@@ -28,12 +28,9 @@ use crate::transform::transform_messages_cow;
 
 const GCP_VERTEX_CREDENTIALS_MARKER: &str = "gcp-vertex-credentials";
 
+/// `sanitizeSurrogates(value)` (a non-string is pi-ai's `TypeError`, see [`js::sanitize`]).
 fn sanitize(v: Option<&Value>) -> Value {
-    match v {
-        Some(Value::String(t)) => s(sanitize_surrogates(t).into_owned()),
-        Some(other) => other.clone(),
-        None => Value::Null,
-    }
+    s(js::sanitize(v).into_owned())
 }
 
 fn is_blank(v: Option<&Value>) -> bool {

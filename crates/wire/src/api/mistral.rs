@@ -90,8 +90,8 @@ fn text_value(v: Option<&Value>) -> String {
 fn image_url(block: &Value) -> String {
     format!(
         "data:{};base64,{}",
-        text_value(block.field("mimeType")),
-        text_value(block.field("data"))
+        js::to_js_string(block.field("mimeType")),
+        js::to_js_string(block.field("data"))
     )
 }
 
@@ -157,7 +157,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         if is_type(b, "text") {
                             obj!([
                                 ("type", s("text")),
-                                ("text", s(text_value(b.field("text")))),
+                                ("text", s(js::sanitize(b.field("text")).into_owned())),
                             ])
                         } else {
                             obj!([("type", s("image_url")), ("imageUrl", s(image_url(b)))])
@@ -213,18 +213,30 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                                 Some(v) if js::truthy(Some(v)) => stringify(v),
                                 _ => "{}".to_string(),
                             };
-                            calls.push(obj!([
+                            let mut function = obj!([
+                                ("name", b.field("name").cloned().unwrap_or(Value::Null)),
+                                ("arguments", s(args)),
+                            ]);
+                            let mut call = obj!([
                                 ("id", b.field("id").cloned().unwrap_or(Value::Null)),
                                 ("type", s("function")),
-                                (
-                                    "function",
-                                    obj!([
-                                        ("name", b.field("name").cloned().unwrap_or(Value::Null)),
-                                        ("arguments", s(args)),
-                                    ]),
-                                ),
+                                ("function", Value::Null),
                                 ("index", Value::from(0)),
-                            ]));
+                            ]);
+                            // `undefined` properties (a block without `id` or `name`) are
+                            // not serialized.
+                            if b.field("name").is_none() {
+                                if let Value::Object(f) = &mut function {
+                                    js::delete(f, "name");
+                                }
+                            }
+                            if let Value::Object(c) = &mut call {
+                                c.insert("function".into(), function);
+                                if b.field("id").is_none() {
+                                    js::delete(c, "id");
+                                }
+                            }
+                            calls.push(call);
                         }
                     }
                 }
@@ -248,7 +260,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 let text = blocks
                     .iter()
                     .filter(|b| is_type(b, "text"))
-                    .map(|b| text_value(b.field("text")))
+                    .map(|b| js::sanitize(b.field("text")).into_owned())
                     .collect::<Vec<_>>()
                     .join("\n");
                 let has_images = blocks.iter().any(|b| is_type(b, "image"));

@@ -244,8 +244,8 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
 }
 
 fn input_image(img: &Value) -> Value {
-    let mime = js::str_of(img, "mimeType").unwrap_or("undefined");
-    let data = js::str_of(img, "data").unwrap_or("undefined");
+    let mime = js::to_js_string(img.field("mimeType"));
+    let data = js::to_js_string(img.field("data"));
     obj!([
         ("type", s("input_image")),
         ("detail", s("auto")),
@@ -394,13 +394,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             if js::str_of(item, "type") == Some("text") {
                                 obj!([
                                     ("type", s("input_text")),
-                                    (
-                                        "text",
-                                        s(sanitize_surrogates(
-                                            js::str_of(item, "text").unwrap_or(""),
-                                        )
-                                        .into_owned()),
-                                    ),
+                                    ("text", s(js::sanitize(item.field("text")).into_owned()),),
                                 ])
                             } else {
                                 input_image(item)
