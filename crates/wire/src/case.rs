@@ -197,8 +197,8 @@ fn not_a_string_tool_list(v: Option<&Value>, path: &str) -> Result<(), CaseError
 /// `TypeError`, which forge-replay reproduces as a refusal with the same text (see
 /// `docs/wire.md`, "Malformed contexts"). What is checked here is what fails before any API code
 /// runs (`normalizeContext` spreading `messages`) or what no probe has covered: a context that
-/// is not an object, `messages` that is not an array, a message that is neither an object nor
-/// `null`, a content block that is not an object, and a non-empty string as a tool list.
+/// is not an object, `messages` that is not an array, a content block that is neither an object
+/// nor `null`, and a non-empty string as a tool list.
 pub fn check_context(context: &Value) -> Result<(), CaseError> {
     let ctx = expect_obj(context, "$.context")?;
     let messages = match ctx.field("messages") {
@@ -214,16 +214,9 @@ pub fn check_context(context: &Value) -> Result<(), CaseError> {
     not_a_string_tool_list(ctx.field("tools"), "$.context.tools")?;
     for (i, m) in messages.iter().enumerate() {
         let path = format!("$.context.messages[{i}]");
-        let o = match m {
-            Value::Null => continue,
-            Value::Object(o) => o,
-            v => {
-                return Err(err(
-                    path,
-                    format!("must be an object, found {}", type_name(v)),
-                ))
-            }
-        };
+        // A message that is not an object has no role: pi-ai's token estimate then finds its
+        // `content` not iterable (a `null` message fails on `role`).
+        let Value::Object(o) = m else { continue };
         if o.field("role").and_then(Value::as_str) == Some("system") {
             for key in ["toolsAdded", "toolsRemoved"] {
                 not_a_string_tool_list(o.field(key), &format!("{path}.{key}"))?;
@@ -231,7 +224,9 @@ pub fn check_context(context: &Value) -> Result<(), CaseError> {
         }
         if let Some(Value::Array(blocks)) = o.field("content") {
             for (j, b) in blocks.iter().enumerate() {
-                expect_obj(b, &format!("{path}.content[{j}]"))?;
+                if !b.is_null() {
+                    expect_obj(b, &format!("{path}.content[{j}]"))?;
+                }
             }
         }
     }
@@ -250,9 +245,9 @@ mod tests {
         assert_eq!(e.path, "$.model.id");
         let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"entry":"go"}"#).unwrap_err();
         assert_eq!(e.path, "$.entry");
-        let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"messages":[7]}}"#)
+        let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"messages":[{"role":"user","content":[null,true]}]}}"#)
             .unwrap_err();
-        assert_eq!(e.path, "$.context.messages[0]");
+        assert_eq!(e.path, "$.context.messages[0].content[1]");
         // Shapes pi-ai accepts (or refuses itself, while assembling) pass the case check.
         Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"tools":{},"messages":[null,{"role":"bot","content":5}]}}"#)
             .unwrap();

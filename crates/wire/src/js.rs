@@ -314,3 +314,33 @@ pub fn to_js_string(v: Option<&Value>) -> String {
         Some(other) => forge_replay_model::json::stringify(other),
     }
 }
+
+/// `expr.method(…)` on a value pi-ai expects to be a string: the string, or "" with V8's
+/// `TypeError` recorded (see [`fault`]) for `undefined`, `null` and non-strings.
+pub fn str_or_fault<'a>(v: Option<&'a Value>, expr: &str, method: &str) -> &'a str {
+    match v {
+        Some(Value::String(t)) => t,
+        None => {
+            fault(|| format!("Cannot read properties of undefined (reading '{method}')"));
+            ""
+        }
+        Some(Value::Null) => {
+            fault(|| format!("Cannot read properties of null (reading '{method}')"));
+            ""
+        }
+        Some(_) => {
+            fault(|| format!("{expr}.{method} is not a function"));
+            ""
+        }
+    }
+}
+
+/// An element as `Array.prototype.join` writes it: `undefined` and `null` as "", anything else
+/// as `String(value)`.
+pub fn join_elem(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
+    match v {
+        None | Some(Value::Null) => "".into(),
+        Some(Value::String(s)) => s.as_str().into(),
+        other => to_js_string(other).into(),
+    }
+}

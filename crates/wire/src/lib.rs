@@ -28,6 +28,8 @@ pub mod v8json;
 
 use serde_json::{Map, Value};
 
+use crate::js::Field;
+
 pub use api::{Api, ApiInput, ApiOutput, Entry, WireRequest};
 pub use case::{Case, CaseError};
 pub use catalog::{Catalog, CatalogError, ModelSpec};
@@ -81,6 +83,15 @@ pub fn assemble(
     let api = model.api().ok_or_else(|| AssembleError::UnknownApi {
         api: model.api_name().to_string(),
     })?;
+    // normalizeContext reads `systemPrompt.length` and `tools.length` unless undefined.
+    if ["systemPrompt", "tools"]
+        .iter()
+        .any(|k| matches!(context.field(k), Some(Value::Null)))
+    {
+        return Err(AssembleError::rejected(
+            "Cannot read properties of null (reading 'length')",
+        ));
+    }
     // normalizeContext only prepends a message when there is a systemPrompt or tools; otherwise
     // the transcript is used as it is, without copying.
     let owned;
@@ -102,7 +113,10 @@ pub fn assemble(
         }
     }
     if api != Api::PiMessages {
-        if let Some(message) = transcript::transcript_type_error(messages) {
+        if let Some(message) = transcript::transcript_type_error(messages)
+            .or_else(|| transform::type_error(messages, model))
+            .or_else(|| api::content_type_error(api, model, messages))
+        {
             return Err(AssembleError::rejected(message));
         }
     }

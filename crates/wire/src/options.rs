@@ -103,6 +103,9 @@ fn text_and_image_chars(content: Option<&Value>) -> Result<f64, String> {
         Some(Value::Array(blocks)) => {
             let mut chars = 0.0;
             for b in blocks {
+                if b.is_null() {
+                    return Err("Cannot read properties of null (reading 'type')".into());
+                }
                 chars += if b.field("type").and_then(Value::as_str) == Some("text") {
                     js_length(b.field("text"))?
                 } else {
@@ -135,9 +138,14 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
         return Err("Cannot read properties of null (reading 'role')".into());
     }
     match message.field("role").and_then(Value::as_str) {
-        Some("system") => Ok(text_tokens(utf16_len(&system_message_text(message)))
-            + tools_tokens(message.field("toolsAdded"))
-            + tools_tokens(message.field("toolsRemoved"))),
+        Some("system") => {
+            if let Some(e) = crate::transcript::content_text_error(message.field("content")) {
+                return Err(e);
+            }
+            Ok(text_tokens(utf16_len(&system_message_text(message)))
+                + tools_tokens(message.field("toolsAdded"))
+                + tools_tokens(message.field("toolsRemoved")))
+        }
         Some("user") | Some("toolResult") => {
             Ok((text_and_image_chars(message.field("content"))? / CHARS_PER_TOKEN).ceil())
         }
@@ -146,6 +154,9 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
             match message.field("content") {
                 Some(Value::Array(blocks)) => {
                     for b in blocks {
+                        if b.is_null() {
+                            return Err("Cannot read properties of null (reading 'type')".into());
+                        }
                         match b.field("type").and_then(Value::as_str) {
                             Some("text") => chars += js_length(b.field("text"))?,
                             Some("thinking") => chars += js_length(b.field("thinking"))?,

@@ -375,17 +375,31 @@ fn not_iterable(v: &Value) -> Option<String> {
     ))
 }
 
+/// The `TypeError` of `contentText(content)` for a system message's content, if any: a content
+/// that is neither a string nor an array has no `filter`.
+pub fn content_text_error(content: Option<&Value>) -> Option<String> {
+    match content {
+        None => Some("Cannot read properties of undefined (reading 'filter')".into()),
+        Some(Value::Null) => Some("Cannot read properties of null (reading 'filter')".into()),
+        Some(Value::String(_) | Value::Array(_)) => None,
+        Some(_) => Some("content.filter is not a function".into()),
+    }
+}
+
 /// The `TypeError` pi-ai's shared transcript steps throw on a malformed transcript, if any, in
-/// the order pi-ai meets them: `getCurrentTools` reads every message's `role` (a `null`
-/// message) and iterates each system message's `toolsRemoved` then `toolsAdded` (an object or
-/// a number is not iterable); `transformMessages` calls `content.flatMap` on every assistant
-/// message (a string, number or object content). Every API but pi-messages runs both.
+/// the order pi-ai meets them: replaying system messages reads every message's `role` (a `null`
+/// message), runs `contentText` on each system message's content (missing, or neither a string
+/// nor an array) and iterates its `toolsRemoved` then `toolsAdded` (an object or a number is not
+/// iterable). Every API but pi-messages replays system messages.
 pub fn transcript_type_error(messages: &[Value]) -> Option<String> {
     for m in messages {
         if m.is_null() {
             return Some("Cannot read properties of null (reading 'role')".into());
         }
         if m.field("role").and_then(Value::as_str) == Some("system") {
+            if let Some(e) = content_text_error(m.field("content")) {
+                return Some(e);
+            }
             for key in ["toolsRemoved", "toolsAdded"] {
                 if let Some(e) = m.field(key).and_then(not_iterable) {
                     return Some(e);
@@ -393,15 +407,7 @@ pub fn transcript_type_error(messages: &[Value]) -> Option<String> {
             }
         }
     }
-    messages.iter().find_map(|m| {
-        let assistant = m.field("role").and_then(Value::as_str) == Some("assistant");
-        match m.field("content") {
-            Some(c) if assistant && !c.is_null() && !c.is_array() => {
-                Some("assistantMsg.content.flatMap is not a function".into())
-            }
-            _ => None,
-        }
-    })
+    None
 }
 
 /// Errors from [`normalize_context`].

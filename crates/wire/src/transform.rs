@@ -56,6 +56,40 @@ pub fn is_same_model(msg: &Value, model: &Model) -> bool {
         && js::str_of(msg, "model") == Some(model.id())
 }
 
+/// The `TypeError` `transformMessages` throws on a malformed transcript, if any: `content.flatMap`
+/// on an assistant message whose content is a string, number or object, and
+/// `block.thinking.trim()` on a non-string thinking it would convert or keep.
+pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
+    for m in messages {
+        if m.field("role").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let blocks = match m.field("content") {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(b)) => b,
+            Some(_) => return Some("assistantMsg.content.flatMap is not a function".into()),
+        };
+        let same = is_same_model(m, model);
+        for b in blocks {
+            if b.is_null() {
+                return Some("Cannot read properties of null (reading 'type')".into());
+            }
+            if b.field("type").and_then(Value::as_str) != Some("thinking")
+                || js::truthy(b.field("redacted"))
+                || (same && js::truthy(b.field("thinkingSignature")))
+            {
+                continue;
+            }
+            // `!block.thinking || block.thinking.trim() === ""`
+            let thinking = b.field("thinking");
+            if js::truthy(thinking) && !thinking.is_some_and(Value::is_string) {
+                return Some("block.thinking.trim is not a function".into());
+            }
+        }
+    }
+    None
+}
+
 /// `transformMessages(messages, model, normalizeToolCallId)`.
 pub fn transform_messages(
     messages: &[Value],

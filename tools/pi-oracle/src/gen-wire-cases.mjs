@@ -44,7 +44,14 @@ async function runChild(caseFile) {
 	hard.unref();
 	const caseJson = JSON.parse(readFileSync(caseFile, "utf8"));
 	const expectError = process.env.PI_ORACLE_EXPECT_ERROR === "1";
-	const r = await captureCase(caseJson);
+	let r;
+	try {
+		r = await captureCase(caseJson);
+	} catch (e) {
+		// pi-ai threw before any API code ran (normalizeContext reading `null.length`): a refusal.
+		const { resolveModel } = await import("./wire-capture.mjs");
+		r = { model: await resolveModel(caseJson.model), entry: caseJson.entry ?? "streamSimple", payload: null, wire: null, error: e instanceof Error ? e.message : String(e) };
+	}
 	if (r.payload === null && !(expectError && r.error)) {
 		console.error(`gen-wire-cases: ${caseFile}: ${r.error ?? "no payload"}`);
 		process.exit(1);

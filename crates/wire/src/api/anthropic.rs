@@ -710,7 +710,10 @@ fn convert_content_blocks(content: &[Value]) -> Value {
         .iter()
         .any(|c| js::str_of(c, "type") == Some("image"));
     if !has_images {
-        let joined: Vec<&str> = content.iter().map(|c| text_str(c.field("text"))).collect();
+        let joined: Vec<_> = content
+            .iter()
+            .map(|c| js::join_elem(c.field("text")))
+            .collect();
         return s(sanitize_surrogates(&joined.join("\n")).into_owned());
     }
     let mut blocks: Vec<Value> = content
@@ -851,7 +854,10 @@ fn convert_messages(
                 for block in js::arr(msg, "content") {
                     match js::str_of(block, "type") {
                         Some("text") => {
-                            if js_trim(text_str(block.field("text"))).is_empty() {
+                            // `block.text.trim().length === 0`
+                            if js_trim(js::str_or_fault(block.field("text"), "block.text", "trim"))
+                                .is_empty()
+                            {
                                 continue;
                             }
                             blocks.push(obj!([

@@ -483,7 +483,10 @@ fn convert_messages(
                 let text_parts: Vec<String> = blocks
                     .iter()
                     .filter(|b| is_type(b, "text"))
-                    .filter(|b| !js_trim(str_field(b, "text")).is_empty())
+                    // `block.text.trim().length > 0`
+                    .filter(|b| {
+                        !js_trim(js::str_or_fault(b.field("text"), "block.text", "trim")).is_empty()
+                    })
                     .map(|b| sanitize_surrogates(str_field(b, "text")).into_owned())
                     .collect();
                 let text = text_parts.concat();
@@ -622,7 +625,7 @@ fn convert_messages(
                     let text = content
                         .iter()
                         .filter(|b| is_type(b, "text"))
-                        .map(|b| str_field(b, "text"))
+                        .map(|b| js::join_elem(b.field("text")))
                         .collect::<Vec<_>>()
                         .join("\n");
                     let has_images = content.iter().any(|b| is_type(b, "image"));

@@ -33,10 +33,15 @@ fn sanitize(v: Option<&Value>) -> Value {
     s(js::sanitize(v).into_owned())
 }
 
+/// `!value || value.trim() === ""` (a truthy non-string is the `TypeError` of `.trim`).
 fn is_blank(v: Option<&Value>) -> bool {
     match v {
         Some(Value::String(t)) => js_trim(t).is_empty(),
-        other => !js::truthy(other),
+        other if !js::truthy(other) => true,
+        other => {
+            js::str_or_fault(other, "block.text", "trim");
+            false
+        }
     }
 }
 
@@ -630,7 +635,7 @@ fn sdk_content(content: &Value, vertex: bool) -> Value {
 }
 
 /// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
-fn rest_body(params: &Value, vertex: bool) -> Value {
+fn rest_body(params: &Value, vertex: bool, nan_max: bool) -> Value {
     let mut body = Map::new();
     if let Some(Value::Array(contents)) = params.field("contents") {
         body.insert(
@@ -638,12 +643,14 @@ fn rest_body(params: &Value, vertex: bool) -> Value {
             Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
         );
     }
-    body.extend(rest_body_without_contents(params, vertex));
+    body.extend(rest_body_without_contents(params, vertex, nan_max));
     Value::Object(body)
 }
 
-/// The members of [`rest_body`] after `contents`.
-fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value> {
+/// The members of [`rest_body`] after `contents`. `nan_max`: a `null` `maxOutputTokens` stands
+/// for NaN (streamSimple's clamp on a NaN token estimate), which the SDK keeps (`NaN != null`)
+/// and `JSON.stringify` writes as `null`; an explicit `null` is dropped.
+fn rest_body_without_contents(params: &Value, vertex: bool, nan_max: bool) -> Map<String, Value> {
     let config = params.field("config").cloned().unwrap_or(Value::Null);
     let mut body = Map::new();
     let mut generation = Map::new();
@@ -659,7 +666,15 @@ fn rest_body_without_contents(params: &Value, vertex: bool) -> Map<String, Value
         body.insert("systemInstruction".into(), sdk_content(&content, vertex));
     }
     insert(&mut generation, "temperature", field("temperature"));
-    insert(&mut generation, "maxOutputTokens", field("maxOutputTokens"));
+    insert(
+        &mut generation,
+        "maxOutputTokens",
+        if nan_max {
+            config.get("maxOutputTokens")
+        } else {
+            field("maxOutputTokens")
+        },
+    );
     if let Some(tools) = field("tools") {
         body.insert("tools".into(), tools.clone());
     }
@@ -756,11 +771,11 @@ fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
 
 /// `JSON.stringify(rest_body(params, vertex))`, with `contents` (nearly all of the body) written
 /// straight from the payload instead of rebuilt.
-fn rest_body_text(params: &Value, vertex: bool) -> String {
+fn rest_body_text(params: &Value, vertex: bool, nan_max: bool) -> String {
     let Some(Value::Array(contents)) = params.field("contents") else {
-        return stringify(&rest_body(params, vertex));
+        return stringify(&rest_body(params, vertex, nan_max));
     };
-    let rest = rest_body_without_contents(params, vertex);
+    let rest = rest_body_without_contents(params, vertex, nan_max);
     let mut out = String::with_capacity(16 * 1024);
     out.push_str("{\"contents\":[");
     for (i, c) in contents.iter().enumerate() {
@@ -915,6 +930,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::StreamSimple => simple_options(input, &options, vertex)?,
         Entry::Stream => options,
     };
+    let nan_max = input.entry == Entry::StreamSimple
+        && matches!(options.field("maxTokens"), Some(Value::Null));
     if vertex && vertex_api_key(&options).is_none() {
         let has = |opt: &str, envs: &[&str]| {
             options.get(opt).is_some_and(|v| js::truthy(Some(v)))
@@ -953,7 +970,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            rest_body_text(&payload, vertex),
+            rest_body_text(&payload, vertex, nan_max),
         )
     });
     Ok(ApiOutput { payload, wire })
@@ -1019,14 +1036,14 @@ mod tests {
             "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "other": 1}}, "abortSignal": {}}});
         for vertex in [false, true] {
             assert_eq!(
-                rest_body_text(&p, vertex),
-                stringify(&rest_body(&p, vertex))
+                rest_body_text(&p, vertex, false),
+                stringify(&rest_body(&p, vertex, false))
             );
         }
         let no_contents = json!({"model": "m", "config": {"temperature": 1}});
         assert_eq!(
-            rest_body_text(&no_contents, false),
-            stringify(&rest_body(&no_contents, false))
+            rest_body_text(&no_contents, false, false),
+            stringify(&rest_body(&no_contents, false, false))
         );
     }
 }

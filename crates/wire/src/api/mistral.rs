@@ -185,7 +185,8 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 for b in js::arr(msg, "content") {
                     match b.field("type").and_then(Value::as_str) {
                         Some("text") => {
-                            let t = b.field("text").and_then(Value::as_str).unwrap_or("");
+                            // `block.text.trim().length > 0`
+                            let t = js::str_or_fault(b.field("text"), "block.text", "trim");
                             if !js_trim(t).is_empty() {
                                 parts.push(obj!([
                                     ("type", s("text")),

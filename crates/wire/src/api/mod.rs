@@ -11,6 +11,7 @@ use forge_replay_model::json::stringify;
 use serde_json::{Map, Value};
 
 use crate::error::AssembleError;
+use crate::js::Field;
 use crate::model::Model;
 use crate::options::{provider_env_value, Env};
 
@@ -257,6 +258,55 @@ pub fn merge_headers(into: &mut BTreeMap<String, String>, src: Option<&Value>) {
             }
         }
     }
+}
+
+/// The `TypeError` an API's message converter throws on a content of the wrong kind, if any
+/// (V8's text, probed against pi-ai 0.87.1): a user content that is neither a string nor an
+/// array (reached with `entry: "stream"`; `streamSimple`'s token estimate refuses it first), a
+/// tool-result content that is not an array on a model with image input (without image input,
+/// pi-ai's image downgrade iterates it first), and, for Mistral, a message of an unknown role
+/// whose content is not an array.
+pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option<String> {
+    use Api::*;
+    let not_array = |v: Option<&Value>| matches!(v, Some(c) if !c.is_null() && !c.is_array());
+    for m in messages {
+        let content = m.field("content");
+        match m.field("role").and_then(Value::as_str) {
+            Some("user") if not_array(content) && !content.is_some_and(Value::is_string) => {
+                return Some(
+                    match api {
+                        OpenAiCompletions => "msg.content.filter is not a function",
+                        MistralConversations => "msg.content.some is not a function",
+                        BedrockConverseStream => "m.content is not iterable",
+                        _ => "msg.content.map is not a function",
+                    }
+                    .into(),
+                );
+            }
+            Some("toolResult") if not_array(content) && model.supports_images() => {
+                let text = match api {
+                    AnthropicMessages => "content.some is not a function",
+                    OpenAiResponses | AzureOpenAiResponses | OpenAiCodexResponses => {
+                        "content.filter is not a function"
+                    }
+                    OpenAiCompletions => "toolMsg.content.filter is not a function",
+                    // A string iterates as characters, each without a `text` to sanitize.
+                    BedrockConverseStream if content.is_some_and(Value::is_string) => {
+                        "Cannot read properties of undefined (reading 'replace')"
+                    }
+                    BedrockConverseStream => "m.content is not iterable",
+                    _ => "msg.content.filter is not a function",
+                };
+                return Some(text.into());
+            }
+            Some("system" | "user" | "assistant" | "toolResult") => {}
+            _ if api == MistralConversations && not_array(content) => {
+                return Some("msg.content.filter is not a function".into());
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Runs the builder of `model.api`.

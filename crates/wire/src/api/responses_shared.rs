@@ -209,10 +209,10 @@ fn text_signature(sig: Option<&Value>) -> Option<(String, Option<String>)> {
 }
 
 fn tool_result_output(model: &Model, content: &[Value]) -> Value {
-    let texts: Vec<&str> = content
+    let texts: Vec<_> = content
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("text"))
-        .map(|c| js::str_of(c, "text").unwrap_or(""))
+        .map(|c| js::join_elem(c.field("text")))
         .collect();
     let text = texts.join("\n");
     let images: Vec<&Value> = content
@@ -468,13 +468,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                 "content".into(),
                                 Value::Array(vec![obj!([
                                     ("type", s("output_text")),
-                                    (
-                                        "text",
-                                        s(sanitize_surrogates(
-                                            js::str_of(block, "text").unwrap_or(""),
-                                        )
-                                        .into_owned()),
-                                    ),
+                                    ("text", s(js::sanitize(block.field("text")).into_owned()),),
                                     ("annotations", Value::Array(Vec::new())),
                                 ])]),
                             );
