@@ -223,6 +223,15 @@ pub fn json_schema_tool_parameters(tool: &Value, strict: Option<bool>) -> Value 
     }
 }
 
+/// [`json_schema_tool_parameters`], `None` where pi-ai's value is `undefined` (a tool without
+/// `parameters`, not strict): an object property holding it is not serialized.
+pub fn defined_tool_parameters(tool: &Value, strict: Option<bool>) -> Option<Value> {
+    if tool.field("parameters").is_none() && strict != Some(true) {
+        return None;
+    }
+    Some(json_schema_tool_parameters(tool, strict))
+}
+
 /// A grammar tool's resolved format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grammar {

@@ -344,3 +344,21 @@ pub fn join_elem(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
         other => to_js_string(other).into(),
     }
 }
+
+/// `Math.max(a, b)`: NaN if either is NaN (`f64::max` would drop it).
+pub fn math_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `Math.min(a, b)`: NaN if either is NaN (`f64::min` would drop it).
+pub fn math_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}

@@ -252,11 +252,7 @@ pub fn clamp_max_tokens_to_context(model: &Model, messages: &[Value], max_tokens
         return max_tokens.max(1.0);
     }
     let available = window - estimate_context_tokens(messages) - CONTEXT_SAFETY_TOKENS;
-    // Math.min / Math.max: NaN wins (Rust's f64::min/max drop it).
-    if available.is_nan() || max_tokens.is_nan() {
-        return f64::NAN;
-    }
-    max_tokens.min(available.max(1.0))
+    js::math_min(max_tokens, js::math_max(1.0, available))
 }
 
 /// `DEFAULT_THINKING_BUDGETS`.
@@ -298,7 +294,7 @@ pub fn adjust_max_tokens_for_thinking(
     let mut budget = thinking_budget_for_level(level, custom).unwrap_or(f64::NAN);
     let max_tokens = match base {
         None => model_max,
-        Some(b) => (b + budget).min(model_max),
+        Some(b) => js::math_min(b + budget, model_max),
     };
     if max_tokens <= budget {
         budget = budget.min((max_tokens - MIN_ANSWER_TOKENS).max(0.0));

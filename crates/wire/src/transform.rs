@@ -325,7 +325,7 @@ where
             } else {
                 HashSet::new()
             };
-            let missing: Vec<(Value, Value)> = tool_calls(&result[at])
+            let missing: Vec<(Option<Value>, Option<Value>)> = tool_calls(&result[at])
                 .filter(|b| {
                     let id = b.field("id").and_then(Value::as_str).unwrap_or("");
                     if large {
@@ -334,18 +334,14 @@ where
                         !existing.iter().any(|j| answered_id(j) == id)
                     }
                 })
-                .map(|b| {
-                    (
-                        b.field("id").cloned().unwrap_or(Value::Null),
-                        b.field("name").cloned().unwrap_or(Value::Null),
-                    )
-                })
+                .map(|b| (b.field("id").cloned(), b.field("name").cloned()))
                 .collect();
             for (id, name) in missing {
-                result.push(Cow::Owned(js::obj!([
+                let (no_id, no_name) = (id.is_none(), name.is_none());
+                let mut synthetic = js::obj!([
                     ("role", js::s("toolResult")),
-                    ("toolCallId", id),
-                    ("toolName", name),
+                    ("toolCallId", id.unwrap_or(Value::Null)),
+                    ("toolName", name.unwrap_or(Value::Null)),
                     (
                         "content",
                         Value::Array(vec![js::obj!([
@@ -355,7 +351,17 @@ where
                     ),
                     ("isError", Value::Bool(true)),
                     ("timestamp", Value::from(0)),
-                ])));
+                ]);
+                // A call without `id` or `name`: those keys are undefined in pi-ai's object.
+                if let Value::Object(m) = &mut synthetic {
+                    if no_id {
+                        js::delete(m, "toolCallId");
+                    }
+                    if no_name {
+                        js::delete(m, "toolName");
+                    }
+                }
+                result.push(Cow::Owned(synthetic));
             }
             existing.clear();
         }

@@ -213,7 +213,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                             s(map_thinking_level_to_effort(model, level)),
                         );
                     } else {
-                        let base_max = base.field("maxTokens").and_then(js::as_f64);
+                        // A `null` maxTokens is a NaN (JSON has no NaN): still defined.
+                        let base_max = base
+                            .field("maxTokens")
+                            .map(|v| js::as_f64(v).unwrap_or(f64::NAN));
                         let (adj_max, adj_budget) = adjust_max_tokens_for_thinking(
                             base_max,
                             model.max_tokens().unwrap_or(f64::NAN),
@@ -225,7 +228,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                         base.insert("thinkingEnabled".into(), Value::Bool(true));
                         base.insert(
                             "thinkingBudgetTokens".into(),
-                            js::num(adj_budget.min((max - 1024.0).max(0.0))),
+                            js::num(js::math_min(adj_budget, js::math_max(0.0, max - 1024.0))),
                         );
                     }
                 }
@@ -466,8 +469,11 @@ fn build_params(
             converted
         }),
     );
+    // `options?.maxTokens ?? model.maxTokens`; with streamSimple a `null` here is a NaN (the
+    // clamp of a NaN token estimate), which `??` keeps and JSON writes as `null`.
     let max_tokens = match options.field("maxTokens") {
-        None | Some(Value::Null) => model.get("maxTokens").cloned(),
+        None => model.get("maxTokens").cloned(),
+        Some(Value::Null) if input.entry != Entry::StreamSimple => model.get("maxTokens").cloned(),
         Some(v) => Some(v.clone()),
     };
     insert_defined(&mut params, "max_tokens", max_tokens.as_ref());
@@ -652,6 +658,16 @@ fn convert_tools(
     for (index, tool) in tools.iter().enumerate() {
         let strict = resolve_json_schema_strict_sampling(tool, strict_supported)?;
         let parameters = json_schema_tool_parameters(tool, strict);
+        // `parameters.properties` on a tool without parameters is pi-ai's TypeError.
+        if let Some(e) = match parameters {
+            Value::Null if tool.field("parameters").is_none() => {
+                Some("Cannot read properties of undefined (reading 'properties')")
+            }
+            Value::Null => Some("Cannot read properties of null (reading 'properties')"),
+            _ => None,
+        } {
+            return Err(AssembleError::rejected(e));
+        }
         let props = match parameters.field("properties") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v) => v.clone(),
@@ -914,7 +930,7 @@ fn convert_messages(
                             } else {
                                 name.to_string()
                             });
-                            blocks.push(match block.field("id") {
+                            let mut tool_use = match block.field("id") {
                                 Some(id) => obj!([
                                     ("type", s("tool_use")),
                                     ("id", id.clone()),
@@ -926,7 +942,14 @@ fn convert_messages(
                                     ("name", name),
                                     ("input", input),
                                 ]),
-                            });
+                            };
+                            // `name: undefined` is not serialized.
+                            if block.field("name").is_none() && !is_oauth {
+                                if let Value::Object(m) = &mut tool_use {
+                                    js::delete(m, "name");
+                                }
+                            }
+                            blocks.push(tool_use);
                         }
                         _ => {}
                     }

@@ -11,7 +11,7 @@ use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{ApiInput, ApiOutput, Entry};
-use crate::constrained::{json_schema_tool_parameters, resolve_json_schema_strict_sampling};
+use crate::constrained::{defined_tool_parameters, resolve_json_schema_strict_sampling};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -461,10 +461,11 @@ fn tool_config(
         if let Some(v) = tool.field("description") {
             spec.insert("description".into(), v.clone());
         }
-        spec.insert(
-            "inputSchema".into(),
-            obj!([("json", json_schema_tool_parameters(tool, strict))]),
-        );
+        let mut schema = Map::new();
+        if let Some(p) = defined_tool_parameters(tool, strict) {
+            schema.insert("json".into(), p);
+        }
+        spec.insert("inputSchema".into(), Value::Object(schema));
         if strict == Some(true) {
             spec.insert("strict".into(), Value::Bool(true));
         }
@@ -592,7 +593,10 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
     let budgets = options.field("thinkingBudgets");
     if is_claude(model) && !supports_adaptive_thinking(model) {
         let level = reasoning.as_str().unwrap_or("");
-        let base_max = base.field("maxTokens").and_then(js::as_f64);
+        // A `null` maxTokens is a NaN (JSON has no NaN): still defined.
+        let base_max = base
+            .field("maxTokens")
+            .map(|v| js::as_f64(v).unwrap_or(f64::NAN));
         let (adjusted_max, budget) = adjust_max_tokens_for_thinking(
             base_max,
             model.max_tokens().unwrap_or(f64::NAN),
@@ -607,7 +611,7 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
             .unwrap_or_default();
         b.insert(
             clamp_reasoning(level).to_string(),
-            js::num(budget.min((max_tokens - 1024.0).max(0.0))),
+            js::num(js::math_min(budget, js::math_max(0.0, max_tokens - 1024.0))),
         );
         base.insert("thinkingBudgets".into(), Value::Object(b));
     } else if let Some(b) = budgets {

@@ -23,8 +23,7 @@ use crate::api::responses_shared::{
 };
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
 use crate::constrained::{
-    json_schema_tool_parameters, resolve_grammar_constrained_sampling,
-    resolve_json_schema_strict_sampling,
+    resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
 };
 use crate::error::AssembleError;
 use crate::hash::short_hash;
@@ -294,10 +293,9 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
         if let Some(v) = tool.field("description") {
             f.insert("description".into(), v.clone());
         }
-        f.insert(
-            "parameters".into(),
-            json_schema_tool_parameters(tool, strict),
-        );
+        if let Some(p) = crate::constrained::defined_tool_parameters(tool, strict) {
+            f.insert("parameters".into(), p);
+        }
         if supports_strict {
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
         }

@@ -18,7 +18,7 @@ use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
-use crate::constrained::{json_schema_tool_parameters, resolve_json_schema_strict_sampling};
+use crate::constrained::resolve_json_schema_strict_sampling;
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -425,10 +425,9 @@ fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, Assemb
             let mut d = Map::new();
             insert(&mut d, "name", tool.field("name"));
             insert(&mut d, "description", tool.field("description"));
-            d.insert(
-                "parametersJsonSchema".into(),
-                json_schema_tool_parameters(tool, strict),
-            );
+            if let Some(p) = crate::constrained::defined_tool_parameters(tool, strict) {
+                d.insert("parametersJsonSchema".into(), p);
+            }
             Ok(Value::Object(d))
         })
         .collect::<Result<Vec<_>, AssembleError>>()?;

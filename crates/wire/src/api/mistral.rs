@@ -16,7 +16,7 @@ use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
-use crate::constrained::{json_schema_tool_parameters, resolve_json_schema_strict_sampling};
+use crate::constrained::resolve_json_schema_strict_sampling;
 use crate::error::AssembleError;
 use crate::hash::short_hash;
 use crate::js::{self, obj, s};
@@ -314,10 +314,9 @@ fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
             let mut f = Map::new();
             js_set(&mut f, "name", tool.field("name"));
             js_set(&mut f, "description", tool.field("description"));
-            f.insert(
-                "parameters".into(),
-                json_schema_tool_parameters(tool, strict),
-            );
+            if let Some(p) = crate::constrained::defined_tool_parameters(tool, strict) {
+                f.insert("parameters".into(), p);
+            }
             f.insert("strict".into(), Value::Bool(strict.unwrap_or(false)));
             Ok(obj!([
                 ("type", s("function")),

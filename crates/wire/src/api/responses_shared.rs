@@ -480,7 +480,9 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             output.push(Value::Object(m));
                         }
                         Some("toolCall") => {
-                            let full_id = js::str_of(block, "id").unwrap_or("");
+                            // `toolCall.id.split("|")`
+                            let full_id =
+                                js::str_or_fault(block.field("id"), "toolCall.id", "split");
                             let (call_id, item_raw) = split_pipe(full_id);
                             let name = js::str_of(block, "name").unwrap_or("");
                             let custom = grammar.get(name);
@@ -544,7 +546,11 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                 out.extend(output);
             }
             "toolResult" => {
-                let (call_id, _) = split_pipe(js::str_of(msg, "toolCallId").unwrap_or(""));
+                let (call_id, _) = split_pipe(js::str_or_fault(
+                    msg.field("toolCallId"),
+                    "msg.toolCallId",
+                    "split",
+                ));
                 let output = tool_result_output(model, js::arr(msg, "content"));
                 let tool_name = js::str_of(msg, "toolName").unwrap_or("");
                 let ty = if msg.field("toolName").is_some() && grammar.contains_key(tool_name) {
