@@ -196,9 +196,9 @@ fn not_a_string_tool_list(v: Option<&Value>, path: &str) -> Result<(), CaseError
 /// becomes an image, a `tools` object is ignored, …) or fails inside pi-ai with a JavaScript
 /// `TypeError`, which forge-replay reproduces as a refusal with the same text (see
 /// `docs/wire.md`, "Malformed contexts"). What is checked here is what fails before any API code
-/// runs (`normalizeContext` spreading `messages`) or what no probe has covered: a context that
-/// is not an object, `messages` that is not an array, a content block that is neither an object
-/// nor `null`, and a non-empty string as a tool list.
+/// runs (`normalizeContext` spreading `messages`) or what forge-replay does not model: a context
+/// that is not an object, `messages` that is not an array, and a non-empty string as a tool
+/// list.
 pub fn check_context(context: &Value) -> Result<(), CaseError> {
     let ctx = expect_obj(context, "$.context")?;
     let messages = match ctx.field("messages") {
@@ -222,13 +222,6 @@ pub fn check_context(context: &Value) -> Result<(), CaseError> {
                 not_a_string_tool_list(o.field(key), &format!("{path}.{key}"))?;
             }
         }
-        if let Some(Value::Array(blocks)) = o.field("content") {
-            for (j, b) in blocks.iter().enumerate() {
-                if !b.is_null() {
-                    expect_obj(b, &format!("{path}.content[{j}]"))?;
-                }
-            }
-        }
     }
     Ok(())
 }
@@ -239,17 +232,17 @@ mod tests {
 
     #[test]
     fn errors_name_the_json_path() {
-        let e = Case::parse(r#"{"model":{"provider":"anthropic","id":"x"},"context":{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[5]}]}}"#).unwrap_err();
-        assert_eq!(e.path, "$.context.messages[1].content[0]");
+        let e = Case::parse(r#"{"model":{"provider":"anthropic","id":"x"},"context":{"messages":[{"role":"system","content":"a","toolsAdded":"read"}]}}"#).unwrap_err();
+        assert_eq!(e.path, "$.context.messages[0].toolsAdded");
         let e = Case::parse(r#"{"model":{"provider":"anthropic"}}"#).unwrap_err();
         assert_eq!(e.path, "$.model.id");
         let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"entry":"go"}"#).unwrap_err();
         assert_eq!(e.path, "$.entry");
-        let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"messages":[{"role":"user","content":[null,true]}]}}"#)
+        let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"messages":{}}}"#)
             .unwrap_err();
-        assert_eq!(e.path, "$.context.messages[0].content[1]");
+        assert_eq!(e.path, "$.context.messages");
         // Shapes pi-ai accepts (or refuses itself, while assembling) pass the case check.
-        Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"tools":{},"messages":[null,{"role":"bot","content":5}]}}"#)
+        Case::parse(r#"{"model":{"provider":"a","id":"b"},"context":{"tools":{},"messages":[null,7,{"role":"bot","content":5},{"role":"user","content":[null,true,{}]}]}}"#)
             .unwrap();
     }
 

@@ -107,6 +107,19 @@ pub fn assemble(
             }
         }
     };
+    // `Object.entries(sections)` of a string or an array: its indices are the section names.
+    // (pi-messages sends the transcript as it is.)
+    let rewritten;
+    let messages: &[Value] = match (api != Api::PiMessages)
+        .then(|| transcript::sections_as_objects(messages))
+        .flatten()
+    {
+        Some(m) => {
+            rewritten = m;
+            &rewritten
+        }
+        None => messages,
+    };
     if entry == Entry::StreamSimple && api != Api::PiMessages {
         if let Some(message) = options::estimate_type_error(messages) {
             return Err(AssembleError::rejected(message));

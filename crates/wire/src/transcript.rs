@@ -52,6 +52,50 @@ fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
     }
 }
 
+/// The transcript with every system message's string or array `sections` replaced by the object
+/// `Object.entries` sees (`"ab"` → `{"0": "a", "1": "b"}`, one entry per UTF-16 unit), or `None`
+/// when no message has such sections.
+pub fn sections_as_objects(messages: &[Value]) -> Option<Vec<Value>> {
+    let odd = |m: &Value| {
+        is_system(m)
+            && matches!(
+                m.field("sections"),
+                Some(Value::String(_) | Value::Array(_))
+            )
+    };
+    if !messages.iter().any(odd) {
+        return None;
+    }
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                if !odd(m) {
+                    return m.clone();
+                }
+                let entries: Map<String, Value> = match m.field("sections") {
+                    Some(Value::String(s)) => js::utf16_units(s)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, u)| (i.to_string(), js::s(js::from_utf16_lossless(&[*u]))))
+                        .collect(),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (i.to_string(), v.clone()))
+                        .collect(),
+                    _ => Map::new(),
+                };
+                let mut out = m.clone();
+                if let Value::Object(o) = &mut out {
+                    o.insert("sections".into(), Value::Object(entries));
+                }
+                out
+            })
+            .collect(),
+    )
+}
+
 /// `getSystemMessageText(message)`: content, then non-null sections, empty parts dropped,
 /// joined with a blank line.
 pub fn system_message_text(message: &Value) -> String {

@@ -56,12 +56,20 @@ pub fn is_same_model(msg: &Value, model: &Model) -> bool {
         && js::str_of(msg, "model") == Some(model.id())
 }
 
-/// The `TypeError` `transformMessages` throws on a malformed transcript, if any: `content.flatMap`
-/// on an assistant message whose content is a string, number or object, and
+/// The `TypeError` `transformMessages` (or, for `null` blocks, the first step after it that reads
+/// `block.type`) throws on a malformed transcript, if any: a `null` content block,
+/// `content.flatMap` on an assistant message whose content is a string, number or object, and
 /// `block.thinking.trim()` on a non-string thinking it would convert or keep.
 pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
     for m in messages {
-        if m.field("role").and_then(Value::as_str) != Some("assistant") {
+        let role = m.field("role").and_then(Value::as_str);
+        // `block.type` of a `null` block: the image downgrade, the converters, contentText.
+        if matches!(role, Some("system" | "user" | "assistant" | "toolResult"))
+            && js::arr(m, "content").iter().any(Value::is_null)
+        {
+            return Some("Cannot read properties of null (reading 'type')".into());
+        }
+        if role != Some("assistant") {
             continue;
         }
         let blocks = match m.field("content") {
@@ -71,9 +79,6 @@ pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
         };
         let same = is_same_model(m, model);
         for b in blocks {
-            if b.is_null() {
-                return Some("Cannot read properties of null (reading 'type')".into());
-            }
             if b.field("type").and_then(Value::as_str) != Some("thinking")
                 || js::truthy(b.field("redacted"))
                 || (same && js::truthy(b.field("thinkingSignature")))
@@ -206,6 +211,12 @@ where
                 Some(Value::Array(c)) => {
                     let c = replace_images(c, placeholder);
                     m.insert("content".into(), Value::Array(c));
+                }
+                // `for (const block of content)` iterates a string by code point: each
+                // character becomes a "block" (a string, without `type` or `text`).
+                Some(Value::String(t)) if role == "toolResult" => {
+                    let chars = t.chars().map(|c| Value::String(c.to_string())).collect();
+                    m.insert("content".into(), Value::Array(chars));
                 }
                 _ if role == "toolResult" => {
                     m.insert("content".into(), Value::Array(Vec::new()));

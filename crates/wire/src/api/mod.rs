@@ -283,6 +283,15 @@ pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option
                     .into(),
                 );
             }
+            // Without image input, the image downgrade iterates the content first (a string
+            // iterates as characters).
+            Some("toolResult")
+                if not_array(content)
+                    && !model.supports_images()
+                    && !content.is_some_and(Value::is_string) =>
+            {
+                return Some("content is not iterable".into());
+            }
             Some("toolResult") if not_array(content) && model.supports_images() => {
                 let text = match api {
                     AnthropicMessages => "content.some is not a function",
@@ -294,7 +303,7 @@ pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option
                     BedrockConverseStream if content.is_some_and(Value::is_string) => {
                         "Cannot read properties of undefined (reading 'replace')"
                     }
-                    BedrockConverseStream => "m.content is not iterable",
+                    BedrockConverseStream => "content is not iterable",
                     _ => "msg.content.filter is not a function",
                 };
                 return Some(text.into());
