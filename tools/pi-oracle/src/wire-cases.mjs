@@ -519,6 +519,80 @@ function scnToolImages(self) {
 	return x.context();
 }
 
+/**
+ * Malformed contexts (hand-built histories, untyped callers). pi-ai validates nothing: it either
+ * sends them (an untyped block becomes an image, a `tools` object is ignored, undefined keys
+ * vanish) or throws a TypeError somewhere in its code, whose text is the golden.
+ */
+function scnMalformed(kind) {
+	return (self) => {
+		const use = usage(900, 40, 0, 0);
+		const u = (content, t = 1000) => ({ role: "user", content, timestamp: T0 + t });
+		const a = (content, extra = {}) => ({ role: "assistant", content, api: self.api, provider: self.provider, model: self.model, usage: use, stopReason: "stop", ...extra, timestamp: T0 + 2000 });
+		const call = (block = { type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.txt" } }) => a([block], { stopReason: "toolUse" });
+		const result = (content, extra = {}) => ({ role: "toolResult", toolCallId: "call_1", toolName: "read", content, isError: false, ...extra, timestamp: T0 + 3000 });
+		const mid = (extra) => ({ role: "system", content: "More tools.", ...extra, timestamp: T0 + 1500 });
+		const nameless = { description: "nameless", parameters: { type: "object", properties: {} } };
+		const sp = "Be brief.";
+		switch (kind) {
+			case "tools-object":
+				return { systemPrompt: sp, tools: { read: TOOLS.read }, messages: [u("Read a.txt.")] };
+			case "tools-object-no-prompt":
+				return { tools: { read: TOOLS.read }, messages: [u("Read a.txt.")] };
+			case "tool-without-name":
+				return { systemPrompt: sp, tools: [TOOLS.read, nameless], messages: [u("hi")] };
+			case "tools-added-no-name":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("hi"), mid({ toolsAdded: [nameless] }), u("again", 3000)] };
+			case "tools-added-object":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("hi"), mid({ toolsAdded: { grep: TOOLS.grep } }), u("again", 3000)] };
+			case "tool-no-parameters":
+				return { systemPrompt: sp, tools: [{ name: "ping", description: "Ping" }], messages: [u("hi")] };
+			case "user-block-no-type":
+				return { systemPrompt: sp, messages: [u([text("Look:"), { text: "untyped text" }])] };
+			case "user-block-no-type-image":
+				return { systemPrompt: sp, messages: [u([text("Look:"), { data: PNG, mimeType: "image/png" }])] };
+			case "user-block-unknown-type":
+				return { systemPrompt: sp, messages: [u([text("Listen:"), { type: "audio", data: "AAAA", mimeType: "audio/wav" }])] };
+			case "user-block-number":
+				return { systemPrompt: sp, messages: [u([text("a"), 5])] };
+			case "assistant-block-no-type":
+				return { systemPrompt: sp, messages: [u("hi"), a([{ text: "untyped" }, text("Hello.")]), u("again", 3000)] };
+			case "tool-result-block-no-type":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call(), result([{ text: "file body" }])] };
+			case "tool-result-text-number":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call(), result([{ type: "text", text: 9 }])] };
+			case "tool-result-content-string":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call(), result("file body")] };
+			case "tool-call-no-id-name":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call({ type: "toolCall", arguments: { path: "a.txt" } }), u("again", 3000)] };
+			case "text-number":
+				return { systemPrompt: sp, messages: [u([{ type: "text", text: 5 }])] };
+			case "system-prompt-number":
+				return { systemPrompt: 7, messages: [u("hi")] };
+			case "system-prompt-null":
+				return { systemPrompt: null, messages: [u("hi")] };
+			case "sections-string":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: "Note.", sections: "ab", timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "system-no-content":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", sections: { x: "X" }, timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "null-message":
+				return { systemPrompt: sp, messages: [u("hi"), null] };
+			case "unknown-role":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "developer", content: "Be terse.", timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "user-content-number":
+				return { systemPrompt: sp, messages: [u(42)] };
+			case "assistant-content-string":
+				return { systemPrompt: sp, messages: [u("hi"), a("Hello there."), u("again", 3000)] };
+			case "assistant-text-number":
+				return { systemPrompt: sp, messages: [u("hi"), a([{ type: "text", text: 5 }, text("Hello.")]), u("again", 3000)] };
+			case "thinking-number":
+				return { systemPrompt: sp, messages: [u("hi"), a([{ type: "thinking", thinking: 7 }, text("Hello.")]), u("again", 3000)] };
+			default:
+				throw new Error(`unknown malformation ${kind}`);
+		}
+	};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Case table
 
@@ -785,6 +859,41 @@ function table() {
 	add("refusal-google-unsupported-level-mapping", { provider: "google", id: "gemini-3-flash-preview", overrides: { thinkingLevelMap: { high: "ultra" } } }, scnPlain, { ...S, reasoning: "high" }, { expectError: true });
 	add("refusal-completions-require-strict-unsupported", { provider: "moonshotai", id: "kimi-k2.6" }, (s) => ({ systemPrompt: "x", tools: [{ ...TOOLS.edit, constrainedSampling: { type: "json_schema", strict: "require" } }], messages: [{ role: "user", content: "hi", timestamp: T0 + 1000 }] }), S, { expectError: true });
 	add("pi-messages-plain-context", { provider: "radius", id: "claude-opus-4-5" }, scnPlain, { reasoning: "off" });
+	// Malformed contexts pi-ai sends anyway (see scnMalformed).
+	const M = scnMalformed;
+	add("malformed-anthropic-tools-object", { provider: "anthropic", id: "claude-opus-4-8" }, M("tools-object"), S);
+	add("malformed-completions-tools-object-no-prompt", { provider: "moonshotai", id: "kimi-k3" }, M("tools-object-no-prompt"), S);
+	add("malformed-anthropic-tool-without-name", { provider: "anthropic", id: "claude-opus-4-8" }, M("tool-without-name"), S);
+	add("malformed-anthropic-tools-added-no-name", { provider: "anthropic", id: "claude-opus-4-8" }, M("tools-added-no-name"), S);
+	add("malformed-mistral-tool-no-parameters", { provider: "mistral", id: "mistral-large-latest" }, M("tool-no-parameters"), S);
+	add("malformed-google-user-block-no-type", { provider: "google", id: "gemini-2.5-pro" }, M("user-block-no-type"), S);
+	add("malformed-responses-user-block-no-type-image", { provider: "openai", id: "gpt-5.5" }, M("user-block-no-type-image"), S);
+	add("malformed-bedrock-user-block-unknown-type", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, M("user-block-unknown-type"), S);
+	add("malformed-completions-user-block-number", { provider: "moonshotai", id: "kimi-k3" }, M("user-block-number"), S);
+	add("malformed-mistral-assistant-block-no-type", { provider: "mistral", id: "mistral-large-latest" }, M("assistant-block-no-type"), S);
+	add("malformed-bedrock-tool-result-block-no-type", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, M("tool-result-block-no-type"), S);
+	add("malformed-google-tool-result-text-number-nan-max", { provider: "google", id: "gemini-2.5-pro" }, M("tool-result-text-number"), S);
+	add("malformed-anthropic-no-images-tool-result-string", { provider: "fireworks", id: "accounts/fireworks/models/deepseek-v4-pro" }, M("tool-result-content-string"), S);
+	add("malformed-vertex-tool-call-no-id-name", { provider: "google-vertex", id: "gemini-2.5-flash" }, M("tool-call-no-id-name"), S);
+	add("malformed-completions-text-number", { provider: "moonshotai", id: "kimi-k3" }, M("text-number"), S);
+	add("malformed-codex-system-prompt-number", { provider: "openai-codex", id: "gpt-5.5" }, M("system-prompt-number"), S);
+	add("malformed-azure-sections-string", { provider: "azure-openai-responses", id: "gpt-5.5" }, M("sections-string"), S, { env: { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } });
+	add("malformed-pi-messages-null-message", { provider: "radius", id: "balanced" }, M("null-message"), S);
+	// Malformed contexts pi-ai refuses: V8's TypeError text from wherever pi-ai's code trips.
+	add("refusal-malformed-anthropic-user-content-number", { provider: "anthropic", id: "claude-opus-4-8" }, M("user-content-number"), S, { expectError: true });
+	add("refusal-malformed-mistral-user-content-number-stream", { provider: "mistral", id: "mistral-large-latest" }, M("user-content-number"), { ...S, maxTokens: 1000 }, { entry: "stream", expectError: true });
+	add("refusal-malformed-responses-null-message", { provider: "openai", id: "gpt-5.5" }, M("null-message"), S, { expectError: true });
+	add("refusal-malformed-google-unknown-role", { provider: "google", id: "gemini-2.5-pro" }, M("unknown-role"), S, { expectError: true });
+	add("refusal-malformed-bedrock-assistant-content-string", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, M("assistant-content-string"), S, { expectError: true });
+	add("refusal-malformed-mistral-text-number", { provider: "mistral", id: "mistral-large-latest" }, M("text-number"), S, { expectError: true });
+	add("refusal-malformed-anthropic-assistant-text-number", { provider: "anthropic", id: "claude-opus-4-8" }, M("assistant-text-number"), S, { expectError: true });
+	add("refusal-malformed-completions-thinking-number", { provider: "moonshotai", id: "kimi-k3" }, M("thinking-number"), S, { expectError: true });
+	add("refusal-malformed-vertex-tools-added-object", { provider: "google-vertex", id: "gemini-2.5-flash" }, M("tools-added-object"), S, { expectError: true });
+	add("refusal-malformed-azure-system-no-content", { provider: "azure-openai-responses", id: "gpt-5.5" }, M("system-no-content"), S, { expectError: true, env: { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } });
+	add("refusal-malformed-completions-tool-result-string-stream", { provider: "moonshotai", id: "kimi-k3" }, M("tool-result-content-string"), { ...S, maxTokens: 1000 }, { entry: "stream", expectError: true });
+	add("refusal-malformed-anthropic-tool-no-parameters", { provider: "anthropic", id: "claude-opus-4-8" }, M("tool-no-parameters"), S, { expectError: true });
+	add("refusal-malformed-codex-tool-call-no-id", { provider: "openai-codex", id: "gpt-5.5" }, M("tool-call-no-id-name"), S, { expectError: true });
+	add("refusal-malformed-pi-messages-system-prompt-null", { provider: "radius", id: "balanced" }, M("system-prompt-null"), S, { expectError: true });
 
 	return c;
 }
