@@ -14,7 +14,10 @@
 // --with-rust runs `cargo bench -p forge-replay-wire --bench assemble` from the repository root and
 // reads its JSON summary line; --rust-json reads such a line from a file. Either way the table gets
 // a Rust column and the speed-up: pi-ai CPU time / Rust CPU time per request (CPU time, because the
-// machine may be shared; wall-clock mean and median are reported too).
+// machine may be shared; wall-clock mean and median are reported too). It also gets the Rust
+// "write floor" (the least time writing that API's finished body from a value tree takes) and the
+// "ceiling": pi-ai CPU / write floor, the greatest speed-up a builder over a value-tree transcript
+// could reach, since it must at least write those bytes.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -121,9 +124,16 @@ function readRust() {
 		process.exit(1);
 	}
 	// {"rust": {api: wall µs}, "rust_cpu": {api: CPU µs}} (older: {"rust": {api: {cpu_us, wall_us}}}).
+	// Newer lines add "floor_cpu": {api: {write_tree, serde_json, memcpy, body_bytes}}: the least
+	// time writing that API's finished body from a value tree takes (best of 20 batches).
 	const summary = JSON.parse(line);
 	if (summary.rust_cpu) {
-		return Object.fromEntries(Object.entries(summary.rust_cpu).map(([api, cpu]) => [api, { cpu_us: cpu, wall_us: summary.rust?.[api] }]));
+		return Object.fromEntries(
+			Object.entries(summary.rust_cpu).map(([api, cpu]) => [
+				api,
+				{ cpu_us: cpu, wall_us: summary.rust?.[api], ...(summary.floor_cpu?.[api] ? { floor: summary.floor_cpu[api] } : {}) },
+			]),
+		);
 	}
 	return summary.rust;
 }
@@ -179,24 +189,32 @@ const report = {
 	versions: await packageVersions(),
 	// Per API: CPU µs per request (the figure compared), and wall-clock mean and median.
 	piAi: Object.fromEntries(rows.map((api) => [api, { cpu_us: results[api].cpu, wall_us: results[api].mean, wall_p50_us: results[api].p50 }])),
-	...(rust ? { rust, speedup: {} } : {}),
+	...(rust ? { rust, speedup: {}, ceiling: {} } : {}),
 };
 if (rust) {
 	for (const api of rows) {
 		const r = rustCpu(rust[api]);
 		if (r !== undefined && r > 0) report.speedup[api] = Math.round((results[api].cpu / r) * 10) / 10;
+		// The greatest speed-up any builder over a value-tree transcript could show: pi-ai's time
+		// over the time just writing the finished body's bytes from a tree takes in Rust.
+		const w = rust[api]?.floor?.write_tree;
+		if (w > 0) report.ceiling[api] = Math.round((results[api].cpu / w) * 10) / 10;
 	}
 }
 
 if (asJson) {
 	process.stdout.write(`${JSON.stringify(report)}\n`);
 } else {
-	const head = `${"api (µs per request)".padEnd(26)} ${"pi-ai CPU".padStart(10)} ${"wall p50".padStart(9)}${rust ? ` ${"rust CPU".padStart(10)} ${"speed-up".padStart(9)}` : ""}`;
+	const head = `${"api (µs per request)".padEnd(26)} ${"pi-ai CPU".padStart(10)} ${"wall p50".padStart(9)}${rust ? ` ${"rust CPU".padStart(10)} ${"speed-up".padStart(9)} ${"write floor".padStart(11)} ${"ceiling".padStart(8)}` : ""}`;
 	console.log(head);
 	console.log("-".repeat(head.length));
 	for (const api of rows) {
 		const r = rust ? rustCpu(rust[api]) : undefined;
-		const cols = rust ? ` ${(r !== undefined ? r.toFixed(1) : "-").padStart(10)} ${(report.speedup[api] !== undefined ? `${report.speedup[api]}×` : "-").padStart(9)}` : "";
+		const w = rust?.[api]?.floor?.write_tree;
+		const cols = rust
+			? ` ${(r !== undefined ? r.toFixed(1) : "-").padStart(10)} ${(report.speedup[api] !== undefined ? `${report.speedup[api]}×` : "-").padStart(9)}` +
+				` ${(w !== undefined ? w.toFixed(1) : "-").padStart(11)} ${(report.ceiling[api] !== undefined ? `${report.ceiling[api]}×` : "-").padStart(8)}`
+			: "";
 		console.log(`${api.padEnd(26)} ${results[api].cpu.toFixed(1).padStart(10)} ${results[api].p50.toFixed(1).padStart(9)}${cols}`);
 	}
 	console.log(JSON.stringify(report));

@@ -113,6 +113,7 @@ fn main() {
     let catalog = Catalog::builtin();
     let mut summary = serde_json::Map::new();
     let mut summary_cpu = serde_json::Map::new();
+    let mut floors = serde_json::Map::new();
     let only = std::env::var("WIRE_BENCH_ONLY").ok();
     for (api, provider, id) in MODELS {
         if only.as_deref().is_some_and(|o| o != api) {
@@ -192,9 +193,57 @@ fn main() {
         );
         summary.insert(api.to_string(), json!((per * 10.0).round() / 10.0));
         summary_cpu.insert(api.to_string(), json!((cpu * 10.0).round() / 10.0));
+
+        // Floors: what producing these body bytes costs at the least, whatever the builder.
+        let a = assemble_case(&case, catalog).expect("assembles");
+        let body_text = a
+            .wire
+            .as_ref()
+            .map_or_else(|| stringify(&a.payload), |w| w.body_text.clone());
+        let body_value = forge_replay_model::json::parse(&body_text).expect("body is JSON");
+        // Best of 20 batches, wall clock: a floor should not carry the machine's other load
+        // (thread CPU time is too coarse here: it advances in scheduler ticks).
+        let floor = |f: &mut dyn FnMut() -> usize| {
+            let batch = (iters / 20).max(10);
+            for _ in 0..batch {
+                black_box(f());
+            }
+            (0..20)
+                .map(|_| {
+                    let start = Instant::now();
+                    for _ in 0..batch {
+                        black_box(f());
+                    }
+                    start.elapsed().as_secs_f64() * 1e6 / batch as f64
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        // Writing the finished body as JSON text from a tree of values (no building, no
+        // transform): the least a builder over the in-memory transcript must do.
+        let write = floor(&mut || stringify(black_box(&body_value)).len());
+        // serde_json's own writer on the same tree (no JavaScript number/escape rules).
+        let serde = floor(&mut || {
+            serde_json::to_vec(black_box(&body_value))
+                .map(|v| v.len())
+                .unwrap_or(0)
+        });
+        // Copying the finished bytes into a fresh buffer.
+        let copy = floor(&mut || black_box(body_text.as_bytes()).to_vec().len());
+        println!(
+            "{:<26} floors: write tree {write:>7.1} µs, serde_json {serde:>7.1} µs, memcpy {copy:>6.1} µs",
+            ""
+        );
+        let round = |x: f64| json!((x * 10.0).round() / 10.0);
+        floors.insert(
+            api.to_string(),
+            json!({"write_tree": round(write), "serde_json": round(serde), "memcpy": round(copy),
+                   "body_bytes": body_text.len()}),
+        );
     }
     // `rust`: wall-clock µs per request (what tools/pi-oracle/bench-wire.mjs compares);
-    // `rust_cpu`: this thread's CPU µs per request.
-    let line = json!({"unit": "us_per_request", "messages": 200, "rust": summary, "rust_cpu": summary_cpu});
+    // `rust_cpu`: this thread's CPU µs per request; `floor_cpu`: CPU µs to write the same body
+    // from a finished value tree, with serde_json, and to copy its bytes.
+    let line = json!({"unit": "us_per_request", "messages": 200, "rust": summary, "rust_cpu": summary_cpu,
+                      "floor_cpu": floors});
     println!("{}", stringify(&line));
 }
