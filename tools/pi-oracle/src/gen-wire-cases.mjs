@@ -4,6 +4,7 @@
 // Usage (from tools/pi-oracle, Node 22 first on PATH):
 //   node src/gen-wire-cases.mjs --out ../../fixtures/wire [--check] [--only SUBSTR] [--jobs N]
 //   node src/gen-wire-cases.mjs --matrix --out /tmp/wire-matrix   (ad-hoc: scenarios × many models)
+//   node src/gen-wire-cases.mjs --malformed --out /tmp/wire-malformed   (ad-hoc: malformed contexts × the ten APIs)
 //
 // For every case in src/wire-cases.mjs it writes
 //   <out>/<name>.case.json      {model, context, options, entry?, env?}
@@ -124,6 +125,7 @@ async function main() {
 	let outDir;
 	let check = false;
 	let matrix = false;
+	let malformed = false;
 	let only;
 	let jobs = 2;
 	for (let i = 0; i < args.length; i++) {
@@ -131,6 +133,7 @@ async function main() {
 		if (a === "--out") outDir = args[++i];
 		else if (a === "--check") check = true;
 		else if (a === "--matrix") matrix = true;
+		else if (a === "--malformed") malformed = true;
 		else if (a === "--only") only = args[++i];
 		else if (a === "--jobs") jobs = Number(args[++i]);
 		else {
@@ -143,8 +146,10 @@ async function main() {
 		process.exit(2);
 	}
 	outDir = resolve(outDir);
-	const { buildCases, matrixCases } = await import("./wire-cases.mjs");
-	let cases = matrix ? await matrixCases() : await buildCases();
+	const { buildCases, matrixCases, malformedCases } = await import("./wire-cases.mjs");
+	let cases = matrix ? await matrixCases() : malformed ? await malformedCases() : await buildCases();
+	// Ad-hoc runs keep whatever pi-ai does: a payload, or its refusal as the golden.
+	matrix ||= malformed;
 	const names = new Set();
 	for (const c of cases) {
 		if (names.has(c.name)) throw new Error(`duplicate case name ${c.name}`);

@@ -587,6 +587,41 @@ function scnMalformed(kind) {
 				return { systemPrompt: sp, messages: [u("hi"), a([{ type: "text", text: 5 }, text("Hello.")]), u("again", 3000)] };
 			case "thinking-number":
 				return { systemPrompt: sp, messages: [u("hi"), a([{ type: "thinking", thinking: 7 }, text("Hello.")]), u("again", 3000)] };
+			// The rest of the --malformed matrix.
+			case "tools-string":
+				return { systemPrompt: sp, tools: "read", messages: [u("hi")] };
+			case "tools-null":
+				return { systemPrompt: sp, tools: null, messages: [u("hi")] };
+			case "tools-added-number":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("hi"), mid({ toolsAdded: 5 }), u("again", 3000)] };
+			case "user-content-object":
+				return { systemPrompt: sp, messages: [u(text("obj"))] };
+			case "user-text-missing":
+				return { systemPrompt: sp, messages: [u([{ type: "text" }, text("hi")])] };
+			case "user-block-null":
+				return { systemPrompt: sp, messages: [u([text("a"), null])] };
+			case "image-no-data":
+				return { systemPrompt: sp, messages: [u([text("Look:"), { type: "image" }])] };
+			case "assistant-block-unknown-type":
+				return { systemPrompt: sp, messages: [u("hi"), a([image(), text("Hello.")]), u("again", 3000)] };
+			case "assistant-content-object":
+				return { systemPrompt: sp, messages: [u("hi"), a(text("x")), u("again", 3000)] };
+			case "assistant-text-missing":
+				return { systemPrompt: sp, messages: [u("hi"), a([{ type: "text" }, text("Hello.")]), u("again", 3000)] };
+			case "tool-result-content-number":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call(), result(5)] };
+			case "tool-result-no-call-id":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call(), { role: "toolResult", toolName: "read", content: [text("body")], isError: false, timestamp: T0 + 3000 }] };
+			case "tool-call-args-string":
+				return { systemPrompt: sp, tools: [TOOLS.read], messages: [u("Read a.txt."), call({ type: "toolCall", id: "call_1", name: "read", arguments: '{"path":"a.txt"}' }), result([text("body")])] };
+			case "system-content-number":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: 5, timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "no-role":
+				return { systemPrompt: sp, messages: [u("hi"), { content: "orphan", timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "role-number":
+				return { systemPrompt: sp, messages: [u("hi"), { role: 5, content: "x", timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "message-number":
+				return { systemPrompt: sp, messages: [u("hi"), 5] };
 			default:
 				throw new Error(`unknown malformation ${kind}`);
 		}
@@ -1081,6 +1116,68 @@ const MATRIX_MODELS = [
 
 /** `variant` (`WIRE_MATRIX_VARIANT`): "" (default), or "alt" (reasoning levels shifted by one,
  *  `cacheRetention: "long"`, temperature 0.5). */
+/**
+ * The malformed-context matrix (`gen-wire-cases.mjs --malformed`): every malformation of
+ * scnMalformed on one model per API with `streamSimple`, the converter-level ones with
+ * `stream` too, and the image-downgrade ones on models without image input. Expected to be all
+ * equal in forge-replay except `tools-string` (a case error there, not modelled).
+ */
+export async function malformedCases() {
+	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const vision = [
+		{ provider: "anthropic", id: "claude-opus-4-8" },
+		{ provider: "openai", id: "gpt-5.5" },
+		{ provider: "azure-openai-responses", id: "gpt-5.5" },
+		{ provider: "openai-codex", id: "gpt-5.5" },
+		{ provider: "moonshotai", id: "kimi-k3" },
+		{ provider: "mistral", id: "mistral-large-latest" },
+		{ provider: "google", id: "gemini-2.5-pro" },
+		{ provider: "google-vertex", id: "gemini-2.5-flash" },
+		{ provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" },
+		{ provider: "radius", id: "balanced" },
+	];
+	const textOnly = [
+		{ provider: "fireworks", id: "accounts/fireworks/models/deepseek-v4-pro" },
+		{ provider: "openai", id: "o3-mini" },
+		{ provider: "azure-openai-responses", id: "o3-mini" },
+		{ provider: "openai-codex", id: "gpt-5.3-codex-spark" },
+		{ provider: "ant-ling", id: "Ling-2.6-1T" },
+		{ provider: "mistral", id: "codestral-latest" },
+		{ provider: "amazon-bedrock", id: "amazon.nova-micro-v1:0" },
+		{ provider: "radius", id: "cheap" },
+	];
+	const simple = [
+		"tools-object", "tools-object-no-prompt", "tools-string", "tools-null", "tool-without-name", "tools-added-no-name",
+		"tools-added-object", "tools-added-number", "tool-no-parameters", "system-prompt-number", "system-prompt-null",
+		"user-block-no-type", "user-block-no-type-image", "user-block-unknown-type", "user-block-number", "user-block-null",
+		"user-text-missing", "image-no-data", "user-content-number", "user-content-object", "text-number",
+		"assistant-block-no-type", "assistant-block-unknown-type", "assistant-content-string", "assistant-content-object",
+		"assistant-text-number", "assistant-text-missing", "thinking-number", "tool-result-block-no-type",
+		"tool-result-text-number", "tool-result-content-string", "tool-result-no-call-id", "tool-call-no-id-name",
+		"tool-call-args-string", "system-content-number", "system-no-content", "sections-string", "unknown-role", "no-role",
+		"role-number", "null-message", "message-number",
+	];
+	const stream = ["user-content-number", "unknown-role", "null-message", "user-block-no-type", "user-block-null", "message-number", "tool-result-content-number", "tool-result-content-string"];
+	const noImages = ["tool-result-content-string", "user-block-no-type-image", "image-no-data", "tool-result-block-no-type"];
+	const out = [];
+	const push = (prefix, models, kinds, entry) => {
+		for (const kind of kinds) {
+			for (const model of models) {
+				const self = selfOf(model, getBuiltinModel);
+				const slug = `${model.provider}-${model.id}`.replace(/[^a-zA-Z0-9.-]+/g, "_");
+				const c = { model, context: scnMalformed(kind)(self), options: entry ? { ...S, maxTokens: 1000 } : S };
+				if (entry) c.entry = entry;
+				if (model.provider === "azure-openai-responses") c.env = { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" };
+				out.push({ name: `x-${prefix}${kind}--${slug}`, case: c, expectError: false });
+			}
+		}
+	};
+	push("", vision, simple);
+	push("stream-", vision, stream, "stream");
+	push("no-images-", textOnly, noImages);
+	return out;
+}
+
 export async function matrixCases(variant = process.env.WIRE_MATRIX_VARIANT ?? "") {
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
 	const scenarios = {
