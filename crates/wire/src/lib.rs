@@ -160,3 +160,112 @@ pub fn assemble_case(case: &Case, catalog: &Catalog) -> Result<Assembled, Assemb
     let model = catalog.resolve(&case.model)?;
     assemble(&model, &case.context, &case.options, case.entry, &case.env)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// One catalog model per API.
+    const MODELS: [(&str, &str); 10] = [
+        ("anthropic", "claude-opus-4-8"),
+        ("openai", "gpt-5.5"),
+        ("azure-openai-responses", "gpt-5.5"),
+        ("openai-codex", "gpt-5.5"),
+        ("moonshotai", "kimi-k3"),
+        ("mistral", "mistral-large-latest"),
+        ("google", "gemini-2.5-pro"),
+        ("google-vertex", "gemini-2.5-flash"),
+        ("amazon-bedrock", "anthropic.claude-opus-4-8"),
+        ("radius", "balanced"),
+    ];
+
+    fn assemble_on(provider: &str, id: &str, context: &Value, entry: Entry) -> String {
+        let model = Catalog::builtin()
+            .resolve(&ModelSpec::Catalog {
+                provider: provider.into(),
+                id: id.into(),
+                overrides: None,
+            })
+            .expect("catalog model");
+        let mut env = std::collections::BTreeMap::new();
+        env.insert("AZURE_OPENAI_RESOURCE_NAME".into(), "r".into());
+        let options = json!({"sessionId": "s", "maxTokens": 1000});
+        match assemble(
+            &model,
+            context,
+            options.as_object().expect("object"),
+            entry,
+            &Env::new(env),
+        ) {
+            Ok(_) => "sent".into(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Malformed contexts are sent or refused on every API and both entries, never a panic;
+    /// pi-messages sends them all.
+    #[test]
+    fn malformed_contexts_never_panic() {
+        let a = |content: Value| json!({"role": "assistant", "content": content, "api": "x", "provider": "y", "model": "z", "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}, "stopReason": "stop", "timestamp": 2});
+        let junk = [
+            json!(null),
+            json!(5),
+            json!("s"),
+            json!(true),
+            json!({}),
+            json!([]),
+            json!([null, 5, "x", {}, {"type": "text"}, {"type": "image"}, {"type": "toolCall"}, {"type": "thinking", "thinking": 1}]),
+        ];
+        let mut contexts = Vec::new();
+        for j in &junk {
+            contexts
+                .push(json!({"systemPrompt": "p", "messages": [{"role": "user", "content": j}]}));
+            contexts.push(json!({"systemPrompt": "p", "messages": [{"role": "user", "content": "hi"}, a(j.clone()), {"role": "user", "content": "again"}]}));
+            contexts.push(json!({"messages": [{"role": "user", "content": "hi"}, a(json!([{"type": "toolCall", "id": "c", "name": "n", "arguments": j}])), {"role": "toolResult", "toolCallId": j, "toolName": j, "content": j}]}));
+            contexts.push(json!({"messages": [{"role": "system", "content": j, "sections": j, "toolsAdded": j, "toolsRemoved": j}, {"role": "user", "content": "hi"}]}));
+            contexts.push(json!({"tools": j, "systemPrompt": j, "messages": [j, {"role": j, "content": "x"}]}));
+            contexts.push(json!({"tools": [j, {"name": j, "parameters": j}], "messages": [{"role": "user", "content": "hi"}]}));
+        }
+        for (provider, id) in MODELS {
+            for context in &contexts {
+                for entry in [Entry::StreamSimple, Entry::Stream] {
+                    let out = assemble_on(provider, id, context, entry);
+                    if provider == "radius"
+                        && !context["systemPrompt"].is_null()
+                        && !context["tools"].is_null()
+                    {
+                        assert_eq!(out, "sent", "pi-messages: {context}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_carry_v8_texts() {
+        let ctx = json!({"systemPrompt": "p", "messages": [{"role": "user", "content": 42}]});
+        assert_eq!(
+            assemble_on("anthropic", "claude-opus-4-8", &ctx, Entry::StreamSimple),
+            "pi-ai rejects this request: content is not iterable"
+        );
+        assert_eq!(
+            assemble_on("mistral", "mistral-large-latest", &ctx, Entry::Stream),
+            "pi-ai rejects this request: msg.content.some is not a function"
+        );
+        assert_eq!(
+            assemble_on("radius", "balanced", &ctx, Entry::StreamSimple),
+            "sent"
+        );
+        let ctx = json!({"systemPrompt": null, "messages": []});
+        assert_eq!(
+            assemble_on("radius", "balanced", &ctx, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of null (reading 'length')"
+        );
+        let ctx = json!({"messages": [{"role": "system", "content": "x", "toolsAdded": 1e21}]});
+        assert_eq!(
+            assemble_on("openai", "gpt-5.5", &ctx, Entry::Stream),
+            "pi-ai rejects this request: number 1e+21 is not iterable (cannot read property Symbol(Symbol.iterator))"
+        );
+    }
+}
