@@ -35,13 +35,10 @@ pub fn content_text(content: Option<&Value>, separator: &str) -> String {
     }
 }
 
-/// A JavaScript value converted with `String(v)` for joins (`undefined`/`null` join as "").
+/// A JavaScript value converted with `String(v)` for joins and template strings
+/// (`undefined`/`null` join as "", an object as `[object Object]`).
 fn text_of(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => stringify(other),
-    }
+    js::join_elem(v).into_owned()
 }
 
 /// Non-null section values of a message, in JavaScript property order.
@@ -101,8 +98,11 @@ pub fn sections_as_objects(messages: &[Value]) -> Option<Vec<Value>> {
 pub fn system_message_text(message: &Value) -> String {
     let mut parts = vec![content_text(message.field("content"), "\n")];
     for (_, v) in section_entries(message) {
-        if !v.is_null() {
-            parts.push(text_of(Some(v)));
+        // `parts.filter((part) => part.length > 0)`: only non-empty strings and arrays have a
+        // length (a number or an object section is dropped).
+        match v {
+            Value::String(_) | Value::Array(_) => parts.push(text_of(Some(v))),
+            _ => {}
         }
     }
     parts.retain(|p| !p.is_empty());

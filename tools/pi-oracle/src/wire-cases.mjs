@@ -622,6 +622,14 @@ function scnMalformed(kind) {
 				return { systemPrompt: sp, messages: [u("hi"), { role: 5, content: "x", timestamp: T0 + 1500 }, u("again", 3000)] };
 			case "message-number":
 				return { systemPrompt: sp, messages: [u("hi"), 5] };
+			case "sections-number-value":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: "Note.", sections: { x: 5, y: "Y" }, timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "sections-number":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: "Note.", sections: 5, timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "system-text-number":
+				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: [{ type: "text", text: 5 }, text("t")], timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "leading-sections-object-value":
+				return { messages: [{ role: "system", content: "Base.", sections: { a: { k: 1 }, b: "B" }, timestamp: 0 }, u("hi")] };
 			default:
 				throw new Error(`unknown malformation ${kind}`);
 		}
@@ -914,6 +922,8 @@ function table() {
 	add("malformed-codex-system-prompt-number", { provider: "openai-codex", id: "gpt-5.5" }, M("system-prompt-number"), S);
 	add("malformed-azure-sections-string", { provider: "azure-openai-responses", id: "gpt-5.5" }, M("sections-string"), S, { env: { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } });
 	add("malformed-pi-messages-null-message", { provider: "radius", id: "balanced" }, M("null-message"), S);
+	add("malformed-google-sections-number-value", { provider: "google", id: "gemini-2.5-pro" }, M("sections-number-value"), S);
+	add("malformed-completions-leading-sections-object-value", { provider: "moonshotai", id: "kimi-k3" }, M("leading-sections-object-value"), S);
 	// Malformed contexts pi-ai refuses: V8's TypeError text from wherever pi-ai's code trips.
 	add("refusal-malformed-anthropic-user-content-number", { provider: "anthropic", id: "claude-opus-4-8" }, M("user-content-number"), S, { expectError: true });
 	add("refusal-malformed-mistral-user-content-number-stream", { provider: "mistral", id: "mistral-large-latest" }, M("user-content-number"), { ...S, maxTokens: 1000 }, { entry: "stream", expectError: true });
@@ -1155,7 +1165,8 @@ export async function malformedCases() {
 		"assistant-text-number", "assistant-text-missing", "thinking-number", "tool-result-block-no-type",
 		"tool-result-text-number", "tool-result-content-string", "tool-result-no-call-id", "tool-call-no-id-name",
 		"tool-call-args-string", "system-content-number", "system-no-content", "sections-string", "unknown-role", "no-role",
-		"role-number", "null-message", "message-number",
+		"role-number", "null-message", "message-number", "sections-number-value", "sections-number", "system-text-number",
+		"leading-sections-object-value",
 	];
 	const stream = ["user-content-number", "unknown-role", "null-message", "user-block-no-type", "user-block-null", "message-number", "tool-result-content-number", "tool-result-content-string"];
 	const noImages = ["tool-result-content-string", "user-block-no-type-image", "image-no-data", "tool-result-block-no-type"];
