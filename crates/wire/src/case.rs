@@ -177,53 +177,27 @@ fn parse_model(v: &Value) -> Result<ModelSpec, CaseError> {
     })
 }
 
-/// A non-empty string where pi-ai expects a tool list: pi-ai iterates it character by
-/// character (every character a nameless "tool"), which forge-replay does not model.
-fn not_a_string_tool_list(v: Option<&Value>, path: &str) -> Result<(), CaseError> {
-    match v {
-        Some(Value::String(s)) if !s.is_empty() => Err(err(
-            path,
-            "must be an array of tools, found a string (pi-ai would iterate its characters as \
-             tools; not supported)",
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Checks a pi-ai context: only the shapes pi-ai cannot turn into a request at all.
 ///
 /// pi-ai does not validate contexts: a malformed one is either sent as it is (an untyped block
 /// becomes an image, a `tools` object is ignored, …) or fails inside pi-ai with a JavaScript
 /// `TypeError`, which forge-replay reproduces as a refusal with the same text (see
 /// `docs/wire.md`, "Malformed contexts"). What is checked here is what fails before any API code
-/// runs (`normalizeContext` spreading `messages`) or what forge-replay does not model: a context
-/// that is not an object, `messages` that is not an array, and a non-empty string as a tool
-/// list.
+/// runs (`normalizeContext` spreading `messages`): a context that is not an object and
+/// `messages` that is not an array.
 pub fn check_context(context: &Value) -> Result<(), CaseError> {
     let ctx = expect_obj(context, "$.context")?;
-    let messages = match ctx.field("messages") {
-        Some(Value::Array(a)) => a,
-        Some(v) => {
-            return Err(err(
-                "$.context.messages",
-                format!("must be an array, found {}", type_name(v)),
-            ))
-        }
-        None => return Err(err("$.context.messages", "is required (an array)")),
-    };
-    not_a_string_tool_list(ctx.field("tools"), "$.context.tools")?;
-    for (i, m) in messages.iter().enumerate() {
-        let path = format!("$.context.messages[{i}]");
-        // A message that is not an object has no role: pi-ai's token estimate then finds its
-        // `content` not iterable (a `null` message fails on `role`).
-        let Value::Object(o) = m else { continue };
-        if o.field("role").and_then(Value::as_str) == Some("system") {
-            for key in ["toolsAdded", "toolsRemoved"] {
-                not_a_string_tool_list(o.field(key), &format!("{path}.{key}"))?;
-            }
-        }
+    // Every message shape is pi-ai's to accept or refuse (a message that is not an object has
+    // no role: the token estimate finds its `content` not iterable; a `null` one fails on
+    // `role`).
+    match ctx.field("messages") {
+        Some(Value::Array(_)) => Ok(()),
+        Some(v) => Err(err(
+            "$.context.messages",
+            format!("must be an array, found {}", type_name(v)),
+        )),
+        None => Err(err("$.context.messages", "is required (an array)")),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -232,8 +206,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_json_path() {
-        let e = Case::parse(r#"{"model":{"provider":"anthropic","id":"x"},"context":{"messages":[{"role":"system","content":"a","toolsAdded":"read"}]}}"#).unwrap_err();
-        assert_eq!(e.path, "$.context.messages[0].toolsAdded");
+        let e =
+            Case::parse(r#"{"model":{"provider":"anthropic","id":"x"},"context":[]}"#).unwrap_err();
+        assert_eq!(e.path, "$.context");
         let e = Case::parse(r#"{"model":{"provider":"anthropic"}}"#).unwrap_err();
         assert_eq!(e.path, "$.model.id");
         let e = Case::parse(r#"{"model":{"provider":"a","id":"b"},"entry":"go"}"#).unwrap_err();

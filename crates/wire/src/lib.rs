@@ -109,7 +109,8 @@ pub fn assemble(
     };
     // `Object.entries(sections)` of a string or an array: its indices are the section names.
     // (pi-messages sends the transcript as it is.)
-    let rewritten;
+    // A string tool list iterates as characters. (pi-messages sends the transcript as it is.)
+    let (rewritten, rewritten_tools);
     let messages: &[Value] = match (api != Api::PiMessages)
         .then(|| transcript::sections_as_objects(messages))
         .flatten()
@@ -117,6 +118,16 @@ pub fn assemble(
         Some(m) => {
             rewritten = m;
             &rewritten
+        }
+        None => messages,
+    };
+    let messages: &[Value] = match (api != Api::PiMessages)
+        .then(|| transcript::string_tool_lists_as_arrays(messages))
+        .flatten()
+    {
+        Some(m) => {
+            rewritten_tools = m;
+            &rewritten_tools
         }
         None => messages,
     };

@@ -142,9 +142,16 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
             if let Some(e) = crate::transcript::content_text_error(message.field("content")) {
                 return Err(e);
             }
+            // A string tool list counts as the string it was (see
+            // `transcript::string_tool_lists_as_arrays`).
+            let list = |k: &str| {
+                message
+                    .field(&format!("{k}{}", crate::transcript::TOOL_LIST_TEXT_SUFFIX))
+                    .or_else(|| message.field(k))
+            };
             Ok(text_tokens(utf16_len(&system_message_text(message)))
-                + tools_tokens(message.field("toolsAdded"))
-                + tools_tokens(message.field("toolsRemoved")))
+                + tools_tokens(list("toolsAdded"))
+                + tools_tokens(list("toolsRemoved")))
         }
         Some("user") | Some("toolResult") => {
             Ok((text_and_image_chars(message.field("content"))? / CHARS_PER_TOKEN).ceil())

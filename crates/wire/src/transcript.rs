@@ -49,6 +49,45 @@ fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
     }
 }
 
+/// The key under which [`string_tool_lists_as_arrays`] keeps a string tool list's text for the
+/// token estimate (which stringifies the list as it was).
+pub const TOOL_LIST_TEXT_SUFFIX: &str = "\u{0}text";
+
+/// The transcript with every system message's string `toolsAdded`/`toolsRemoved` replaced by
+/// what `for (const tool of list)` iterates: one string per code point (each a "tool" without a
+/// name), or `None` when no message has one. The original string stays under
+/// `<key>` + [`TOOL_LIST_TEXT_SUFFIX`] for the token estimate.
+pub fn string_tool_lists_as_arrays(messages: &[Value]) -> Option<Vec<Value>> {
+    const KEYS: [&str; 2] = ["toolsAdded", "toolsRemoved"];
+    let odd = |m: &Value| {
+        is_system(m)
+            && KEYS
+                .iter()
+                .any(|k| m.field(k).is_some_and(Value::is_string))
+    };
+    if !messages.iter().any(odd) {
+        return None;
+    }
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                let mut out = m.clone();
+                if let (true, Value::Object(o)) = (odd(m), &mut out) {
+                    for k in KEYS {
+                        if let Some(Value::String(s)) = o.get(k).cloned() {
+                            let chars = s.chars().map(|c| Value::String(c.to_string())).collect();
+                            o.insert(k.into(), Value::Array(chars));
+                            o.insert(format!("{k}{TOOL_LIST_TEXT_SUFFIX}"), Value::String(s));
+                        }
+                    }
+                }
+                out
+            })
+            .collect(),
+    )
+}
+
 /// The transcript with every system message's string or array `sections` replaced by the object
 /// `Object.entries` sees (`"ab"` → `{"0": "a", "1": "b"}`, one entry per UTF-16 unit), or `None`
 /// when no message has such sections.
@@ -359,6 +398,12 @@ pub fn has_tool_redefinitions<M: Borrow<Value>>(messages: &[M]) -> bool {
         for t in js::arr(m, "toolsAdded") {
             let name = tool_key(t);
             if let Some(prev) = declared.get(&name) {
+                // toToolDeclaration's `JSON.parse(JSON.stringify(tool.parameters))` throws on
+                // a tool without parameters.
+                if prev.field("parameters").is_none() || t.field("parameters").is_none() {
+                    js::fault(|| "\"undefined\" is not valid JSON".into());
+                    return true;
+                }
                 if !declarations_equal(prev, t) {
                     return true;
                 }
@@ -471,10 +516,17 @@ pub fn needs_initial_message(context: &Value) -> bool {
         .field("systemPrompt")
         .and_then(Value::as_str)
         .is_some_and(|s| !s.is_empty())
-        || context
-            .field("tools")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
+        || has_length(context.field("tools"))
+}
+
+/// `value !== undefined && value.length > 0` for a tool list: a non-empty array or string (a
+/// string is iterated character by character later).
+fn has_length(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::String(s)) => !s.is_empty(),
+        _ => false,
+    }
 }
 
 /// pi-ai's `normalizeContext(context)`: folds `systemPrompt` and `tools` into a leading system
@@ -500,9 +552,7 @@ pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {
         .and_then(Value::as_str)
         .is_some_and(|s| !s.is_empty());
     let tools = ctx.field("tools").filter(|v| !v.is_null());
-    let has_tools = tools
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty());
+    let has_tools = has_length(tools);
     let mut out = Vec::with_capacity(messages.len() + 1);
     if has_prompt || has_tools {
         let mut m = Map::new();

@@ -628,6 +628,8 @@ function scnMalformed(kind) {
 				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: "Note.", sections: 5, timestamp: T0 + 1500 }, u("again", 3000)] };
 			case "system-text-number":
 				return { systemPrompt: sp, messages: [u("hi"), { role: "system", content: [{ type: "text", text: 5 }, text("t")], timestamp: T0 + 1500 }, u("again", 3000)] };
+			case "tool-redeclared-no-parameters":
+				return { systemPrompt: sp, tools: [TOOLS.read, { name: "ping", description: "Ping" }], messages: [u("hi"), mid({ toolsAdded: [{ name: "ping", description: "Ping again" }] }), u("again", 3000)] };
 			case "leading-sections-object-value":
 				return { messages: [{ role: "system", content: "Base.", sections: { a: { k: 1 }, b: "B" }, timestamp: 0 }, u("hi")] };
 			default:
@@ -924,6 +926,10 @@ function table() {
 	add("malformed-pi-messages-null-message", { provider: "radius", id: "balanced" }, M("null-message"), S);
 	add("malformed-google-sections-number-value", { provider: "google", id: "gemini-2.5-pro" }, M("sections-number-value"), S);
 	add("malformed-completions-leading-sections-object-value", { provider: "moonshotai", id: "kimi-k3" }, M("leading-sections-object-value"), S);
+	add("malformed-responses-tools-string", { provider: "openai", id: "gpt-5.5" }, M("tools-string"), S);
+	add("malformed-bedrock-tools-string", { provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" }, M("tools-string"), S);
+	add("refusal-malformed-anthropic-tools-string", { provider: "anthropic", id: "claude-opus-4-8" }, M("tools-string"), S, { expectError: true });
+	add("refusal-malformed-anthropic-tool-redeclared-no-parameters", { provider: "anthropic", id: "claude-opus-4-8" }, M("tool-redeclared-no-parameters"), S, { expectError: true });
 	// Malformed contexts pi-ai refuses: V8's TypeError text from wherever pi-ai's code trips.
 	add("refusal-malformed-anthropic-user-content-number", { provider: "anthropic", id: "claude-opus-4-8" }, M("user-content-number"), S, { expectError: true });
 	add("refusal-malformed-mistral-user-content-number-stream", { provider: "mistral", id: "mistral-large-latest" }, M("user-content-number"), { ...S, maxTokens: 1000 }, { entry: "stream", expectError: true });
@@ -1166,7 +1172,7 @@ export async function malformedCases() {
 		"tool-result-text-number", "tool-result-content-string", "tool-result-no-call-id", "tool-call-no-id-name",
 		"tool-call-args-string", "system-content-number", "system-no-content", "sections-string", "unknown-role", "no-role",
 		"role-number", "null-message", "message-number", "sections-number-value", "sections-number", "system-text-number",
-		"leading-sections-object-value",
+		"leading-sections-object-value", "tool-redeclared-no-parameters",
 	];
 	const stream = ["user-content-number", "unknown-role", "null-message", "user-block-no-type", "user-block-null", "message-number", "tool-result-content-number", "tool-result-content-string"];
 	const noImages = ["tool-result-content-string", "user-block-no-type-image", "image-no-data", "tool-result-block-no-type"];
