@@ -218,17 +218,27 @@ fn main() {
                 })
                 .fold(f64::INFINITY, f64::min)
         };
+        // Each floor writes into one reused buffer, so no allocation or page fault is counted.
+        let mut text = String::with_capacity(body_text.len() * 2);
+        let mut bytes = Vec::with_capacity(body_text.len() * 2);
         // Writing the finished body as JSON text from a tree of values (no building, no
         // transform): the least a builder over the in-memory transcript must do.
-        let write = floor(&mut || stringify(black_box(&body_value)).len());
+        let write = floor(&mut || {
+            text.clear();
+            forge_replay_model::json::write_compact(&mut text, black_box(&body_value));
+            text.len()
+        });
         // serde_json's own writer on the same tree (no JavaScript number/escape rules).
         let serde = floor(&mut || {
-            serde_json::to_vec(black_box(&body_value))
-                .map(|v| v.len())
-                .unwrap_or(0)
+            bytes.clear();
+            serde_json::to_writer(&mut bytes, black_box(&body_value)).map_or(0, |()| bytes.len())
         });
-        // Copying the finished bytes into a fresh buffer.
-        let copy = floor(&mut || black_box(body_text.as_bytes()).to_vec().len());
+        // Copying the finished bytes.
+        let copy = floor(&mut || {
+            bytes.clear();
+            bytes.extend_from_slice(black_box(body_text.as_bytes()));
+            bytes.len()
+        });
         println!(
             "{:<26} floors: write tree {write:>7.1} µs, serde_json {serde:>7.1} µs, memcpy {copy:>6.1} µs",
             ""
