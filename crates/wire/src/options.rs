@@ -83,9 +83,12 @@ fn read_error(v: Option<&Value>, prop: &str) -> Option<String> {
 
 /// `value.length` as a number in arithmetic: a string's UTF-16 length, an array's length, else
 /// `undefined` (NaN once added); reading it on `undefined`/`null` is V8's `TypeError`.
-fn js_length(v: Option<&Value>) -> Result<f64, String> {
+fn js_length<const COUNT: bool>(v: Option<&Value>) -> Result<f64, String> {
     if let Some(e) = read_error(v, "length") {
         return Err(e);
+    }
+    if !COUNT {
+        return Ok(0.0);
     }
     Ok(match v {
         Some(Value::String(s)) => utf16_len(s) as f64,
@@ -96,9 +99,9 @@ fn js_length(v: Option<&Value>) -> Result<f64, String> {
 }
 
 /// `estimateTextAndImageContentChars(content)`.
-fn text_and_image_chars(content: Option<&Value>) -> Result<f64, String> {
+fn text_and_image_chars<const COUNT: bool>(content: Option<&Value>) -> Result<f64, String> {
     match content {
-        Some(Value::String(s)) => Ok(utf16_len(s) as f64),
+        Some(Value::String(s)) => Ok(if COUNT { utf16_len(s) as f64 } else { 0.0 }),
         // `for (const block of content)`; blocks are objects (checked when a case is parsed).
         Some(Value::Array(blocks)) => {
             let mut chars = 0.0;
@@ -107,7 +110,7 @@ fn text_and_image_chars(content: Option<&Value>) -> Result<f64, String> {
                     return Err("Cannot read properties of null (reading 'type')".into());
                 }
                 chars += if b.field("type").and_then(Value::as_str) == Some("text") {
-                    js_length(b.field("text"))?
+                    js_length::<COUNT>(b.field("text"))?
                 } else {
                     ESTIMATED_IMAGE_CHARS
                 };
@@ -132,8 +135,9 @@ fn tools_tokens(tools: Option<&Value>) -> f64 {
 }
 
 /// `estimateMessageTokens(message)`, with JavaScript's arithmetic (a non-string text adds NaN)
-/// and V8's `TypeError` where pi-ai's code throws.
-fn message_tokens(message: &Value) -> Result<f64, String> {
+/// and V8's `TypeError` where pi-ai's code throws. `COUNT = false` only looks for the error
+/// (what [`estimate_type_error`] needs) and counts nothing.
+fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
     if message.is_null() {
         return Err("Cannot read properties of null (reading 'role')".into());
     }
@@ -149,12 +153,15 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
                     .field(&format!("{k}{}", crate::transcript::TOOL_LIST_TEXT_SUFFIX))
                     .or_else(|| message.field(k))
             };
+            if !COUNT {
+                return Ok(0.0);
+            }
             Ok(text_tokens(utf16_len(&system_message_text(message)))
                 + tools_tokens(list("toolsAdded"))
                 + tools_tokens(list("toolsRemoved")))
         }
         Some("user") | Some("toolResult") => {
-            Ok((text_and_image_chars(message.field("content"))? / CHARS_PER_TOKEN).ceil())
+            Ok((text_and_image_chars::<COUNT>(message.field("content"))? / CHARS_PER_TOKEN).ceil())
         }
         _ => {
             let mut chars = 0.0;
@@ -165,10 +172,13 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
                             return Err("Cannot read properties of null (reading 'type')".into());
                         }
                         match b.field("type").and_then(Value::as_str) {
-                            Some("text") => chars += js_length(b.field("text"))?,
-                            Some("thinking") => chars += js_length(b.field("thinking"))?,
+                            Some("text") => chars += js_length::<COUNT>(b.field("text"))?,
+                            Some("thinking") => chars += js_length::<COUNT>(b.field("thinking"))?,
                             _ => {
-                                chars += js_length(b.field("name"))?;
+                                chars += js_length::<COUNT>(b.field("name"))?;
+                                if !COUNT {
+                                    continue;
+                                }
                                 // safeJsonStringify: undefined → "undefined"
                                 chars += match b.field("arguments") {
                                     None => "undefined".len() as f64,
@@ -193,11 +203,11 @@ fn message_tokens(message: &Value) -> Result<f64, String> {
 
 /// `estimateMessageTokens(message)` (NaN where pi-ai's arithmetic is NaN; 0 where it throws).
 pub fn estimate_message_tokens(message: &Value) -> f64 {
-    message_tokens(message).unwrap_or(0.0)
+    message_tokens::<true>(message).unwrap_or(0.0)
 }
 
 /// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
-fn context_tokens(messages: &[Value]) -> Result<f64, String> {
+fn context_tokens<const COUNT: bool>(messages: &[Value]) -> Result<f64, String> {
     let mut latest_prefix = f64::NEG_INFINITY;
     let mut usage_info: Option<(f64, usize)> = None;
     for (i, m) in messages.iter().enumerate() {
@@ -232,14 +242,14 @@ fn context_tokens(messages: &[Value]) -> Result<f64, String> {
     };
     let mut total = base;
     for m in rest {
-        total += message_tokens(m)?;
+        total += message_tokens::<COUNT>(m)?;
     }
     Ok(total)
 }
 
 /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
 pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
-    context_tokens(messages).unwrap_or(f64::NAN)
+    context_tokens::<true>(messages).unwrap_or(f64::NAN)
 }
 
 /// The `TypeError` pi-ai's `estimateContextTokens` throws, if any: a `null` message, an
@@ -249,7 +259,7 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
 /// string content. `streamSimple` of every API except pi-messages runs this estimate, so pi-ai
 /// refuses such a context with V8's message.
 pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
-    context_tokens(messages).err()
+    context_tokens::<false>(messages).err()
 }
 
 /// `clampMaxTokensToContext(model, context, maxTokens)`.

@@ -61,35 +61,40 @@ pub fn is_same_model(msg: &Value, model: &Model) -> bool {
 /// `content.flatMap` on an assistant message whose content is a string, number or object, and
 /// `block.thinking.trim()` on a non-string thinking it would convert or keep.
 pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
+    const NULL_BLOCK: &str = "Cannot read properties of null (reading 'type')";
     for m in messages {
         let role = m.field("role").and_then(Value::as_str);
-        // `block.type` of a `null` block: the image downgrade, the converters, contentText.
-        if matches!(role, Some("system" | "user" | "assistant" | "toolResult"))
-            && js::arr(m, "content").iter().any(Value::is_null)
-        {
-            return Some("Cannot read properties of null (reading 'type')".into());
-        }
-        if role != Some("assistant") {
-            continue;
-        }
-        let blocks = match m.field("content") {
-            None | Some(Value::Null) => continue,
-            Some(Value::Array(b)) => b,
-            Some(_) => return Some("assistantMsg.content.flatMap is not a function".into()),
+        let blocks = match (role, m.field("content")) {
+            (Some("assistant"), None | Some(Value::Null)) => continue,
+            (Some("assistant"), Some(Value::Array(b))) => b,
+            (Some("assistant"), Some(_)) => {
+                return Some("assistantMsg.content.flatMap is not a function".into())
+            }
+            // `block.type` of a `null` block: the image downgrade, the converters, contentText.
+            (Some("system" | "user" | "toolResult"), Some(Value::Array(b))) => {
+                if b.iter().any(Value::is_null) {
+                    return Some(NULL_BLOCK.into());
+                }
+                continue;
+            }
+            _ => continue,
         };
-        let same = is_same_model(m, model);
         for b in blocks {
-            if b.field("type").and_then(Value::as_str) != Some("thinking")
+            if b.is_null() {
+                return Some(NULL_BLOCK.into());
+            }
+            // `!block.thinking || block.thinking.trim() === ""`, unless the block is kept as it
+            // is first (redacted, or same-model with a signature).
+            let thinking = b.field("thinking");
+            if !js::truthy(thinking)
+                || thinking.is_some_and(Value::is_string)
+                || b.field("type").and_then(Value::as_str) != Some("thinking")
                 || js::truthy(b.field("redacted"))
-                || (same && js::truthy(b.field("thinkingSignature")))
+                || (js::truthy(b.field("thinkingSignature")) && is_same_model(m, model))
             {
                 continue;
             }
-            // `!block.thinking || block.thinking.trim() === ""`
-            let thinking = b.field("thinking");
-            if js::truthy(thinking) && !thinking.is_some_and(Value::is_string) {
-                return Some("block.thinking.trim is not a function".into());
-            }
+            return Some("block.thinking.trim is not a function".into());
         }
     }
     None
