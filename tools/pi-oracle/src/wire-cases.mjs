@@ -1136,7 +1136,7 @@ const MATRIX_MODELS = [
  * The malformed-context matrix (`gen-wire-cases.mjs --malformed`): every malformation of
  * scnMalformed on one model per API with `streamSimple`, the converter-level ones with
  * `stream` too, and the image-downgrade ones on models without image input. Expected to be all
- * equal in forge-replay except `tools-string` (a case error there, not modelled).
+ * equal in forge-replay (582 on 2026-11-30).
  */
 export async function malformedCases() {
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
