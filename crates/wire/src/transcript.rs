@@ -53,6 +53,30 @@ fn section_entries(message: &Value) -> Vec<(&String, &Value)> {
 /// token estimate (which stringifies the list as it was).
 pub const TOOL_LIST_TEXT_SUFFIX: &str = "\u{0}text";
 
+/// The transcript with the messages `odd` picks rewritten by `fix` (given the message's object),
+/// or `None` when it picks none, so the usual well-formed transcript is not copied.
+fn rewrite_messages(
+    messages: &[Value],
+    odd: impl Fn(&Value) -> bool,
+    fix: impl Fn(&mut Map<String, Value>),
+) -> Option<Vec<Value>> {
+    if !messages.iter().any(&odd) {
+        return None;
+    }
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                let mut out = m.clone();
+                if let (true, Value::Object(o)) = (odd(m), &mut out) {
+                    fix(o);
+                }
+                out
+            })
+            .collect(),
+    )
+}
+
 /// The transcript with every system message's string `toolsAdded`/`toolsRemoved` replaced by
 /// what `for (const tool of list)` iterates: one string per code point (each a "tool" without a
 /// name), or `None` when no message has one. The original string stays under
@@ -65,27 +89,15 @@ pub fn string_tool_lists_as_arrays(messages: &[Value]) -> Option<Vec<Value>> {
                 .iter()
                 .any(|k| m.field(k).is_some_and(Value::is_string))
     };
-    if !messages.iter().any(odd) {
-        return None;
-    }
-    Some(
-        messages
-            .iter()
-            .map(|m| {
-                let mut out = m.clone();
-                if let (true, Value::Object(o)) = (odd(m), &mut out) {
-                    for k in KEYS {
-                        if let Some(Value::String(s)) = o.get(k).cloned() {
-                            let chars = s.chars().map(|c| Value::String(c.to_string())).collect();
-                            o.insert(k.into(), Value::Array(chars));
-                            o.insert(format!("{k}{TOOL_LIST_TEXT_SUFFIX}"), Value::String(s));
-                        }
-                    }
-                }
-                out
-            })
-            .collect(),
-    )
+    rewrite_messages(messages, odd, |o| {
+        for k in KEYS {
+            if let Some(Value::String(s)) = o.get(k).cloned() {
+                let chars = s.chars().map(|c| Value::String(c.to_string())).collect();
+                o.insert(k.into(), Value::Array(chars));
+                o.insert(format!("{k}{TOOL_LIST_TEXT_SUFFIX}"), Value::String(s));
+            }
+        }
+    })
 }
 
 /// The transcript with every system message's string or array `sections` replaced by the object
@@ -99,37 +111,22 @@ pub fn sections_as_objects(messages: &[Value]) -> Option<Vec<Value>> {
                 Some(Value::String(_) | Value::Array(_))
             )
     };
-    if !messages.iter().any(odd) {
-        return None;
-    }
-    Some(
-        messages
-            .iter()
-            .map(|m| {
-                if !odd(m) {
-                    return m.clone();
-                }
-                let entries: Map<String, Value> = match m.field("sections") {
-                    Some(Value::String(s)) => js::utf16_units(s)
-                        .iter()
-                        .enumerate()
-                        .map(|(i, u)| (i.to_string(), js::s(js::from_utf16_lossless(&[*u]))))
-                        .collect(),
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| (i.to_string(), v.clone()))
-                        .collect(),
-                    _ => Map::new(),
-                };
-                let mut out = m.clone();
-                if let Value::Object(o) = &mut out {
-                    o.insert("sections".into(), Value::Object(entries));
-                }
-                out
-            })
-            .collect(),
-    )
+    rewrite_messages(messages, odd, |o| {
+        let entries: Map<String, Value> = match o.get("sections") {
+            Some(Value::String(s)) => js::utf16_units(s)
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (i.to_string(), js::s(js::from_utf16_lossless(&[*u]))))
+                .collect(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v.clone()))
+                .collect(),
+            _ => Map::new(),
+        };
+        o.insert("sections".into(), Value::Object(entries));
+    })
 }
 
 /// `getSystemMessageText(message)`: content, then non-null sections, empty parts dropped,
