@@ -107,30 +107,19 @@ pub fn assemble(
             }
         }
     };
-    // `Object.entries(sections)` of a string or an array: its indices are the section names.
-    // (pi-messages sends the transcript as it is.)
-    // A string tool list iterates as characters. (pi-messages sends the transcript as it is.)
-    let (rewritten, rewritten_tools);
-    let messages: &[Value] = match (api != Api::PiMessages)
-        .then(|| transcript::sections_as_objects(messages))
-        .flatten()
-    {
-        Some(m) => {
-            rewritten = m;
-            &rewritten
+    // pi-messages sends the transcript as it is. The other APIs see `Object.entries(sections)` of
+    // a string or an array section (its indices become section names) and iterate a string tool
+    // list as characters.
+    let mut messages: std::borrow::Cow<[Value]> = std::borrow::Cow::Borrowed(messages);
+    if api != Api::PiMessages {
+        if let Some(m) = transcript::sections_as_objects(&messages) {
+            messages = std::borrow::Cow::Owned(m);
         }
-        None => messages,
-    };
-    let messages: &[Value] = match (api != Api::PiMessages)
-        .then(|| transcript::string_tool_lists_as_arrays(messages))
-        .flatten()
-    {
-        Some(m) => {
-            rewritten_tools = m;
-            &rewritten_tools
+        if let Some(m) = transcript::string_tool_lists_as_arrays(&messages) {
+            messages = std::borrow::Cow::Owned(m);
         }
-        None => messages,
-    };
+    }
+    let messages: &[Value] = &messages;
     if entry == Entry::StreamSimple && api != Api::PiMessages {
         if let Some(message) = options::estimate_type_error(messages) {
             return Err(AssembleError::rejected(message));
