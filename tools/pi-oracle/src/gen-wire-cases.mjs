@@ -5,6 +5,7 @@
 //   node src/gen-wire-cases.mjs --out ../../fixtures/wire [--check] [--only SUBSTR] [--jobs N]
 //   node src/gen-wire-cases.mjs --matrix --out /tmp/wire-matrix   (ad-hoc: scenarios × many models)
 //   node src/gen-wire-cases.mjs --malformed --out /tmp/wire-malformed   (ad-hoc: malformed contexts × the ten APIs)
+//   node src/gen-wire-cases.mjs --options --out /tmp/wire-options   (ad-hoc: option sets × models × both entries)
 //
 // For every case in src/wire-cases.mjs it writes
 //   <out>/<name>.case.json      {model, context, options, entry?, env?}
@@ -126,6 +127,7 @@ async function main() {
 	let check = false;
 	let matrix = false;
 	let malformed = false;
+	let optionsSweep = false;
 	let only;
 	let jobs = 2;
 	for (let i = 0; i < args.length; i++) {
@@ -134,6 +136,7 @@ async function main() {
 		else if (a === "--check") check = true;
 		else if (a === "--matrix") matrix = true;
 		else if (a === "--malformed") malformed = true;
+		else if (a === "--options") optionsSweep = true;
 		else if (a === "--only") only = args[++i];
 		else if (a === "--jobs") jobs = Number(args[++i]);
 		else {
@@ -146,10 +149,16 @@ async function main() {
 		process.exit(2);
 	}
 	outDir = resolve(outDir);
-	const { buildCases, matrixCases, malformedCases } = await import("./wire-cases.mjs");
-	let cases = matrix ? await matrixCases() : malformed ? await malformedCases() : await buildCases();
+	const { buildCases, matrixCases, malformedCases, optionsCases } = await import("./wire-cases.mjs");
+	let cases = matrix
+		? await matrixCases()
+		: malformed
+			? await malformedCases()
+			: optionsSweep
+				? await optionsCases()
+				: await buildCases();
 	// Ad-hoc runs keep whatever pi-ai does: a payload, or its refusal as the golden.
-	matrix ||= malformed;
+	matrix ||= malformed || optionsSweep;
 	const names = new Set();
 	for (const c of cases) {
 		if (names.has(c.name)) throw new Error(`duplicate case name ${c.name}`);

@@ -1234,3 +1234,376 @@ export async function matrixCases(variant = process.env.WIRE_MATRIX_VARIANT ?? "
 	}
 	return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Options sweep (`gen-wire-cases.mjs --options`): the option space of both entries over the ten
+// APIs. Every option set runs on the same small context (systemPrompt, two tools, a signed
+// thinking block, a tool round trip); pi-ai's output (payload or refusal) is the golden.
+
+/** A short agent turn: system prompt + tools, native thinking, one tool round trip. */
+function scnOptions(self) {
+	const x = new Tx(self);
+	x.user("Read the README.");
+	x.asst([nativeThinking(self.api, "I should read it."), call(nativeId(self.api, 1), "read", { path: "README.md" })]);
+	x.result(nativeId(self.api, 1), "read", "# Project\nHello.");
+	x.user("Summarize it in one line.");
+	return { systemPrompt: "You are a helpful assistant.", tools: [TOOLS.read, TOOLS.web], messages: x.messages };
+}
+
+/** Models for the sweep: the first of each API gets every option set, the others the core sets. */
+const OPTIONS_MODELS = {
+	"anthropic-messages": [
+		{ provider: "anthropic", id: "claude-opus-4-8" },
+		{ provider: "anthropic", id: "claude-sonnet-4-5" },
+		{ provider: "anthropic", id: "claude-opus-5" },
+		{ provider: "anthropic", id: "claude-sonnet-4-6" },
+		{ provider: "kimi-coding", id: "kimi-for-coding" },
+		{ provider: "openrouter", id: "anthropic/claude-3-haiku" },
+	],
+	"openai-responses": [
+		{ provider: "openai", id: "gpt-5.5" },
+		{ provider: "openai", id: "o3-mini" },
+		{ provider: "openai", id: "gpt-4.1" },
+		{ provider: "openai", id: "gpt-5-chat-latest" },
+	],
+	"azure-openai-responses": [
+		{ provider: "azure-openai-responses", id: "gpt-5.5" },
+		{ provider: "azure-openai-responses", id: "gpt-4.1" },
+		{ provider: "azure-openai-responses", id: "o1" },
+	],
+	"openai-codex-responses": [
+		{ provider: "openai-codex", id: "gpt-5.5" },
+		{ provider: "openai-codex", id: "gpt-5.3-codex-spark" },
+	],
+	"openai-completions": [
+		{ provider: "moonshotai", id: "kimi-k3" },
+		{ provider: "deepseek", id: "deepseek-v4-pro" },
+		{ provider: "zai", id: "glm-4.7" },
+		{ provider: "openrouter", id: "anthropic/claude-opus-4.1:batch" },
+		{ provider: "qwen-token-plan-cn", id: "deepseek-v3.2" },
+		{ provider: "together", id: "Qwen/Qwen3.5-9B" },
+		{ provider: "ant-ling", id: "Ring-2.6-1T" },
+		{ provider: "baseten", id: "moonshotai/Kimi-K2.5" },
+		{ provider: "cerebras", id: "gpt-oss-120b" },
+		{ provider: "groq", id: "openai/gpt-oss-120b" },
+		{ provider: "cloudflare-workers-ai", id: "@cf/meta/llama-3.3-70b-instruct-fp8-fast" },
+		{ provider: "github-copilot", id: "kimi-k3" },
+	],
+	"mistral-conversations": [
+		{ provider: "mistral", id: "magistral-medium-latest" },
+		{ provider: "mistral", id: "mistral-small-latest" },
+		{ provider: "mistral", id: "mistral-large-latest" },
+		{ provider: "mistral", id: "codestral-latest" },
+	],
+	"google-generative-ai": [
+		{ provider: "google", id: "gemini-2.5-pro" },
+		{ provider: "google", id: "gemini-2.5-flash" },
+		{ provider: "google", id: "gemini-3-flash-preview" },
+	],
+	"google-vertex": [
+		{ provider: "google-vertex", id: "gemini-2.5-flash" },
+		{ provider: "google-vertex", id: "gemini-3-flash-preview" },
+	],
+	"bedrock-converse-stream": [
+		{ provider: "amazon-bedrock", id: "global.anthropic.claude-opus-4-8" },
+		{ provider: "amazon-bedrock", id: "anthropic.claude-haiku-4-5-20251001-v1:0" },
+		{ provider: "amazon-bedrock", id: "amazon.nova-micro-v1:0" },
+		{ provider: "amazon-bedrock", id: "amazon.nova-2-lite-v1:0" },
+	],
+	"pi-messages": [
+		{ provider: "radius", id: "balanced" },
+		{ provider: "radius", id: "cheap" },
+		{ provider: "radius", id: "claude-sonnet-4-5" },
+	],
+};
+
+/** streamSimple option sets every sweep model gets: [tag, options]. */
+const SIMPLE_CORE = [
+	["none", {}],
+	["minimal", { reasoning: "minimal" }],
+	["low", { reasoning: "low" }],
+	["medium", { reasoning: "medium" }],
+	["high", { reasoning: "high" }],
+	["xhigh", { reasoning: "xhigh" }],
+	["max", { reasoning: "max" }],
+	["off", { reasoning: "off" }],
+	["max-tokens-100", { maxTokens: 100 }],
+	["high-max-tokens-3000", { reasoning: "high", maxTokens: 3000 }],
+	["huge-max-tokens-medium", { reasoning: "medium", maxTokens: 5000000 }],
+];
+
+/** streamSimple option sets for the first model of each API. */
+const SIMPLE_EXTENDED = [
+	["bogus-level", { reasoning: "turbo" }],
+	["empty-level", { reasoning: "" }],
+	["null-level", { reasoning: null }],
+	["max-tokens-0", { maxTokens: 0 }],
+	["max-tokens-0-high", { maxTokens: 0, reasoning: "high" }],
+	["max-tokens-neg", { maxTokens: -5 }],
+	["max-tokens-1", { maxTokens: 1, reasoning: "low" }],
+	["max-tokens-frac", { maxTokens: 1234.5 }],
+	["max-tokens-null", { maxTokens: null }],
+	["max-tokens-huge", { maxTokens: 1e12 }],
+	["budgets-medium", { reasoning: "medium", thinkingBudgets: { minimal: 10, low: 100, medium: 3000, high: 50000 } }],
+	["budgets-xhigh", { reasoning: "xhigh", thinkingBudgets: { high: 777 } }],
+	["budgets-zero", { reasoning: "low", thinkingBudgets: { low: 0 } }],
+	["budgets-max-tokens", { reasoning: "high", maxTokens: 2000, thinkingBudgets: { high: 100000 } }],
+	["temp-0", { temperature: 0 }],
+	["temp-frac", { temperature: 0.37 }],
+	["temp-high", { temperature: 1.7, reasoning: "medium" }],
+	["temp-null", { temperature: null }],
+	["cache-none", { cacheRetention: "none" }],
+	["cache-short", { cacheRetention: "short" }],
+	["cache-long", { cacheRetention: "long", reasoning: "low" }],
+	["cache-bogus", { cacheRetention: "forever" }],
+	["no-session", { sessionId: undefined }],
+	["empty-session", { sessionId: "" }],
+	["long-session", { sessionId: "s".repeat(80) + "-é" }],
+	["metadata", { metadata: { user_id: "user-123", other: 5 } }],
+	["metadata-no-user", { metadata: { team: "x" } }],
+	["headers", { headers: { "X-Custom": "a", "anthropic-beta": "extra-beta-1" } }],
+	["sampling", { samplingParams: { top_p: 0.9, top_k: 40, presence_penalty: 0.1 } }],
+	["tool-choice-auto", { toolChoice: "auto" }],
+	["tool-choice-none", { toolChoice: "none" }],
+	["tool-choice-any", { toolChoice: "any" }],
+	["tool-choice-required", { toolChoice: "required" }],
+	["tool-choice-tool", { toolChoice: { type: "tool", name: "read" } }],
+	["tool-choice-function", { toolChoice: { type: "function", function: { name: "read" } } }],
+	["transport-sse", { transport: "sse", reasoning: "medium" }],
+	["env-cache-long", { env: { PI_CACHE_RETENTION: "long" } }],
+	["timeouts", { timeoutMs: 1234, maxRetries: 2, maxRetryDelayMs: 10, websocketConnectTimeoutMs: 50 }],
+];
+
+/** `stream` option sets per API (their own StreamOptions). */
+const STREAM_SETS = {
+	"anthropic-messages": [
+		["plain", {}],
+		["thinking-enabled", { thinkingEnabled: true }],
+		["thinking-budget", { thinkingEnabled: true, thinkingBudgetTokens: 5000 }],
+		["thinking-budget-0", { thinkingEnabled: true, thinkingBudgetTokens: 0 }],
+		["thinking-budget-only", { thinkingBudgetTokens: 5000 }],
+		["effort-low", { thinkingEnabled: true, effort: "low" }],
+		["effort-max", { thinkingEnabled: true, effort: "max" }],
+		["effort-bogus", { thinkingEnabled: true, effort: "bogus" }],
+		["effort-no-thinking", { effort: "high" }],
+		["display-omitted", { thinkingEnabled: true, thinkingDisplay: "omitted" }],
+		["display-summarized", { thinkingEnabled: true, thinkingBudgetTokens: 2048, thinkingDisplay: "summarized" }],
+		["interleaved-off", { thinkingEnabled: true, thinkingBudgetTokens: 2048, interleavedThinking: false }],
+		["tool-choice-any", { toolChoice: "any" }],
+		["tool-choice-tool", { toolChoice: { type: "tool", name: "read" } }],
+		["tool-choice-none", { toolChoice: "none" }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["thinking-disabled-false", { thinkingEnabled: false, temperature: 0.3 }],
+		["cache-none", { cacheRetention: "none" }],
+		["cache-long", { cacheRetention: "long" }],
+		["metadata", { metadata: { user_id: "u-1" } }],
+	],
+	"openai-responses": [
+		["plain", {}],
+		["effort-low", { reasoningEffort: "low" }],
+		["effort-xhigh", { reasoningEffort: "xhigh" }],
+		["effort-minimal", { reasoningEffort: "minimal" }],
+		["effort-bogus", { reasoningEffort: "bogus" }],
+		["summary-detailed", { reasoningEffort: "medium", reasoningSummary: "detailed" }],
+		["summary-null", { reasoningEffort: "medium", reasoningSummary: null }],
+		["summary-only", { reasoningSummary: "concise" }],
+		["service-flex", { serviceTier: "flex" }],
+		["service-priority", { serviceTier: "priority", reasoningEffort: "high" }],
+		["tool-choice-required", { toolChoice: "required" }],
+		["tool-choice-function", { toolChoice: { type: "function", name: "read" } }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["cache-none", { cacheRetention: "none" }],
+		["cache-long", { cacheRetention: "long", sessionId: SESSION }],
+		["sampling", { samplingParams: { top_p: 0.5 } }],
+	],
+	"azure-openai-responses": [
+		["plain", {}],
+		["effort-high", { reasoningEffort: "high" }],
+		["summary-detailed", { reasoningEffort: "low", reasoningSummary: "detailed" }],
+		["summary-null", { reasoningEffort: "low", reasoningSummary: null }],
+		["tool-choice-none", { toolChoice: "none" }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["deployment", { azureDeploymentName: "my-deploy", azureApiVersion: "2025-01-01-preview" }],
+		["base-url", { azureBaseUrl: "https://opts.openai.azure.com/openai/v1/" }],
+		["resource", { azureResourceName: "opts-res" }],
+		["cache-long", { cacheRetention: "long", sessionId: SESSION }],
+	],
+	"openai-codex-responses": [
+		["plain", {}],
+		["effort-none", { reasoningEffort: "none" }],
+		["effort-minimal", { reasoningEffort: "minimal" }],
+		["effort-xhigh", { reasoningEffort: "xhigh" }],
+		["summary-off", { reasoningEffort: "medium", reasoningSummary: "off" }],
+		["summary-on", { reasoningEffort: "medium", reasoningSummary: "on" }],
+		["summary-null", { reasoningEffort: "medium", reasoningSummary: null }],
+		["verbosity", { textVerbosity: "high" }],
+		["service-priority", { serviceTier: "priority" }],
+		["tool-choice-required", { toolChoice: "required" }],
+		["temperature", { temperature: 0.4, maxTokens: 500 }],
+		["cache-none", { cacheRetention: "none" }],
+		["sse", { transport: "sse", reasoningEffort: "low" }],
+	],
+	"openai-completions": [
+		["plain", {}],
+		["effort-low", { reasoningEffort: "low" }],
+		["effort-high", { reasoningEffort: "high" }],
+		["effort-minimal", { reasoningEffort: "minimal" }],
+		["effort-max", { reasoningEffort: "max" }],
+		["effort-budgets", { reasoningEffort: "medium", thinkingBudgets: { medium: 1234 } }],
+		["tool-choice-required", { toolChoice: "required" }],
+		["tool-choice-function", { toolChoice: { type: "function", function: { name: "read" } } }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["cache-none", { cacheRetention: "none" }],
+		["cache-long", { cacheRetention: "long", sessionId: SESSION }],
+		["sampling", { samplingParams: { top_k: 20, min_p: 0.05 } }],
+	],
+	"mistral-conversations": [
+		["plain", {}],
+		["prompt-mode", { promptMode: "reasoning" }],
+		["effort-high", { reasoningEffort: "high" }],
+		["effort-none", { reasoningEffort: "none" }],
+		["tool-choice-any", { toolChoice: "any" }],
+		["tool-choice-function", { toolChoice: { type: "function", function: { name: "read" } } }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["session", { sessionId: SESSION, cacheRetention: "none" }],
+	],
+	"google-generative-ai": [
+		["plain", {}],
+		["thinking-off", { thinking: { enabled: false } }],
+		["thinking-budget", { thinking: { enabled: true, budgetTokens: 2048 } }],
+		["thinking-budget-0", { thinking: { enabled: true, budgetTokens: 0 } }],
+		["thinking-budget-neg", { thinking: { enabled: true, budgetTokens: -1 } }],
+		["thinking-level", { thinking: { enabled: true, level: "LOW" } }],
+		["thinking-enabled-only", { thinking: { enabled: true } }],
+		["tool-choice-any", { toolChoice: "any" }],
+		["tool-choice-none", { toolChoice: "none" }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+	],
+	"google-vertex": [
+		["plain", {}],
+		["thinking-budget", { thinking: { enabled: true, budgetTokens: 2048 } }],
+		["thinking-level", { thinking: { enabled: true, level: "HIGH" } }],
+		["tool-choice-any", { toolChoice: "any" }],
+		["project-location", { project: "opts-proj", location: "europe-west4" }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+	],
+	"bedrock-converse-stream": [
+		["plain", {}],
+		["reasoning-high", { reasoning: "high" }],
+		["reasoning-budgets", { reasoning: "medium", thinkingBudgets: { medium: 3000 } }],
+		["reasoning-xhigh", { reasoning: "xhigh" }],
+		["interleaved-off", { reasoning: "low", interleavedThinking: false }],
+		["display", { reasoning: "low", thinkingDisplay: "omitted" }],
+		["tool-choice-any", { toolChoice: "any" }],
+		["tool-choice-tool", { toolChoice: { type: "tool", name: "read" } }],
+		["tool-choice-none", { toolChoice: "none" }],
+		["region", { region: "eu-west-1", profile: "opts" }],
+		["request-metadata", { requestMetadata: { team: "x" } }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["cache-none", { cacheRetention: "none" }],
+		["cache-long", { cacheRetention: "long" }],
+	],
+	"pi-messages": [
+		["plain", {}],
+		["reasoning-high", { reasoning: "high" }],
+		["reasoning-bogus", { reasoning: "bogus" }],
+		["tool-choice-required", { toolChoice: "required" }],
+		["tool-choice-function", { toolChoice: { type: "function", function: { name: "read" } } }],
+		["debug", { debug: true }],
+		["max-tokens", { maxTokens: 777, temperature: 0.2 }],
+		["cache-none", { cacheRetention: "none", sessionId: SESSION }],
+	],
+};
+
+/** Options of the wrong type or shape (untyped callers), on the first model of each API. */
+const SIMPLE_ODD = [
+	["max-tokens-string", { maxTokens: "1000" }],
+	["max-tokens-string-high", { maxTokens: "3000", reasoning: "high" }],
+	["max-tokens-bool", { maxTokens: true }],
+	["temp-string", { temperature: "0.5" }],
+	["reasoning-true", { reasoning: true }],
+	["reasoning-number", { reasoning: 3 }],
+	["reasoning-upper", { reasoning: "HIGH" }],
+	["budgets-null", { reasoning: "medium", thinkingBudgets: null }],
+	["budgets-string", { reasoning: "medium", thinkingBudgets: { medium: "500" } }],
+	["budgets-neg", { reasoning: "high", thinkingBudgets: { high: -100 } }],
+	["cache-null", { cacheRetention: null }],
+	["cache-empty", { cacheRetention: "" }],
+	["session-number", { sessionId: 12345 }],
+	["session-null", { sessionId: null }],
+	["metadata-null", { metadata: null }],
+	["metadata-user-number", { metadata: { user_id: 5 } }],
+	["headers-null", { headers: null }],
+	["tool-choice-bogus", { toolChoice: "bogus" }],
+	["tool-choice-null", { toolChoice: null }],
+	["tool-choice-tool-no-name", { toolChoice: { type: "tool" } }],
+	["tool-choice-unknown-tool", { toolChoice: { type: "tool", name: "nope" } }],
+	["sampling-null", { samplingParams: null }],
+	["sampling-temperature", { samplingParams: { temperature: 0.1, max_tokens: 5 }, temperature: 0.9 }],
+	["transport-websocket", { transport: "websocket" }],
+	["oat-key", { apiKey: "sk-ant-oat01-opts", reasoning: "medium" }],
+	["env-null", { env: null }],
+	["env-cache-short", { env: { PI_CACHE_RETENTION: "short" } }],
+];
+
+/** `stream` options of the wrong type, on the first two models of each API. */
+const STREAM_ODD = [
+	["max-tokens-string", { maxTokens: "1000", temperature: "0.5" }],
+	["max-tokens-0", { maxTokens: 0 }],
+	["max-tokens-null", { maxTokens: null, temperature: null }],
+	["max-tokens-neg", { maxTokens: -3, temperature: -1 }],
+	["session-number", { sessionId: 7, cacheRetention: "long" }],
+	["cache-bogus", { cacheRetention: "forever", sessionId: SESSION }],
+	["tool-choice-null", { toolChoice: null }],
+	["tool-choice-bogus", { toolChoice: "bogus" }],
+	["reasoning-level", { reasoning: "high", reasoningEffort: "low" }],
+];
+
+/** Model overrides that move the option arithmetic: [tag, overrides, options]. */
+const MODEL_ODD = [
+	["cw-0", { contextWindow: 0 }, { reasoning: "high" }],
+	["cw-0-max-0", { contextWindow: 0, maxTokens: 0 }, {}],
+	["cw-small", { contextWindow: 6000 }, { reasoning: "medium" }],
+	["no-max", { maxTokens: undefined }, { reasoning: "low" }],
+	["reasoning-flip", { reasoning: true }, { reasoning: "high" }],
+	["no-reasoning", { reasoning: false }, { reasoning: "high" }],
+	["level-map", { thinkingLevelMap: { low: "minimal", high: null, xhigh: "max" } }, { reasoning: "high" }],
+];
+
+/** The cases of the options sweep. `WIRE_OPTIONS_APIS=a,b` keeps some APIs. */
+export async function optionsCases() {
+	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const only = process.env.WIRE_OPTIONS_APIS?.split(",").filter(Boolean);
+	const out = [];
+	for (const [api, models] of Object.entries(OPTIONS_MODELS)) {
+		if (only && !only.includes(api)) continue;
+		models.forEach((model, index) => {
+			if (!getBuiltinModel(model.provider, model.id)) throw new Error(`options sweep: no model ${model.provider}/${model.id}`);
+			const self = selfOf(model, getBuiltinModel);
+			const slug = `${model.provider}-${model.id}`.replace(/[^a-zA-Z0-9.-]+/g, "_");
+			const env = api === "azure-openai-responses" ? { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } : undefined;
+			const push = (tag, options, entry) => {
+				const c = { model, context: scnOptions(self), options: JSON.parse(JSON.stringify(options)) };
+				if (entry) c.entry = entry;
+				if (env) c.env = env;
+				out.push({ name: `o-${entry ? "stream-" : ""}${slug}-${tag}`, case: c, expectError: false });
+			};
+			const sets = index === 0 ? [...SIMPLE_CORE, ...SIMPLE_EXTENDED] : SIMPLE_CORE;
+			for (const [tag, o] of sets) push(tag, "sessionId" in o ? o : { sessionId: SESSION, ...o });
+			if (index < 2) for (const [tag, o] of STREAM_SETS[api]) push(tag, o, "stream");
+			if (index < 2) {
+				for (const [tag, o] of SIMPLE_ODD) push(`x-${tag}`, { sessionId: SESSION, ...o });
+				for (const [tag, overrides, o] of MODEL_ODD) {
+					const c = { model: { ...model, overrides: JSON.parse(JSON.stringify(overrides)) }, context: scnOptions(self), options: { sessionId: SESSION, ...o } };
+					if (tag === "no-max") c.model.overrides = { maxTokens: null };
+					if (env) c.env = env;
+					out.push({ name: `o-${slug}-x-model-${tag}`, case: c, expectError: false });
+				}
+				const c = { model, context: scnOptions(self), options: { sessionId: SESSION, cacheRetention: "short", reasoning: "low" }, env: { ...(env ?? {}), PI_CACHE_RETENTION: "long" } };
+				out.push({ name: `o-${slug}-x-process-env-long`, case: c, expectError: false });
+				for (const [tag, o] of STREAM_ODD) push(`x-${tag}`, o, "stream");
+			}
+		});
+	}
+	return out;
+}
