@@ -231,6 +231,26 @@ mod tests {
     }
 
     #[test]
+    fn to_number_matches_javascript() {
+        use serde_json::json;
+        let n = |v: Value| to_number(Some(&v));
+        assert_eq!(n(json!("1000")), 1000.0);
+        assert_eq!(n(json!(" 12.5e1\n")), 125.0);
+        assert_eq!(n(json!("")), 0.0);
+        assert_eq!(n(json!("0x1F")), 31.0);
+        assert_eq!(n(json!("-Infinity")), f64::NEG_INFINITY);
+        assert!(n(json!("inf")).is_nan());
+        assert!(n(json!("1e")).is_nan());
+        assert!(n(json!("-0x1")).is_nan());
+        assert_eq!(n(json!(true)), 1.0);
+        assert_eq!(n(Value::Null), 0.0);
+        assert_eq!(n(json!([7])), 7.0);
+        assert_eq!(n(json!([])), 0.0);
+        assert!(n(json!({})).is_nan());
+        assert!(to_number(None).is_nan());
+    }
+
+    #[test]
     fn truthiness_matches_javascript() {
         assert!(!truthy(None));
         assert!(!truthy(Some(&Value::from(0))));
@@ -361,4 +381,69 @@ pub fn math_min(a: f64, b: f64) -> f64 {
     } else {
         a.min(b)
     }
+}
+
+/// `Number(value)` (ECMAScript `ToNumber`): `undefined` is NaN, `null` 0, booleans 0/1, strings
+/// by `StringToNumber` (trimmed; empty is 0; `0x`/`0o`/`0b`; `Infinity`), arrays through their
+/// joined string, other objects NaN.
+pub fn to_number(v: Option<&Value>) -> f64 {
+    match v {
+        None => f64::NAN,
+        Some(Value::Null) => 0.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(_)) => v.and_then(as_f64).unwrap_or(f64::NAN),
+        Some(Value::String(s)) => string_to_number(s),
+        Some(Value::Array(_)) => string_to_number(&to_js_string(v)),
+        Some(Value::Object(_)) => f64::NAN,
+    }
+}
+
+/// ECMAScript `StringToNumber`.
+pub fn string_to_number(s: &str) -> f64 {
+    let is_ws = |c: char| {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    };
+    let t = s.trim_matches(is_ws);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = |digits: &str, radix: u32| {
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+        })
+    };
+    let lower = t.get(..2).map(str::to_ascii_lowercase);
+    match lower.as_deref() {
+        Some("0x") => return radix(&t[2..], 16),
+        Some("0o") => return radix(&t[2..], 8),
+        Some("0b") => return radix(&t[2..], 2),
+        _ => {}
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let valid = body.chars().any(|c| c.is_ascii_digit())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
+    if !valid {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
 }

@@ -134,6 +134,11 @@ impl Model {
         js::num_of(&self.value, "maxTokens")
     }
 
+    /// `model.maxTokens` as JavaScript arithmetic sees it (`Number(…)`: missing is NaN, `null` 0).
+    pub fn max_tokens_number(&self) -> f64 {
+        js::to_number(self.value.field("maxTokens"))
+    }
+
     /// `model.compat`, if it is an object.
     pub fn compat(&self) -> Option<&Value> {
         self.value.field("compat").filter(|v| v.is_object())

@@ -289,32 +289,54 @@ pub fn clamp_reasoning(level: &str) -> &str {
     }
 }
 
-/// `thinkingBudgetForLevel(level, customBudgets)` (`None` when the level has no budget).
-pub fn thinking_budget_for_level(level: &str, custom: Option<&Value>) -> Option<f64> {
+/// `thinkingBudgetForLevel(level, customBudgets)`: the value of `{...DEFAULT_THINKING_BUDGETS,
+/// ...customBudgets}[clampReasoning(level)]` as it is (a custom budget may be any JSON value).
+pub fn thinking_budget_value(level: &str, custom: Option<&Value>) -> Option<Value> {
     let level = clamp_reasoning(level);
     if let Some(v) = js::get(custom, level) {
-        return js::as_f64(v);
+        return Some(v.clone());
     }
     DEFAULT_THINKING_BUDGETS
         .iter()
         .find(|(l, _)| *l == level)
-        .map(|(_, b)| *b)
+        .map(|(_, b)| js::num(*b))
 }
 
-/// `adjustMaxTokensForThinking(base, modelMax, level, custom)` → `(maxTokens, thinkingBudget)`.
+/// `thinkingBudgetForLevel(level, customBudgets)` as a number in arithmetic (`Number(…)`; NaN
+/// when the level has no budget).
+pub fn thinking_budget_for_level(level: &str, custom: Option<&Value>) -> f64 {
+    js::to_number(thinking_budget_value(level, custom).as_ref())
+}
+
+/// `adjustMaxTokensForThinking(base, modelMax, level, custom)` → `(maxTokens, thinkingBudget)`,
+/// with JavaScript's `+` (a string budget concatenates: `64000 + "500"` is `"64000500"`, which
+/// `Math.min` then reads as a number).
 pub fn adjust_max_tokens_for_thinking(
     base: Option<f64>,
     model_max: f64,
     level: &str,
     custom: Option<&Value>,
 ) -> (f64, f64) {
-    let mut budget = thinking_budget_for_level(level, custom).unwrap_or(f64::NAN);
+    let raw = thinking_budget_value(level, custom);
+    let mut budget = js::to_number(raw.as_ref());
     let max_tokens = match base {
         None => model_max,
-        Some(b) => js::math_min(b + budget, model_max),
+        Some(b) => {
+            let sum = match &raw {
+                Some(v @ (Value::String(_) | Value::Array(_) | Value::Object(_))) => {
+                    js::string_to_number(&format!(
+                        "{}{}",
+                        js::to_js_string(Some(&js::num(b))),
+                        js::to_js_string(Some(v))
+                    ))
+                }
+                _ => b + budget,
+            };
+            js::math_min(sum, model_max)
+        }
     };
     if max_tokens <= budget {
-        budget = budget.min((max_tokens - MIN_ANSWER_TOKENS).max(0.0));
+        budget = js::math_min(budget, js::math_max(0.0, max_tokens - MIN_ANSWER_TOKENS));
     }
     (max_tokens, budget)
 }
@@ -348,12 +370,12 @@ pub fn build_base_options(
         }
         base.insert("samplingParams".into(), Value::Object(merged));
     }
-    let requested = options
-        .field("maxTokens")
-        .filter(|v| !v.is_null())
-        .and_then(js::as_f64)
-        .or(model.max_tokens())
-        .unwrap_or(f64::NAN);
+    // `options.maxTokens ?? model.maxTokens`, coerced by `Math.min`/`Math.max` (a string
+    // `"1000"` is 1000, `true` 1, a `null` model maxTokens 0).
+    let requested = match options.field("maxTokens").filter(|v| !v.is_null()) {
+        Some(v) => js::to_number(Some(v)),
+        None => model.max_tokens_number(),
+    };
     base.insert(
         "maxTokens".into(),
         js::num(clamp_max_tokens_to_context(model, messages, requested)),
@@ -487,7 +509,18 @@ mod tests {
         );
         assert_eq!(
             thinking_budget_for_level("low", Some(&json!({"low": 5}))),
-            Some(5.0)
+            5.0
+        );
+        assert!(thinking_budget_for_level("off", None).is_nan());
+        // A string budget concatenates before Math.min reads it.
+        assert_eq!(
+            adjust_max_tokens_for_thinking(
+                Some(64000.0),
+                64000.0,
+                "medium",
+                Some(&json!({"medium": "500"}))
+            ),
+            (64000.0, 500.0)
         );
     }
 

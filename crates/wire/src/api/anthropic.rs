@@ -219,7 +219,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                             .map(|v| js::as_f64(v).unwrap_or(f64::NAN));
                         let (adj_max, adj_budget) = adjust_max_tokens_for_thinking(
                             base_max,
-                            model.max_tokens().unwrap_or(f64::NAN),
+                            model.max_tokens_number(),
                             level,
                             options.field("thinkingBudgets"),
                         );

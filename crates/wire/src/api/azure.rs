@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use crate::api::responses::{mapped_level, off_effort, simple_options, with_api_key};
 use crate::api::responses_shared::{
-    clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
-    grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
+    convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
+    prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
@@ -220,18 +220,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     p.put("stream", Value::Bool(true));
     p.set(
         "prompt_cache_key",
-        options
-            .field("sessionId")
-            .and_then(Value::as_str)
-            .map(|k| s(clamp_prompt_cache_key(k))),
+        prompt_cache_key(options.field("sessionId"))?,
     );
     p.put("store", Value::Bool(false));
     if js::truthy(options.field("maxTokens")) {
         let mt = options
             .field("maxTokens")
-            .and_then(js::as_f64)
-            .unwrap_or(f64::NAN);
-        p.put("max_output_tokens", js::num(mt.max(16.0)));
+            .map_or(f64::NAN, |v| js::to_number(Some(v)));
+        p.put("max_output_tokens", js::num(js::math_max(mt, 16.0)));
     }
     if let Some(t) = options.field("temperature") {
         p.put("temperature", t.clone());

@@ -551,9 +551,12 @@ fn additional_fields(
             "high" | "xhigh" | "max" => Some(16384.0),
             _ => None,
         };
-        let budget = match js::defined(options.field("thinkingBudgets"), level) {
-            Some(v) => Some(v.clone()),
-            None => default.map(js::num),
+        // streamSimple writes this level's budget itself, so a `null` there is a NaN (an
+        // undefined budget for `reasoning: "off"`), which `??` keeps.
+        let budget = match js::get(options.field("thinkingBudgets"), level) {
+            Some(Value::Null) if input.entry == Entry::StreamSimple => Some(Value::Null),
+            Some(v) if !v.is_null() => Some(v.clone()),
+            _ => default.map(js::num),
         };
         let mut thinking = Map::new();
         thinking.insert("type".into(), s("enabled"));
@@ -597,12 +600,8 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
         let base_max = base
             .field("maxTokens")
             .map(|v| js::as_f64(v).unwrap_or(f64::NAN));
-        let (adjusted_max, budget) = adjust_max_tokens_for_thinking(
-            base_max,
-            model.max_tokens().unwrap_or(f64::NAN),
-            level,
-            budgets,
-        );
+        let (adjusted_max, budget) =
+            adjust_max_tokens_for_thinking(base_max, model.max_tokens_number(), level, budgets);
         let max_tokens = clamp_max_tokens_to_context(model, input.messages, adjusted_max);
         base.insert("maxTokens".into(), js::num(max_tokens));
         let mut b = budgets
@@ -635,10 +634,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let supports_strict = model.compat_true("supportsStrictMode");
     let retention = resolve_cache_retention(&options, input.env);
     let caching = supports_prompt_caching(model, input, &options);
-    let inference_max = match options.field("maxTokens").filter(|v| !v.is_null()) {
-        Some(v) => Some(v.clone()),
-        None if is_claude(model) => model.get("maxTokens").cloned(),
-        None => None,
+    // `options.maxTokens ?? (claude ? model.maxTokens : undefined)`. streamSimple's maxTokens is
+    // always a number, so a `null` there is a NaN (e.g. `reasoning: "off"` on a budget model:
+    // `adjustMaxTokensForThinking` adds an undefined budget), which `??` keeps.
+    let inference_max = match options.field("maxTokens") {
+        Some(Value::Null) if input.entry == Entry::StreamSimple => Some(Value::Null),
+        Some(v) if !v.is_null() => Some(v.clone()),
+        _ if is_claude(model) => model.get("maxTokens").cloned(),
+        _ => None,
     };
     let system_prompt = head.map(system_message_text);
 

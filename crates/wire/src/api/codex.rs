@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::api::responses::{simple_options, with_api_key};
 use crate::api::responses_shared::{
-    clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
-    grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
+    convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
+    prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
 use crate::api::{ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
@@ -119,10 +119,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let session = if options.field("cacheRetention").and_then(Value::as_str) == Some("none") {
         None
     } else {
-        options
-            .field("sessionId")
-            .and_then(Value::as_str)
-            .map(clamp_prompt_cache_key)
+        prompt_cache_key(options.field("sessionId"))?
     };
     let (request_tools, _) =
         resolve_transcript_tools(&messages, supports_additional || supports_search);
@@ -170,7 +167,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         "include",
         Value::Array(vec![s("reasoning.encrypted_content")]),
     );
-    b.set("prompt_cache_key", session.clone().map(s));
+    b.set("prompt_cache_key", session.clone());
     b.put(
         "tool_choice",
         match options.field("toolChoice") {
@@ -236,9 +233,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         headers.insert("accept".into(), "text/event-stream".into());
         headers.insert("content-type".into(), "application/json".into());
         headers.insert("content-encoding".into(), "zstd".into());
-        if let Some(sid) = &session {
+        if let Some(sid) = session.as_ref().filter(|v| js::truthy(Some(v))) {
+            let sid = js::to_js_string(Some(sid));
             headers.insert("session-id".into(), sid.clone());
-            headers.insert("x-client-request-id".into(), sid.clone());
+            headers.insert("x-client-request-id".into(), sid);
         }
         WireRequest::post_json(codex_url(model.base_url()), headers, &payload)
     });

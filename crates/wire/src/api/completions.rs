@@ -18,9 +18,7 @@ use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
-use crate::api::responses_shared::{
-    clamp_prompt_cache_key, grammar_tool_input_properties, JsObject,
-};
+use crate::api::responses_shared::{grammar_tool_input_properties, prompt_cache_key, JsObject};
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
 use crate::constrained::{
     resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
@@ -860,10 +858,7 @@ fn build_params(
     p.set("messages", None);
     p.put("stream", Value::Bool(true));
     let key = if (model.base_url().contains("api.openai.com") && retention != "none") || long {
-        options
-            .field("sessionId")
-            .and_then(Value::as_str)
-            .map(|k| s(clamp_prompt_cache_key(k)))
+        prompt_cache_key(options.field("sessionId"))?
     } else {
         None
     };
@@ -937,14 +932,18 @@ fn build_params(
         });
     let thinking_budget = match effort {
         Some(e) if reasoning => {
-            let ceiling = ceiling_from_params
-                .as_ref()
-                .and_then(js::as_f64)
-                .or(model.max_tokens())
-                .unwrap_or(f64::NAN);
-            thinking_budget_for_level(e.as_str().unwrap_or(""), options.field("thinkingBudgets"))
-                .map(|b| b.min((ceiling - MIN_ANSWER_TOKENS).max(0.0)))
-                .filter(|b| *b > 0.0)
+            let ceiling = match ceiling_from_params.as_ref().filter(|v| !v.is_null()) {
+                Some(v) => js::to_number(Some(v)),
+                None => model.max_tokens_number(),
+            };
+            let budget = js::math_min(
+                thinking_budget_for_level(
+                    e.as_str().unwrap_or(""),
+                    options.field("thinkingBudgets"),
+                ),
+                js::math_max(0.0, ceiling - MIN_ANSWER_TOKENS),
+            );
+            (budget > 0.0).then_some(budget)
         }
         _ => None,
     };

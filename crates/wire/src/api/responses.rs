@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
 use crate::api::responses_shared::{
-    clamp_prompt_cache_key, convert_responses_messages, convert_responses_tools,
-    grammar_tool_input_properties, ConvertOptions, JsObject, ToolOptions,
+    convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
+    prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
@@ -125,19 +125,20 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             tool_options: tool_options.clone(),
         },
     )?;
-    let session = options.field("sessionId").and_then(Value::as_str);
+    let cache_key = if retention == "none" {
+        None
+    } else {
+        prompt_cache_key(options.field("sessionId"))?
+    };
+    let session = options
+        .field("sessionId")
+        .filter(|v| js::truthy(Some(v)))
+        .map(|v| js::to_js_string(Some(v)));
     let mut p = JsObject::new();
     p.put("model", s(model.id()));
     p.put("input", Value::Array(input_items));
     p.put("stream", Value::Bool(true));
-    p.set(
-        "prompt_cache_key",
-        if retention == "none" {
-            None
-        } else {
-            session.map(|k| s(clamp_prompt_cache_key(k)))
-        },
-    );
+    p.set("prompt_cache_key", cache_key);
     p.set(
         "prompt_cache_retention",
         (retention == "long" && long_cache && !explicit_cache).then(|| s("24h")),
@@ -158,9 +159,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if js::truthy(options.field("maxTokens")) && flag(model, "supportsMaxOutputTokens", true) {
         let mt = options
             .field("maxTokens")
-            .and_then(js::as_f64)
-            .unwrap_or(f64::NAN);
-        p.put("max_output_tokens", js::num(mt.max(MIN_OUTPUT_TOKENS)));
+            .map_or(f64::NAN, |v| js::to_number(Some(v)));
+        p.put(
+            "max_output_tokens",
+            js::num(js::math_max(mt, MIN_OUTPUT_TOKENS)),
+        );
     }
     if let Some(t) = options.field("temperature") {
         p.put("temperature", t.clone());
@@ -241,12 +244,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             Some(v) => v.as_str().unwrap_or("").to_string(),
         };
         if format == "openrouter" {
-            headers.insert("x-session-id".into(), sid.to_string());
+            headers.insert("x-session-id".into(), sid.clone());
         } else {
             if format == "openai" {
-                headers.insert("session_id".into(), sid.to_string());
+                headers.insert("session_id".into(), sid.clone());
             }
-            headers.insert("x-client-request-id".into(), sid.to_string());
+            headers.insert("x-client-request-id".into(), sid);
         }
     }
     merge_headers(&mut headers, options.field("headers"));

@@ -578,6 +578,29 @@ pub fn clamp_prompt_cache_key(key: &str) -> String {
     key.chars().take(64).collect()
 }
 
+/// `clampOpenAIPromptCacheKey(options.sessionId)` for any JSON value: `Array.from(key)` refuses
+/// `null` with V8's text; a number, boolean or object has no iterable elements and is kept as
+/// it is; an array longer than 64 is cut and joined.
+pub fn prompt_cache_key(key: Option<&Value>) -> Result<Option<Value>, AssembleError> {
+    match key {
+        None => Ok(None),
+        Some(Value::Null) => Err(AssembleError::rejected(
+            "object null is not iterable (cannot read property Symbol(Symbol.iterator))",
+        )),
+        Some(Value::String(k)) => Ok(Some(Value::String(clamp_prompt_cache_key(k)))),
+        Some(Value::Array(a)) if a.len() > 64 => Ok(Some(Value::String(
+            a[..64]
+                .iter()
+                .map(|x| match x {
+                    Value::Null => String::new(),
+                    other => crate::js::to_js_string(Some(other)),
+                })
+                .collect::<String>(),
+        ))),
+        Some(v) => Ok(Some(v.clone())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
