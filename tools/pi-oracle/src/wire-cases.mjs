@@ -946,6 +946,43 @@ function table() {
 	add("refusal-malformed-codex-tool-call-no-id", { provider: "openai-codex", id: "gpt-5.5" }, M("tool-call-no-id-name"), S, { expectError: true });
 	add("refusal-malformed-pi-messages-system-prompt-null", { provider: "radius", id: "balanced" }, M("system-prompt-null"), S, { expectError: true });
 
+	// Options (from the `--options` sweep): one short agent turn, the option space of both entries.
+	const opt = (name, model, options, extra = {}) => add(`options-${name}`, model, (self) => scnOptions(self), options, extra);
+	const ST = { entry: "stream" };
+	const AZ = { env: { AZURE_OPENAI_RESOURCE_NAME: "wire-cases-res" } };
+	const sonnet45 = { provider: "anthropic", id: "claude-sonnet-4-5" };
+	const bedrockHaiku = { provider: "amazon-bedrock", id: "anthropic.claude-haiku-4-5-20251001-v1:0" };
+	opt("anthropic-budget-custom-budgets", sonnet45, { ...S, reasoning: "medium", thinkingBudgets: { minimal: 10, low: 100, medium: 3000, high: 50000 } });
+	opt("anthropic-budget-reasoning-off", sonnet45, { ...S, reasoning: "off" });
+	opt("anthropic-budget-string-budget", sonnet45, { ...S, reasoning: "medium", thinkingBudgets: { medium: "500" } });
+	opt("anthropic-flagged-tool-choice-tool", { provider: "anthropic", id: "claude-opus-4-8" }, { ...S, toolChoice: { type: "tool", name: "read" } });
+	opt("anthropic-flagged-oauth-key", { provider: "anthropic", id: "claude-opus-4-8" }, { ...S, apiKey: "sk-ant-oat01-opts", reasoning: "medium" });
+	opt("anthropic-model-max-tokens-null", { provider: "anthropic", id: "claude-opus-4-8", overrides: { maxTokens: null } }, { ...S, reasoning: "low" });
+	opt("anthropic-stream-budget-display", sonnet45, { thinkingEnabled: true, thinkingBudgetTokens: 2048, thinkingDisplay: "summarized" }, ST);
+	opt("anthropic-stream-effort-max", { provider: "anthropic", id: "claude-opus-4-8" }, { thinkingEnabled: true, effort: "max" }, ST);
+	opt("responses-max-tokens-negative", { provider: "openai", id: "gpt-5.5" }, { ...S, maxTokens: -5 });
+	opt("responses-session-number", { provider: "openai", id: "gpt-5.5" }, { sessionId: 12345 });
+	opt("responses-session-null", { provider: "openai", id: "gpt-5.5" }, { sessionId: null }, { expectError: true });
+	opt("responses-stream-summary-service-tier", { provider: "openai", id: "gpt-5.5" }, { reasoningEffort: "high", reasoningSummary: "detailed", serviceTier: "priority" }, ST);
+	opt("responses-stream-max-tokens-string", { provider: "openai", id: "gpt-5.5" }, { maxTokens: "1000", temperature: "0.5" }, ST);
+	opt("azure-stream-deployment", { provider: "azure-openai-responses", id: "gpt-5.5" }, { azureDeploymentName: "my-deploy", azureApiVersion: "2025-01-01-preview" }, { ...ST, ...AZ });
+	opt("codex-stream-summary-off", { provider: "openai-codex", id: "gpt-5.5" }, { reasoningEffort: "medium", reasoningSummary: "off", textVerbosity: "high" }, ST);
+	opt("completions-kimi-stream-effort-budgets", { provider: "moonshotai", id: "kimi-k3" }, { reasoningEffort: "medium", thinkingBudgets: { medium: 1234 } }, ST);
+	opt("completions-zai-high", { provider: "zai", id: "glm-4.7" }, { ...S, reasoning: "high" });
+	opt("completions-openrouter-cache-long", { provider: "openrouter", id: "anthropic/claude-opus-4.1:batch" }, { ...S, cacheRetention: "long", reasoning: "low" });
+	opt("completions-max-tokens-string", { provider: "moonshotai", id: "kimi-k3" }, { ...S, maxTokens: "3000", reasoning: "high" });
+	opt("mistral-stream-prompt-mode", { provider: "mistral", id: "magistral-medium-latest" }, { promptMode: "reasoning" }, ST);
+	opt("mistral-small-xhigh", { provider: "mistral", id: "mistral-small-latest" }, { ...S, reasoning: "xhigh" });
+	opt("google-custom-budgets", { provider: "google", id: "gemini-2.5-pro" }, { ...S, reasoning: "medium", thinkingBudgets: { minimal: 10, low: 100, medium: 3000, high: 50000 } });
+	opt("google-3-flash-minimal", { provider: "google", id: "gemini-3-flash-preview" }, { ...S, reasoning: "minimal" });
+	opt("google-stream-budget-negative", { provider: "google", id: "gemini-2.5-pro" }, { thinking: { enabled: true, budgetTokens: -1 } }, ST);
+	opt("vertex-stream-project-location", { provider: "google-vertex", id: "gemini-2.5-flash" }, { project: "opts-proj", location: "europe-west4" }, ST);
+	opt("bedrock-budget-reasoning-off", bedrockHaiku, { ...S, reasoning: "off" });
+	opt("bedrock-stream-tool-choice-tool", bedrockHaiku, { toolChoice: { type: "tool", name: "read" }, maxTokens: 777 }, ST);
+	add("options-bedrock-budget-near-window", bedrockHaiku, (self) => scnClamp(self, 200000), { ...S, reasoning: "high" });
+	opt("pi-messages-stream-debug", { provider: "radius", id: "balanced" }, { debug: true, reasoning: "high", toolChoice: "required" }, ST);
+	opt("pi-messages-cheap-xhigh-cache-none", { provider: "radius", id: "cheap" }, { ...S, reasoning: "xhigh", cacheRetention: "none" });
+
 	return c;
 }
 
@@ -1570,6 +1607,20 @@ const MODEL_ODD = [
 	["level-map", { thinkingLevelMap: { low: "minimal", high: null, xhigh: "max" } }, { reasoning: "high" }],
 ];
 
+/** streamSimple option sets for the other models of each API. */
+const SIMPLE_MORE = [
+	["temp-frac", { temperature: 0.37 }],
+	["cache-none", { cacheRetention: "none", reasoning: "high" }],
+	["cache-long", { cacheRetention: "long", reasoning: "low" }],
+	["tool-choice-required", { toolChoice: "required" }],
+	["tool-choice-any", { toolChoice: "any" }],
+	["budgets-medium", { reasoning: "medium", thinkingBudgets: { minimal: 10, low: 100, medium: 3000, high: 50000 } }],
+	["budgets-high-small-max", { reasoning: "high", maxTokens: 1500 }],
+	["max-tokens-0", { maxTokens: 0, reasoning: "minimal" }],
+	["empty-session", { sessionId: "" }],
+	["metadata", { metadata: { user_id: "user-123" }, reasoning: "xhigh" }],
+];
+
 /** The cases of the options sweep. `WIRE_OPTIONS_APIS=a,b` keeps some APIs. */
 export async function optionsCases() {
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
@@ -1591,6 +1642,15 @@ export async function optionsCases() {
 			const sets = index === 0 ? [...SIMPLE_CORE, ...SIMPLE_EXTENDED] : SIMPLE_CORE;
 			for (const [tag, o] of sets) push(tag, "sessionId" in o ? o : { sessionId: SESSION, ...o });
 			if (index < 2) for (const [tag, o] of STREAM_SETS[api]) push(tag, o, "stream");
+			else for (const [tag, o] of STREAM_SETS[api]) push(`y-${tag}`, o, "stream");
+			if (index > 0) for (const [tag, o] of SIMPLE_MORE) push(`y-${tag}`, { sessionId: SESSION, ...o });
+			// Near the context window: the clamp meets the thinking budget.
+			const window = getBuiltinModel(model.provider, model.id).contextWindow;
+			for (const [tag, o] of [["y-clamp-high", { reasoning: "high" }], ["y-clamp-max-tokens", { maxTokens: 50000, reasoning: "medium" }]]) {
+				const c = { model, context: scnClamp(self, window), options: { sessionId: SESSION, ...o } };
+				if (env) c.env = env;
+				out.push({ name: `o-${slug}-${tag}`, case: c, expectError: false });
+			}
 			if (index < 2) {
 				for (const [tag, o] of SIMPLE_ODD) push(`x-${tag}`, { sessionId: SESSION, ...o });
 				for (const [tag, overrides, o] of MODEL_ODD) {
