@@ -262,10 +262,11 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         "true".into(),
     );
     let retention = resolve_cache_retention(options, input.env);
+    // `if (sessionId && …)`: an empty id sends no affinity header.
     let session = options
         .field("sessionId")
-        .and_then(Value::as_str)
-        .filter(|_| retention != "none");
+        .filter(|sid| js::truthy(Some(sid)) && retention != "none")
+        .map(|sid| js::to_js_string(Some(sid)));
     if model.provider() == "github-copilot" {
         headers.insert("authorization".into(), format!("Bearer {api_key}"));
         let last_user = input.messages.last().map(crate::transcript::role) == Some("user");
@@ -289,7 +290,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
             } else {
                 "x-session-affinity"
             };
-            headers.insert(name.into(), sid.to_string());
+            headers.insert(name.into(), sid);
         }
         if !api_key.is_empty() {
             headers.insert("x-api-key".into(), api_key.to_string());

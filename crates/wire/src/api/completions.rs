@@ -1288,10 +1288,10 @@ mod tests {
     }
 }
 
-/// Wire headers of the fixtures of the fetch APIs built here and in the sibling modules
-/// (completions, mistral, google, vertex, pi-messages): every header pi-ai's request carried
-/// (fixtures keep only non-volatile, credential-free ones) must be ours with the same value, and
-/// ours must not add any other non-credential header.
+/// Wire headers of the fixtures of every API that sends through `fetch` (all but Bedrock; Codex
+/// with `transport: "sse"`): every header pi-ai's request carried (fixtures keep only
+/// non-volatile, credential-free ones) must be ours with the same value, and ours must not add
+/// any other non-credential header. `WIRE_GOLDENS_DIR` runs it over an ad-hoc oracle run.
 #[cfg(test)]
 mod header_goldens {
     use std::path::Path;
@@ -1301,7 +1301,11 @@ mod header_goldens {
 
     use crate::{assemble_case, Case, Catalog};
 
-    const APIS: [&str; 5] = [
+    const APIS: [&str; 9] = [
+        "anthropic-messages",
+        "openai-responses",
+        "azure-openai-responses",
+        "openai-codex-responses",
         "openai-completions",
         "mistral-conversations",
         "google-generative-ai",
@@ -1323,7 +1327,11 @@ mod header_goldens {
 
     #[test]
     fn wire_headers_match_pi_ai() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wire");
+        // `WIRE_GOLDENS_DIR` points it at an ad-hoc oracle run, as for `tests/wire.rs`.
+        let dir = std::env::var_os("WIRE_GOLDENS_DIR").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wire"),
+            std::path::PathBuf::from,
+        );
         let mut checked = 0;
         let mut failures = Vec::new();
         for entry in std::fs::read_dir(&dir).expect("fixtures/wire") {
@@ -1345,8 +1353,15 @@ mod header_goldens {
             let case_text =
                 std::fs::read_to_string(dir.join(format!("{stem}.case.json"))).expect("case");
             let case = Case::parse(&case_text).expect("case parses");
-            let got = assemble_case(&case, Catalog::builtin()).expect("assembles");
-            let ours = &got.wire.expect("wire request").headers;
+            let Ok(got) = assemble_case(&case, Catalog::builtin()) else {
+                failures.push(format!("{stem}: not assembled"));
+                continue;
+            };
+            let Some(wire) = got.wire else {
+                failures.push(format!("{stem}: no wire request"));
+                continue;
+            };
+            let ours = &wire.headers;
             for (k, v) in want {
                 if ours.get(k).map(String::as_str) != v.as_str() {
                     failures.push(format!(
