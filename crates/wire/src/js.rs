@@ -400,20 +400,8 @@ pub fn to_number(v: Option<&Value>) -> f64 {
 
 /// ECMAScript `StringToNumber`.
 pub fn string_to_number(s: &str) -> f64 {
-    let is_ws = |c: char| {
-        matches!(
-            c,
-            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-                ..='\u{200a}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{202f}'
-                    | '\u{205f}'
-                    | '\u{3000}'
-                    | '\u{feff}'
-        )
-    };
-    let t = s.trim_matches(is_ws);
+    // StrWhiteSpaceChar is WhiteSpace plus LineTerminator, what `trim()` removes.
+    let t = forge_replay_model::text::js_trim(s);
     if t.is_empty() {
         return 0.0;
     }
