@@ -42,25 +42,7 @@ pub fn has_whitespace(s: &str) -> bool {
     s.chars().any(text::is_js_whitespace)
 }
 
-/// `String(value)` of a JSON value (`undefined` when absent).
-pub fn js_string(v: Option<&Value>) -> String {
-    match v {
-        None => "undefined".to_string(),
-        Some(Value::Null) => "null".to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => json::format_number(n),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| match i {
-                Value::Null => String::new(),
-                other => js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".to_string(),
-    }
-}
+pub use forge_replay_model::text::js_string;
 
 /// Resource id grammar `^[A-Za-z0-9][A-Za-z0-9._-]*$` (ASCII only, no length limit).
 pub fn is_resource_id(s: &str) -> bool {

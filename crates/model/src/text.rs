@@ -19,6 +19,28 @@ pub fn is_js_whitespace(c: char) -> bool {
     )
 }
 
+/// `String(value)` of a JSON value (`undefined` when absent): numbers in ECMAScript form,
+/// `[object Object]`, arrays joined with commas (`null` items empty).
+pub fn js_string(v: Option<&serde_json::Value>) -> String {
+    use serde_json::Value;
+    match v {
+        None => "undefined".to_string(),
+        Some(Value::Null) => "null".to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => crate::json::format_number(n),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| match i {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".to_string(),
+    }
+}
+
 /// `String.prototype.trim()`.
 pub fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_whitespace)

@@ -315,25 +315,8 @@ pub fn sanitize(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `String(value)` as a template literal converts it: `undefined`, `null`, numbers in
-/// ECMAScript form, `[object Object]`, arrays joined with commas.
-pub fn to_js_string(v: Option<&Value>) -> String {
-    match v {
-        None => "undefined".into(),
-        Some(Value::Null) => "null".into(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(_)) => "[object Object]".into(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|x| match x {
-                Value::Null => String::new(),
-                other => to_js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(other) => forge_replay_model::json::stringify(other),
-    }
-}
+/// `String(value)` as a template literal converts it.
+pub use forge_replay_model::text::js_string as to_js_string;
 
 /// `expr.method(…)` on a value pi-ai expects to be a string: the string, or "" with V8's
 /// `TypeError` recorded (see [`fault`]) for `undefined`, `null` and non-strings.
