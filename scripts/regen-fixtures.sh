@@ -3,6 +3,7 @@
 #   fixtures/sessions/<name>/{session.jsonl,expected.json}
 #   fixtures/agent/<name>/{session.jsonl,requests.json,checks.json,expected.json}
 #   fixtures/wire/<name>.{case,expected}.json (+ fixtures/wire/bench/)
+#   fixtures/js/conformance.jsonl (the JavaScript semantics forge_replay_model::js reproduces)
 #
 # usage: scripts/regen-fixtures.sh [--check]
 #   (no flag)  regenerate into a temp dir, then replace the committed files (each file atomically)
@@ -40,8 +41,9 @@ trap 'rm -rf "$tmp"' EXIT
 "$node" "$oracle/src/sessions.mjs" --out "$tmp/sessions"
 "$node" "$oracle/src/agent.mjs" --out "$tmp/agent"
 "$node" "$oracle/src/gen-wire-cases.mjs" --out "$tmp/wire"
+TZ=UTC "$node" "$oracle/src/js-conformance.mjs" --out "$tmp/js/conformance.jsonl"
 
-owned=(sessions agent wire)
+owned=(sessions agent wire js)
 
 if [ "$check" -eq 1 ]; then
   drift=0
@@ -52,10 +54,10 @@ if [ "$check" -eq 1 ]; then
     fi
   done
   if [ "$drift" -eq 1 ]; then
-    echo "regen-fixtures: committed fixtures differ from what Pi 0.87.1 produces (run scripts/regen-fixtures.sh)" >&2
+    echo "regen-fixtures: committed fixtures differ from what Pi 0.87.1 and Node 22 produce (run scripts/regen-fixtures.sh)" >&2
     exit 1
   fi
-  echo "regen-fixtures: fixtures/{sessions,agent,wire} are up to date" >&2
+  echo "regen-fixtures: fixtures/{sessions,agent,wire,js} are up to date" >&2
   exit 0
 fi
 

@@ -43,7 +43,7 @@ pub fn anchor_message(through_event_id: &str, entry_timestamp: Option<&Value>) -
     let timestamp = match entry_timestamp {
         Some(t @ Value::Number(_)) => t.clone(),
         Some(Value::String(s)) => {
-            let ms = forge_replay_session::js::parse_date(s);
+            let ms = forge_replay_model::js::date::parse(s);
             if ms.is_finite() {
                 forge_replay_model::json::f64_to_value(ms)
             } else {

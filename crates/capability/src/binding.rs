@@ -1,14 +1,15 @@
 //! Preset capability bindings and their finite overrides (spec §1.5).
 
+use forge_replay_model::js;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::discovery::{parse_selector, Catalog};
 use crate::event::{ResourceKey, Scope};
-use crate::js;
 use crate::resource::{
     decode_capability, validate_tool_list, Capability, Diagnostic, Diags, MAX_CONTENT_LENGTH,
 };
+use crate::valid;
 
 /// `MAX_CAPABILITY_BINDINGS`.
 pub const MAX_CAPABILITY_BINDINGS: usize = 256;
@@ -64,7 +65,7 @@ pub fn validate_binding(value: &Value, owner: Scope) -> (Option<Binding>, Vec<Di
     }
     let id = match m.get("id") {
         None => None,
-        Some(Value::String(s)) if js::is_resource_id(s) => Some(s.clone()),
+        Some(Value::String(s)) if valid::is_resource_id(s) => Some(s.clone()),
         Some(_) => {
             d.push(Some("id"), "Binding id must be a valid resource id.");
             None
@@ -213,7 +214,7 @@ pub fn resolve_bindings(
         return Err("Invalid preset scope. Expected \"global\" or \"project\".".into());
     };
     let preset_id = match &pk["id"] {
-        Value::String(s) if js::is_resource_id(s) => s.clone(),
+        Value::String(s) if valid::is_resource_id(s) => s.clone(),
         _ => return Err("Invalid preset id; expected the resource ID grammar.".into()),
     };
     let Value::Array(items) = bindings else {

@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::js;
 use serde::Serialize;
 
 use crate::event::{ResourceKey, Scope};
 use crate::fingerprint::sha256_hex;
-use crate::js::cmp_utf16;
 use crate::resource::{parse_capability, Capability, Diagnostic};
+use crate::valid;
 
 /// `MAX_CAPABILITY_SOURCE_SIZE`.
 pub const MAX_CAPABILITY_SOURCE_SIZE: u64 = 1024 * 1024;
@@ -174,7 +175,7 @@ pub fn read_scope_dir(dir: &Path, scope: Scope) -> Result<Vec<LoadedCapability>,
             names.push(name);
         }
     }
-    names.sort_by(|a, b| cmp_utf16(a, b));
+    names.sort_by(|a, b| js::cmp_utf16(a, b));
     let mut out: Vec<LoadedCapability> = names
         .iter()
         .map(|n| load_file(&dir.join(n), scope))
@@ -287,7 +288,7 @@ pub struct Selector {
 
 /// The selector grammar (§1.5) with its exact messages.
 pub fn parse_selector(raw: &str) -> Result<Selector, String> {
-    let s = crate::js::trim(raw);
+    let s = js::trim(raw);
     if s.is_empty() {
         return Err("Resource selector must not be empty.".into());
     }
@@ -295,7 +296,7 @@ pub fn parse_selector(raw: &str) -> Result<Selector, String> {
         format!("Invalid resource id: {x}. Ids must start with a letter or number and contain only letters, numbers, dots, underscores, and hyphens.")
     };
     let Some((prefix, rest)) = s.split_once(':') else {
-        if !crate::js::is_resource_id(s) {
+        if !valid::is_resource_id(s) {
             return Err(bad_id(s));
         }
         return Ok(Selector {
@@ -306,7 +307,7 @@ pub fn parse_selector(raw: &str) -> Result<Selector, String> {
     let scope = Scope::parse(prefix).ok_or_else(|| {
         format!("Unknown scope prefix: {prefix}. Expected \"project\" or \"global\".")
     })?;
-    if !crate::js::is_resource_id(rest) {
+    if !valid::is_resource_id(rest) {
         return Err(bad_id(rest));
     }
     Ok(Selector {

@@ -1,12 +1,13 @@
 //! Capability session events (spec §2.2–§2.4): typed values and `decodeCapabilityEvent` with
 //! pi-forge's check order and exact error texts.
 
+use forge_replay_model::js;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::fingerprint::{fingerprint, is_fingerprint};
-use crate::js;
 use crate::resource::{ToolPatch, MAX_CAPABILITY_NAME_LENGTH, MAX_CONTENT_LENGTH};
+use crate::valid;
 
 /// customType of capability events.
 pub const CAPABILITY_EVENT_ENTRY: &str = "pi-forge-capability-event";
@@ -265,7 +266,7 @@ fn only_keys(m: &Map<String, Value>, allowed: &[&str]) -> bool {
 fn op_error(op: Option<&Value>) -> String {
     match op {
         Some(v @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
-            format!("Invalid op: {}", js::js_string(Some(v)))
+            format!("Invalid op: {}", js::to_string(Some(v)))
         }
         _ => "Invalid op".to_string(),
     }
@@ -276,13 +277,13 @@ pub fn decode_event(value: &Value) -> Result<CapabilityEvent, String> {
     let Value::Object(m) = value else {
         return Err("Event must be a plain object".into());
     };
-    if !js::is_one(m.get("schemaVersion")) {
+    if !valid::is_one(m.get("schemaVersion")) {
         return Err("schemaVersion must be 1".into());
     }
-    if !js::is_short_resource_id(m.get("eventId")) {
+    if !valid::is_short_resource_id(m.get("eventId")) {
         return Err("Invalid eventId".into());
     }
-    let Some(created_at) = js::non_negative_finite(m.get("createdAt")) else {
+    let Some(created_at) = valid::non_negative_finite(m.get("createdAt")) else {
         return Err("createdAt must be a non-negative finite number".into());
     };
     // -0 canonicalizes to 0.
@@ -332,7 +333,7 @@ pub fn decode_event(value: &Value) -> Result<CapabilityEvent, String> {
                 Some("lifecycle") => Actor::Lifecycle,
                 _ => return Err("Deactivate actor must be user, agent, or lifecycle".into()),
             };
-            if !js::is_short_resource_id(m.get("activationId")) {
+            if !valid::is_short_resource_id(m.get("activationId")) {
                 return Err("Invalid activationId".into());
             }
             let activation_id = m["activationId"].as_str().unwrap_or_default().to_string();
@@ -382,7 +383,7 @@ fn decode_key(
         return Err(bad_scope.into());
     };
     match k.get("id") {
-        Some(Value::String(id)) if js::is_resource_id(id) => Ok(ResourceKey {
+        Some(Value::String(id)) if valid::is_resource_id(id) => Ok(ResourceKey {
             scope,
             id: id.clone(),
         }),
@@ -427,7 +428,7 @@ pub fn decode_source(v: Option<&Value>) -> Result<Source, String> {
                         "Invalid binding preset id",
                     )?;
                     let id = match b.get("id") {
-                        Some(Value::String(id)) if js::is_resource_id(id) => id.clone(),
+                        Some(Value::String(id)) if valid::is_resource_id(id) => id.clone(),
                         _ => return Err("Invalid binding id".into()),
                     };
                     if preset.scope == Scope::Global && key.scope == Scope::Project {
@@ -440,7 +441,7 @@ pub fn decode_source(v: Option<&Value>) -> Result<Source, String> {
             Ok(Source::Capability { key, binding })
         }
         Some(k @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
-            Err(format!("Invalid source kind: {}", js::js_string(Some(k))))
+            Err(format!("Invalid source kind: {}", js::to_string(Some(k))))
         }
         _ => Err("Invalid source kind".into()),
     }
@@ -475,7 +476,7 @@ pub fn decode_tools(v: Option<&Value>) -> Result<ToolPatch, String> {
     ] {
         for (i, item) in list.iter().enumerate() {
             match item {
-                Value::String(s) if js::is_valid_tool_name(s) => out.push(s.clone()),
+                Value::String(s) if valid::is_valid_tool_name(s) => out.push(s.clone()),
                 _ => return Err(format!("Invalid tool name in tools.{name} at index {i}")),
             }
         }
@@ -500,7 +501,7 @@ fn decode_snapshot(v: Option<&Value>, actor: Actor) -> Result<Snapshot, String> 
     ) {
         return Err(format!("Unexpected property on snapshot: {k}"));
     }
-    if !js::is_short_resource_id(s.get("activationId")) {
+    if !valid::is_short_resource_id(s.get("activationId")) {
         return Err("Invalid snapshot activationId".into());
     }
     let source = decode_source(s.get("source"))?;

@@ -6,11 +6,10 @@
 //! value holds no `undefined`, functions, cycles or non-finite numbers, so every value can be
 //! fingerprinted.
 
+use forge_replay_model::js::cmp_utf16;
 use forge_replay_model::json;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-use crate::js::cmp_utf16;
 
 /// `JSON_FINGERPRINT_PREFIX`.
 pub const FINGERPRINT_PREFIX: &str = "sha256:v1:";

@@ -5,6 +5,7 @@
 //! [`HistoryBuilder::finish`] (cheap, non-consuming) whenever a request needs the history. The
 //! builder is `Clone`, so a caller walking a tree can fork it at a branch point.
 
+use forge_replay_model::js;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -12,7 +13,7 @@ use crate::event::{
     decode_event, CapabilityEvent, CAPABILITY_DELIVERY_TYPE, CAPABILITY_EVENT_ENTRY,
     CAPABILITY_TOOLS_ENTRY,
 };
-use crate::js;
+use crate::valid;
 use std::sync::Arc;
 
 use crate::reducer::{ActiveCapability, Reducer};
@@ -83,7 +84,7 @@ pub fn decode_tool_baseline(data: &Value) -> Result<ToolBaseline, String> {
     let Value::Object(m) = data else {
         return Err("Invalid Forge tool baseline.".into());
     };
-    if !js::is_one(m.get("schemaVersion"))
+    if !valid::is_one(m.get("schemaVersion"))
         || m.keys()
             .any(|k| !matches!(k.as_str(), "schemaVersion" | "baseline" | "lastApplied"))
     {
@@ -103,7 +104,7 @@ pub fn decode_tool_baseline(data: &Value) -> Result<ToolBaseline, String> {
                 Value::String(s)
                     if !s.is_empty()
                         && js::len(s) <= 1024
-                        && !s.chars().any(js::is_ascii_control) =>
+                        && !s.chars().any(valid::is_ascii_control) =>
                 {
                     Ok(s.clone())
                 }
@@ -134,10 +135,10 @@ pub fn validate_anchor_data(data: &Value) -> Result<String, String> {
     let Some(through) = m.get("throughEventId") else {
         return Err(format!("{p}missing required field throughEventId"));
     };
-    if !js::is_one(Some(sv)) {
+    if !valid::is_one(Some(sv)) {
         return Err(format!(
             "{p}unsupported schemaVersion {}, expected 1",
-            js::js_string(Some(sv))
+            js::to_string(Some(sv))
         ));
     }
     let Value::String(id) = through else {

@@ -28,8 +28,9 @@
 //! * **Status and tools** ([`status`], [`tools`], [`warning`]): the `/capability status` view,
 //!   effective tools (§5.10), prompt-cache warnings (§7).
 //!
-//! JavaScript semantics (`trim()`'s whitespace set, UTF-16 lengths and sort order, number
-//! formatting) come from [`js`] and `forge_replay_model::json`.
+//! JavaScript semantics (`trim()`'s whitespace set, UTF-16 lengths and sort order, `String()`,
+//! V8's `JSON.parse` messages, number formatting) come from `forge_replay_model::js` and
+//! `forge_replay_model::json`; pi-forge's own field checks (ids, tool names) are [`valid`].
 //!
 //! ```no_run
 //! use forge_replay_capability::context::{Options, Replayer};
@@ -56,12 +57,11 @@ pub mod discovery;
 pub mod event;
 pub mod fingerprint;
 pub mod history;
-pub mod js;
 pub mod preset;
 pub mod projection;
 pub mod reducer;
 pub mod resource;
 pub mod status;
 pub mod tools;
-pub mod v8json;
+pub mod valid;
 pub mod warning;

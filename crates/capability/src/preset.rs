@@ -1,6 +1,7 @@
 //! Preset system-prompt helpers that run before the capability projection (spec §5.9), and
 //! pi-ai's system-prompt text helpers they rely on.
 
+use forge_replay_model::js;
 use serde_json::{Map, Value};
 
 /// Pi's built-in system prompt section keys.
@@ -28,7 +29,7 @@ pub fn content_text(content: Option<&Value>, separator: &str) -> String {
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
             .map(|b| match b.get("text") {
                 Some(Value::String(s)) => s.clone(),
-                other => crate::js::js_string(other),
+                other => js::to_string(other),
             })
             .collect::<Vec<_>>()
             .join(separator),
@@ -90,7 +91,7 @@ pub fn current_system_prompt(messages: &[Value]) -> String {
                     v => {
                         let text = v
                             .as_str()
-                            .map_or_else(|| crate::js::js_string(Some(v)), str::to_string);
+                            .map_or_else(|| js::to_string(Some(v)), str::to_string);
                         match sections.iter_mut().find(|(n, _)| n == name) {
                             Some(slot) => slot.1 = text,
                             None => sections.push((name.clone(), text)),

@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
+use forge_replay_model::js;
 use serde_json::{Map, Value};
 
 use crate::event::{CapabilityEvent, CAPABILITY_DELIVERY_TYPE};
-use crate::js;
 use crate::reducer::Reducer;
+use crate::valid;
 
 /// Section key prefix.
 pub const SECTION_PREFIX: &str = "forge-capability-";
@@ -127,7 +128,7 @@ pub fn render_system_message_update(sections: &Map<String, Value>) -> String {
             v => format!(
                 "Updated system prompt section \"{name}\":\n\n{}",
                 v.as_str()
-                    .map_or_else(|| js::js_string(Some(v)), str::to_string)
+                    .map_or_else(|| js::to_string(Some(v)), str::to_string)
             ),
         })
         .collect();
@@ -244,11 +245,11 @@ pub fn project_unique_events(
         let Some(Value::Object(d)) = m.get("details") else {
             return Err(err(format!("{p}details object is required"), Some(i)));
         };
-        if !js::is_one(d.get("schemaVersion")) {
+        if !valid::is_one(d.get("schemaVersion")) {
             return Err(err(
                 format!(
                     "{p}schemaVersion must be 1, got {}",
-                    js::js_string(d.get("schemaVersion"))
+                    js::to_string(d.get("schemaVersion"))
                 ),
                 Some(i),
             ));

@@ -1,11 +1,12 @@
 //! Capability resource codec (spec §1.2, §1.3): `parseCapability` with pi-forge's exact check
 //! order, limits and diagnostics, and the canonical on-disk serializer.
 
+use forge_replay_model::js;
 use forge_replay_model::json;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::js;
+use crate::valid;
 
 /// `CAPABILITY_TYPE`.
 pub const CAPABILITY_TYPE: &str = "pi-forge.capability";
@@ -201,7 +202,7 @@ pub(crate) fn validate_tool_list(value: &Value, field: &str, diags: &mut Diags) 
             Value::String(s) if js::has_whitespace(s) => Some(format!(
                 "Tool name at index {i} (\"{s}\") cannot contain whitespace."
             )),
-            Value::String(s) if s.chars().any(js::is_ascii_control) => Some(format!(
+            Value::String(s) if s.chars().any(valid::is_ascii_control) => Some(format!(
                 "Tool name at index {i} cannot contain control characters."
             )),
             Value::String(s) if s.contains(['*', '?']) => Some(format!(
@@ -236,14 +237,14 @@ pub fn decode_capability(value: &Value, fallback_id: Option<&str>) -> Decoded {
             diags.push(Some(k), format!("Unsupported capability field: {k}"));
         }
     }
-    if !js::is_one(root.get("schemaVersion")) {
+    if !valid::is_one(root.get("schemaVersion")) {
         diags.push(Some("schemaVersion"), "schemaVersion must be 1.");
     }
     if root.get("type").and_then(Value::as_str) != Some(CAPABILITY_TYPE) {
         diags.push(Some("type"), "type must be \"pi-forge.capability\".");
     }
     let raw_id = root.get("id");
-    let id_ok = matches!(raw_id, Some(Value::String(s)) if js::is_resource_id(s));
+    let id_ok = matches!(raw_id, Some(Value::String(s)) if valid::is_resource_id(s));
     if !id_ok {
         diags.push(
             Some("id"),
@@ -337,7 +338,8 @@ pub fn decode_capability(value: &Value, fallback_id: Option<&str>) -> Decoded {
 /// `Failed to parse JSON: <message>` with the fallback capability.
 ///
 /// The message after the prefix is V8's `JSON.parse` text (spec §9 marks it engine-specific);
-/// [`crate::v8json`] reproduces Node 22's wording, checked against Node for every error kind.
+/// [`forge_replay_model::js::json_parse_error`] reproduces Node 22's wording (its conformance table
+/// checks every error kind against Node 22).
 pub fn parse_capability(text: &str, fallback_id: &str) -> Decoded {
     match json::parse(text) {
         Ok(v) => decode_capability(&v, Some(fallback_id)),
@@ -347,7 +349,7 @@ pub fn parse_capability(text: &str, fallback_id: &str) -> Decoded {
                 None,
                 format!(
                     "Failed to parse JSON: {}",
-                    crate::v8json::v8_parse_error(text)
+                    js::json_parse_error(text)
                         .unwrap_or_else(|| format!("{} at column {}", e.message, e.column))
                 ),
             )],

@@ -121,19 +121,6 @@ pub fn is_lone_surrogate_stand_in(c: char) -> bool {
     (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&(c as u32))
 }
 
-/// Length of a string in UTF-16 code units (`String.prototype.length`).
-pub fn utf16_len(s: &str) -> usize {
-    s.chars()
-        .map(|c| {
-            if is_lone_surrogate_stand_in(c) {
-                1
-            } else {
-                c.len_utf16()
-            }
-        })
-        .sum()
-}
-
 /// `JSON.stringify(value)`.
 pub fn stringify(value: &Value) -> String {
     let mut out = String::new();
@@ -529,7 +516,7 @@ mod tests {
             r#"["\ud800x","\udc00","😀","\\ud800"]"#
         );
         let v = parse(r#""\ud800""#).unwrap();
-        assert_eq!(utf16_len(v.as_str().unwrap()), 1);
+        assert_eq!(crate::js::len(v.as_str().unwrap()), 1);
     }
 
     #[test]

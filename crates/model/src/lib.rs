@@ -4,7 +4,8 @@
 //! * [`json`]: JSON with JavaScript's semantics (`JSON.parse` / `JSON.stringify` bytes, lone
 //!   surrogates, ECMAScript number formatting). Every crate that writes JSON a Pi package would
 //!   also write goes through it.
-//! * [`text`]: JavaScript string helpers (`trim()`'s whitespace set, UTF-16 lengths).
+//! * [`js`]: every other JavaScript semantic Pi relies on (truthiness, `String()`, `Number()`,
+//!   UTF-16 lengths and order, `trim()`, `Date`, V8's `JSON.parse` messages), checked against Node.
 //! * [`session`]: typed views of Pi 0.87.1 session JSONL entries.
 //! * [`cursor`]: a validating cursor over JSON text, for scanners that skip the tree.
 //! * [`rng`]: a deterministic xorshift generator for reproducible test and benchmark data.
@@ -12,8 +13,8 @@
 
 pub mod cursor;
 pub mod error;
+pub mod js;
 pub mod json;
 pub mod rng;
 pub mod session;
-pub mod text;
 pub mod transcode;

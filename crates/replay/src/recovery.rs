@@ -267,7 +267,7 @@ fn check_leaf(
     for ev in history.unique_events() {
         match &ev.op {
             Op::Activate(s) => {
-                if !forge_replay_model::text::js_trim(&s.content).is_empty() {
+                if !forge_replay_model::js::trim(&s.content).is_empty() {
                     state.push((s.activation_id.clone(), s.content.clone()));
                 }
             }

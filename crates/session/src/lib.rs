@@ -51,7 +51,6 @@ pub mod diag;
 mod entry;
 mod error;
 mod head;
-pub mod js;
 pub mod llm;
 mod migrate;
 pub mod project;

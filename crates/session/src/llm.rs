@@ -1,9 +1,8 @@
 //! `convertToLlm` (`pi-coding-agent/dist/core/messages.js`): coding-agent message roles to the
 //! messages pi-ai receives.
 
+use forge_replay_model::js;
 use serde_json::{Map, Value};
-
-use crate::js;
 
 /// `COMPACTION_SUMMARY_PREFIX`.
 pub const COMPACTION_SUMMARY_PREFIX: &str =

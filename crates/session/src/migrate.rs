@@ -23,7 +23,7 @@ fn header_version(header: &Header) -> f64 {
         None | Some(Value::Null) => 1.0,
         Some(Value::Number(n)) => json::number_to_f64(n),
         Some(Value::String(s)) => {
-            let t = forge_replay_model::text::js_trim(s);
+            let t = forge_replay_model::js::trim(s);
             if t.is_empty() {
                 0.0
             } else {

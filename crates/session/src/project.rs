@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use forge_replay_model::js;
 use forge_replay_model::json;
 use forge_replay_model::session::EntryType;
 use forge_replay_model::transcode;
@@ -19,7 +20,6 @@ const PARALLEL_MIN: usize = 512;
 
 use crate::error::ProjectError;
 use crate::head::MessageShape;
-use crate::js;
 use crate::session::Session;
 
 /// One entry of `buildContextEntries`, with the messages it contributed.
@@ -184,7 +184,7 @@ pub fn entry_messages(s: &Session, i: usize) -> Result<Vec<Value>, ProjectError>
     let Value::Object(mut obj) = parse_entry(s, i)? else {
         return Ok(Vec::new());
     };
-    let timestamp = js::date_ms(obj.get("timestamp"));
+    let timestamp = json::f64_to_value(js::date::get_time(obj.get("timestamp")));
     Ok(match ty {
         EntryType::Message => {
             // Pi throws on a missing or null `message`; nothing is projected here (check reports it).

@@ -16,9 +16,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::js;
 use forge_replay_model::json;
 use forge_replay_model::session::{EntryType, CURRENT_SESSION_VERSION};
-use forge_replay_model::text::js_trim;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -120,7 +120,7 @@ pub(crate) fn read<R: BufRead>(
                 Ok(t) => (t.into(), false),
                 Err(_) => (String::from_utf8_lossy(&buf).into(), true),
             };
-            let blank = js_trim(&text).is_empty();
+            let blank = js::trim(&text).is_empty();
             batch_bytes += len;
             batch.push(LineRec {
                 line_no,

@@ -91,7 +91,7 @@ impl Tree {
             let Some(pv) = e.head.parent_id.as_ref() else {
                 continue;
             };
-            if !crate::js::truthy(Some(pv)) {
+            if !forge_replay_model::js::truthy(Some(pv)) {
                 continue;
             }
             let Some(key) = id_key(pv) else { continue };

@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use crate::session::{BadLine, SessionData};
 use crate::totals::Totals;
 use forge_replay_model::error::chain as error_chain;
+use forge_replay_model::js::date;
 
 /// One deduplicated main request of the corpus (72 bytes: a corpus holds hundreds of
 /// thousands of them).
@@ -297,7 +298,7 @@ fn scan_file(path: &Path) -> FileScan {
             key,
             RawRequest {
                 line: e.line,
-                time_ms: ts.and_then(parse_iso_ms),
+                time_ms: ts.and_then(timestamp_ms),
                 model: local_intern(&mut strings, meta.and_then(|x| x.model.as_deref())),
                 provider: local_intern(&mut strings, meta.and_then(|x| x.provider.as_deref())),
                 api: local_intern(&mut strings, meta.and_then(|x| x.api.as_deref())),
@@ -885,33 +886,14 @@ fn atomic_write(
     }
 }
 
-/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp as i64 + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// `YYYY-MM-DD` of a day number.
 pub fn format_day(days: i32) -> String {
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = date::civil_from_days(i64::from(days));
     format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn day_of_ms(ms: i64) -> i32 {
-    ms.div_euclid(86_400_000) as i32
+    ms.div_euclid(date::MS_PER_DAY) as i32
 }
 
 /// Parses `YYYY-MM-DD` or `YYYYMMDD` into a day number.
@@ -929,50 +911,14 @@ pub fn parse_day(s: &str) -> Option<i32> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    Some(days_from_civil(y, m, d) as i32)
+    Some(date::days_from_civil(y, m, d) as i32)
 }
 
-/// Milliseconds since the epoch of an ISO-8601 UTC timestamp as Pi writes it
-/// (`2026-01-01T00:00:09.000Z`; fractional seconds and the `Z` optional).
-pub fn parse_iso_ms(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 19
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || (b[10] != b'T' && b[10] != b' ')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = &s[r];
-        t.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| t.parse().ok())?
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut ms = 0i64;
-    let mut rest = &s[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-        let digits = &frac[..n];
-        let mut v = 0i64;
-        for (i, c) in digits.bytes().take(3).enumerate() {
-            v += i64::from(c - b'0') * 10i64.pow(2 - i as u32);
-        }
-        ms = v;
-        rest = &frac[n..];
-    }
-    if !(rest.is_empty() || rest == "Z") {
-        return None;
-    }
-    let days = days_from_civil(y, mo as u32, d as u32);
-    Some(days * 86_400_000 + ((h * 60 + mi) * 60 + sec) * 1000 + ms)
+/// Milliseconds since the epoch of an entry's timestamp, as `Date.parse` reads it (Pi writes
+/// `toISOString()`'s `2026-01-01T00:00:09.000Z`).
+pub fn timestamp_ms(s: &str) -> Option<i64> {
+    let t = date::parse(s);
+    t.is_finite().then_some(t as i64)
 }
 
 #[cfg(test)]
@@ -996,15 +942,18 @@ mod tests {
 
     #[test]
     fn iso_timestamps() {
-        assert_eq!(parse_iso_ms("1970-01-01T00:00:01.500Z"), Some(1500));
+        assert_eq!(timestamp_ms("1970-01-01T00:00:01.500Z"), Some(1500));
         assert_eq!(
-            parse_iso_ms("2026-01-01T00:00:09.000Z"),
+            timestamp_ms("2026-01-01T00:00:09.000Z"),
             Some(1_767_225_609_000)
         );
         assert_eq!(
-            parse_iso_ms("2026-01-01T00:00:09Z"),
+            timestamp_ms("2026-01-01T00:00:09Z"),
             Some(1_767_225_609_000)
         );
-        assert_eq!(parse_iso_ms("2026-01-01"), None);
+        // As Date.parse: a date alone is midnight UTC; a 60th second is invalid.
+        assert_eq!(timestamp_ms("2026-01-01"), Some(1_767_225_600_000));
+        assert_eq!(timestamp_ms("2026-01-01T00:00:60Z"), None);
+        assert_eq!(timestamp_ms("yesterday"), None);
     }
 }

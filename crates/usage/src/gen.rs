@@ -14,6 +14,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::js::date;
 use forge_replay_model::json::stringify;
 use serde_json::{json, Value};
 
@@ -167,18 +168,9 @@ fn words(rng: &mut Rng, n: usize) -> String {
     s
 }
 
-/// ISO-8601 `YYYY-MM-DDTHH:MM:SS.mmmZ` of a Unix ms time.
+/// `new Date(ms).toISOString()` (the generator's clock stays in the years after 2026).
 fn iso(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    let day = crate::corpus::format_day(days as i32);
-    let (h, m, s, f) = (
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000,
-    );
-    format!("{day}T{h:02}:{m:02}:{s:02}.{f:03}Z")
+    date::to_iso_string(ms as f64).unwrap_or_default()
 }
 
 fn round_cost(x: f64) -> f64 {
@@ -486,7 +478,7 @@ fn session_id(rng: &mut Rng, ms: i64) -> String {
 pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
     let mut rng = Rng(opts.seed ^ 0x5EED_F0E5_u64.rotate_left(17));
     let projects = (opts.sessions / 40).clamp(1, 50);
-    let start = crate::corpus::days_from_civil(2026, 1, 1) * 86_400_000;
+    let start = date::days_from_civil(2026, 1, 1) * date::MS_PER_DAY;
     let mut summary = GenSummary::default();
     // The previous non-fork session, kept so a fork can copy its ancestors.
     let mut previous: Option<(PathBuf, String, Vec<Written>, usize, i64)> = None;
@@ -497,7 +489,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
             (Some((_, _, _, p, t)), true) => (*p, *t),
             _ => (
                 rng.below(projects as u64) as usize,
-                start + rng.below(90 * 86_400_000) as i64,
+                start + rng.below(90 * date::MS_PER_DAY as u64) as i64,
             ),
         };
         // A fork copies a prefix of the parent's active path and is created after it.

@@ -124,7 +124,7 @@ impl SessionData {
             parse_line_bytes(bytes, line_no)
         } else {
             let text = String::from_utf8_lossy(bytes);
-            if forge_replay_model::text::js_trim(&text).is_empty() {
+            if forge_replay_model::js::trim(&text).is_empty() {
                 return false;
             }
             parse_line(&text, line_no)

@@ -288,8 +288,8 @@ pub fn resolve_grammar_constrained_sampling(
     let variants = js::get(config, "variants");
     let lark = js::get(variants, "openai_lark").and_then(Value::as_str);
     let regex = js::get(variants, "openai_regex").and_then(Value::as_str);
-    let has_lark = lark.is_some_and(|s| !forge_replay_model::text::js_trim(s).is_empty());
-    let has_regex = regex.is_some_and(|s| !forge_replay_model::text::js_trim(s).is_empty());
+    let has_lark = lark.is_some_and(|s| !js::trim(s).is_empty());
+    let has_regex = regex.is_some_and(|s| !js::trim(s).is_empty());
     if !has_lark && !has_regex {
         return Err(AssembleError::rejected(format!(
             "Tool \"{name}\" cannot use grammar constrained sampling: no supported grammar variant was provided."

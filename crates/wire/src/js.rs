@@ -1,23 +1,14 @@
-//! Small helpers that read JSON values with JavaScript's semantics (truthiness, `??`, property
-//! access on plain objects). The request builders follow pi-ai's JavaScript literally, and these
-//! keep that translation short.
+//! pi-ai's JavaScript, translated: property access on plain objects (`?.`, `??`), object
+//! literals in key order, and the `TypeError`s pi-ai would throw. The request builders follow
+//! pi-ai's code literally, and these keep that translation short.
+//!
+//! The language's own semantics (truthiness, `String()`, `Number()`, UTF-16 units, `trim()`,
+//! `JSON.parse` messages, …) are [`forge_replay_model::js`], re-exported here so that a builder
+//! names one module.
 
+pub use forge_replay_model::js::*;
 use forge_replay_model::json::{f64_to_value, number_to_f64};
 use serde_json::{Map, Value};
-
-/// JavaScript truthiness of a JSON value (`undefined` is `None`).
-pub fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => {
-            let f = number_to_f64(n);
-            f != 0.0 && !f.is_nan()
-        }
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_)) | Some(Value::Object(_)) => true,
-    }
-}
 
 /// Property lookup without hashing. `serde_json::Map` (an `IndexMap` with SipHash) hashes the
 /// key on every `get`; transcript messages and content blocks have a handful of keys, where a
@@ -171,107 +162,6 @@ pub fn as_obj(v: &Value) -> Option<&Map<String, Value>> {
     v.as_object()
 }
 
-/// The UTF-16 code units of a string (lone-surrogate stand-ins map back to their code unit).
-pub fn utf16_units(s: &str) -> Vec<u16> {
-    let mut out = Vec::with_capacity(s.len());
-    for c in s.chars() {
-        if forge_replay_model::json::is_lone_surrogate_stand_in(c) {
-            out.push((0xD800 + (c as u32 - forge_replay_model::json::LONE_SURROGATE_BASE)) as u16);
-        } else {
-            let mut buf = [0u16; 2];
-            out.extend_from_slice(c.encode_utf16(&mut buf));
-        }
-    }
-    out
-}
-
-/// `String.prototype.slice(0, n)` in UTF-16 units (a cut through a pair leaves a lone half,
-/// kept as its stand-in).
-pub fn slice_utf16(s: &str, n: usize) -> String {
-    let units = utf16_units(s);
-    if units.len() <= n {
-        return s.to_string();
-    }
-    from_utf16_lossless(&units[..n])
-}
-
-/// Rebuilds a string from UTF-16 units, keeping lone surrogates as stand-ins.
-pub fn from_utf16_lossless(units: &[u16]) -> String {
-    char::decode_utf16(units.iter().copied())
-        .map(|r| match r {
-            Ok(c) => c,
-            Err(e) => char::from_u32(
-                forge_replay_model::json::LONE_SURROGATE_BASE
-                    + (e.unpaired_surrogate() as u32 - 0xD800),
-            )
-            .unwrap_or('\u{FFFD}'),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn field_equals_get_for_small_and_large_objects() {
-        for n in [0usize, 1, 5, SCAN_MAX, SCAN_MAX + 1, 40] {
-            let mut m = Map::new();
-            for i in 0..n {
-                m.insert(format!("k{i}"), Value::from(i));
-            }
-            let v = Value::Object(m.clone());
-            for i in 0..n + 2 {
-                let key = format!("k{i}");
-                assert_eq!(m.field(&key), m.get(&key), "{n} keys, {key}");
-                assert_eq!(v.field(&key), v.get(&key), "{n} keys, {key}");
-            }
-        }
-        assert_eq!(Value::from("s").field("k0"), None);
-    }
-
-    #[test]
-    fn to_number_matches_javascript() {
-        use serde_json::json;
-        let n = |v: Value| to_number(Some(&v));
-        assert_eq!(n(json!("1000")), 1000.0);
-        assert_eq!(n(json!(" 12.5e1\n")), 125.0);
-        assert_eq!(n(json!("")), 0.0);
-        assert_eq!(n(json!("0x1F")), 31.0);
-        assert_eq!(n(json!("-Infinity")), f64::NEG_INFINITY);
-        assert!(n(json!("inf")).is_nan());
-        assert!(n(json!("1e")).is_nan());
-        assert!(n(json!("-0x1")).is_nan());
-        assert_eq!(n(json!(true)), 1.0);
-        assert_eq!(n(Value::Null), 0.0);
-        assert_eq!(n(json!([7])), 7.0);
-        assert_eq!(n(json!([])), 0.0);
-        assert!(n(json!({})).is_nan());
-        assert!(to_number(None).is_nan());
-    }
-
-    #[test]
-    fn truthiness_matches_javascript() {
-        assert!(!truthy(None));
-        assert!(!truthy(Some(&Value::from(0))));
-        assert!(!truthy(Some(&Value::from(""))));
-        assert!(truthy(Some(&Value::from("0"))));
-        assert!(truthy(Some(&serde_json::json!([]))));
-    }
-
-    #[test]
-    fn utf16_slice_cuts_pairs() {
-        let s = "a😀b";
-        assert_eq!(utf16_units(s).len(), 4);
-        let cut = slice_utf16(s, 2);
-        assert_eq!(forge_replay_model::json::utf16_len(&cut), 2);
-        assert!(cut
-            .chars()
-            .nth(1)
-            .is_some_and(forge_replay_model::json::is_lone_surrogate_stand_in));
-    }
-}
-
 thread_local! {
     /// The first JavaScript `TypeError` pi-ai's code would have thrown while a request was being
     /// built (see [`fault`]).
@@ -299,7 +189,7 @@ pub fn take_fault() -> Option<String> {
 /// `TypeError` of `text.replace(…)` (recorded with [`fault`]) and yields "".
 pub fn sanitize(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
     match v {
-        Some(Value::String(t)) => forge_replay_model::text::sanitize_surrogates(t),
+        Some(Value::String(t)) => sanitize_surrogates(t),
         Some(Value::Null) => {
             fault(|| "Cannot read properties of null (reading 'replace')".into());
             "".into()
@@ -314,9 +204,6 @@ pub fn sanitize(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
         }
     }
 }
-
-/// `String(value)` as a template literal converts it.
-pub use forge_replay_model::text::js_string as to_js_string;
 
 /// `expr.method(…)` on a value pi-ai expects to be a string: the string, or "" with V8's
 /// `TypeError` recorded (see [`fault`]) for `undefined`, `null` and non-strings.
@@ -338,83 +225,24 @@ pub fn str_or_fault<'a>(v: Option<&'a Value>, expr: &str, method: &str) -> &'a s
     }
 }
 
-/// An element as `Array.prototype.join` writes it: `undefined` and `null` as "", anything else
-/// as `String(value)`.
-pub fn join_elem(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
-    match v {
-        None | Some(Value::Null) => "".into(),
-        Some(Value::String(s)) => s.as_str().into(),
-        other => to_js_string(other).into(),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `Math.max(a, b)`: NaN if either is NaN (`f64::max` would drop it).
-pub fn math_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// `Math.min(a, b)`: NaN if either is NaN (`f64::min` would drop it).
-pub fn math_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
-/// `Number(value)` (ECMAScript `ToNumber`): `undefined` is NaN, `null` 0, booleans 0/1, strings
-/// by `StringToNumber` (trimmed; empty is 0; `0x`/`0o`/`0b`; `Infinity`), arrays through their
-/// joined string, other objects NaN.
-pub fn to_number(v: Option<&Value>) -> f64 {
-    match v {
-        None => f64::NAN,
-        Some(Value::Null) => 0.0,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        Some(Value::Number(_)) => v.and_then(as_f64).unwrap_or(f64::NAN),
-        Some(Value::String(s)) => string_to_number(s),
-        Some(Value::Array(_)) => string_to_number(&to_js_string(v)),
-        Some(Value::Object(_)) => f64::NAN,
-    }
-}
-
-/// ECMAScript `StringToNumber`.
-pub fn string_to_number(s: &str) -> f64 {
-    // StrWhiteSpaceChar is WhiteSpace plus LineTerminator, what `trim()` removes.
-    let t = forge_replay_model::text::js_trim(s);
-    if t.is_empty() {
-        return 0.0;
-    }
-    let radix = |digits: &str, radix: u32| {
-        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return f64::NAN;
+    #[test]
+    fn field_equals_get_for_small_and_large_objects() {
+        for n in [0usize, 1, 5, SCAN_MAX, SCAN_MAX + 1, 40] {
+            let mut m = Map::new();
+            for i in 0..n {
+                m.insert(format!("k{i}"), Value::from(i));
+            }
+            let v = Value::Object(m.clone());
+            for i in 0..n + 2 {
+                let key = format!("k{i}");
+                assert_eq!(m.field(&key), m.get(&key), "{n} keys, {key}");
+                assert_eq!(v.field(&key), v.get(&key), "{n} keys, {key}");
+            }
         }
-        digits.chars().fold(0.0, |acc, c| {
-            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
-        })
-    };
-    let lower = t.get(..2).map(str::to_ascii_lowercase);
-    match lower.as_deref() {
-        Some("0x") => return radix(&t[2..], 16),
-        Some("0o") => return radix(&t[2..], 8),
-        Some("0b") => return radix(&t[2..], 2),
-        _ => {}
+        assert_eq!(Value::from("s").field("k0"), None);
     }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let valid = body.chars().any(|c| c.is_ascii_digit())
-        && body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
-    if !valid {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
 }

@@ -11,6 +11,8 @@
 //!   (`streamSimple` common options, token estimates, thinking budgets, cache retention, env),
 //!   [`hash`] (`shortHash`), [`redact`] (secret redaction for output).
 //! * [`api`]: one builder module per API, dispatched on `model.api`.
+//! * [`js`]: pi-ai's JavaScript, translated (property access, object literals, the `TypeError`s
+//!   pi-ai throws), with the language semantics of `forge_replay_model::js` re-exported.
 
 pub mod api;
 pub mod case;
@@ -24,7 +26,6 @@ pub mod options;
 pub mod redact;
 pub mod transcript;
 pub mod transform;
-pub mod v8json;
 
 use serde_json::{Map, Value};
 

@@ -7,7 +7,7 @@
 use crate::js::Field;
 use std::collections::BTreeMap;
 
-use forge_replay_model::json::{stringify, utf16_len};
+use forge_replay_model::json::stringify;
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -91,7 +91,7 @@ fn js_length<const COUNT: bool>(v: Option<&Value>) -> Result<f64, String> {
         return Ok(0.0);
     }
     Ok(match v {
-        Some(Value::String(s)) => utf16_len(s) as f64,
+        Some(Value::String(s)) => js::len(s) as f64,
         Some(Value::Array(a)) => a.len() as f64,
         Some(Value::Object(o)) => o.field("length").and_then(js::as_f64).unwrap_or(f64::NAN),
         _ => f64::NAN,
@@ -101,7 +101,7 @@ fn js_length<const COUNT: bool>(v: Option<&Value>) -> Result<f64, String> {
 /// `estimateTextAndImageContentChars(content)`.
 fn text_and_image_chars<const COUNT: bool>(content: Option<&Value>) -> Result<f64, String> {
     match content {
-        Some(Value::String(s)) => Ok(if COUNT { utf16_len(s) as f64 } else { 0.0 }),
+        Some(Value::String(s)) => Ok(if COUNT { js::len(s) as f64 } else { 0.0 }),
         // `for (const block of content)`; blocks are objects (checked when a case is parsed).
         Some(Value::Array(blocks)) => {
             let mut chars = 0.0;
@@ -129,7 +129,7 @@ fn text_tokens(len: usize) -> f64 {
 fn tools_tokens(tools: Option<&Value>) -> f64 {
     match tools {
         Some(Value::Array(a)) if a.is_empty() => 0.0,
-        Some(v) if js::truthy(Some(v)) => text_tokens(utf16_len(&stringify(v))),
+        Some(v) if js::truthy(Some(v)) => text_tokens(js::len(&stringify(v))),
         _ => 0.0,
     }
 }
@@ -156,7 +156,7 @@ fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
             if !COUNT {
                 return Ok(0.0);
             }
-            Ok(text_tokens(utf16_len(&system_message_text(message)))
+            Ok(text_tokens(js::len(&system_message_text(message)))
                 + tools_tokens(list("toolsAdded"))
                 + tools_tokens(list("toolsRemoved")))
         }
@@ -182,7 +182,7 @@ fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
                                 // safeJsonStringify: undefined → "undefined"
                                 chars += match b.field("arguments") {
                                     None => "undefined".len() as f64,
-                                    Some(v) => utf16_len(&stringify(v)) as f64,
+                                    Some(v) => js::len(&stringify(v)) as f64,
                                 };
                             }
                         }
@@ -326,8 +326,8 @@ pub fn adjust_max_tokens_for_thinking(
                 Some(v @ (Value::String(_) | Value::Array(_) | Value::Object(_))) => {
                     js::string_to_number(&format!(
                         "{}{}",
-                        js::to_js_string(Some(&js::num(b))),
-                        js::to_js_string(Some(v))
+                        js::to_string(Some(&js::num(b))),
+                        js::to_string(Some(v))
                     ))
                 }
                 _ => b + budget,

@@ -12,8 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use forge_replay_model::json::utf16_len;
 use serde_json::{Map, Value};
+
+use crate::js;
 
 /// The replacement value for a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -202,7 +203,7 @@ fn forge_long_string(s: &str) -> String {
     if s.starts_with("data:image/") {
         return "[image data omitted]".into();
     }
-    let len = utf16_len(s);
+    let len = js::len(s);
     if len > 8000
         && !s.is_empty()
         && s.bytes()

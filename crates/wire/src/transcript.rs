@@ -38,7 +38,7 @@ pub fn content_text(content: Option<&Value>, separator: &str) -> String {
 /// A JavaScript value converted with `String(v)` for joins and template strings
 /// (`undefined`/`null` join as "", an object as `[object Object]`).
 fn text_of(v: Option<&Value>) -> String {
-    js::join_elem(v).into_owned()
+    js::join_element(v).into_owned()
 }
 
 /// Non-null section values of a message, in JavaScript property order.
@@ -114,9 +114,8 @@ pub fn sections_as_objects(messages: &[Value]) -> Option<Vec<Value>> {
     rewrite_messages(messages, odd, |o| {
         let entries: Map<String, Value> = match o.get("sections") {
             Some(Value::String(s)) => js::utf16_units(s)
-                .iter()
                 .enumerate()
-                .map(|(i, u)| (i.to_string(), js::s(js::from_utf16_lossless(&[*u]))))
+                .map(|(i, u)| (i.to_string(), js::s(js::from_utf16(&[u]))))
                 .collect(),
             Some(Value::Array(a)) => a
                 .iter()

@@ -13,7 +13,6 @@ use crate::js::Field;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use forge_replay_model::text::js_trim;
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -164,7 +163,7 @@ fn changes(
                             && (!js::truthy(b.field("thinking"))
                                 || b.field("thinking")
                                     .and_then(Value::as_str)
-                                    .is_some_and(|t| js_trim(t).is_empty()))
+                                    .is_some_and(|t| js::trim(t).is_empty()))
                     })
                 })
         }
@@ -261,7 +260,7 @@ where
                             let empty = !js::truthy(thinking)
                                 || thinking
                                     .and_then(Value::as_str)
-                                    .is_some_and(|t| js_trim(t).is_empty());
+                                    .is_some_and(|t| js::trim(t).is_empty());
                             if empty {
                                 continue;
                             }

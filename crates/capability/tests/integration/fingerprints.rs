@@ -162,5 +162,5 @@ fn lone_surrogates_are_escaped_like_json_stringify() {
         "sha256:v1:9b9d5724ce3fb4323569b6fcc706ebc4369101c21292a159a9d834c187e60176"
     );
     // A lone surrogate is one UTF-16 unit for the length limits.
-    assert_eq!(forge_replay_capability::js::len(content), 5);
+    assert_eq!(forge_replay_model::js::len(content), 5);
 }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
+use forge_replay_model::js;
 use forge_replay_model::json;
-use forge_replay_model::text::js_trim;
 use forge_replay_session::{project, Entry, EntryType, Session};
 use serde_json::{Map, Value};
 
@@ -64,7 +64,7 @@ fn str_or_json(v: Option<&Value>) -> String {
 }
 
 fn preview(text: &str) -> String {
-    let one_line: String = js_trim(text)
+    let one_line: String = js::trim(text)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
@@ -143,7 +143,7 @@ fn describe(e: &Entry) -> String {
                 }
                 _ => {}
             }
-            if let Some(t) = content_text(m_get("content")).filter(|t| !js_trim(t).is_empty()) {
+            if let Some(t) = content_text(m_get("content")).filter(|t| !js::trim(t).is_empty()) {
                 let _ = write!(s, " {}", preview(&t));
             }
             s
@@ -166,7 +166,7 @@ fn describe(e: &Entry) -> String {
             format!(
                 "compaction ({keeps}, tokensBefore {}{})",
                 str_or_json(get("tokensBefore")),
-                if crate_truthy(get("systemMessage")) {
+                if js::truthy(get("systemMessage")) {
                     ", system checkpoint"
                 } else {
                     ""
@@ -217,10 +217,6 @@ fn describe(e: &Entry) -> String {
             }
         }
     }
-}
-
-fn crate_truthy(v: Option<&Value>) -> bool {
-    forge_replay_session::js::truthy(v)
 }
 
 fn id_text(e: &Entry) -> String {

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use forge_replay_model::js;
 use forge_replay_model::json;
 use indexmap::IndexMap;
 use serde_json::{json, Map, Value};
@@ -150,7 +151,7 @@ pub fn compile(src: &Loaded) -> Result<Compiled, ScenarioError> {
         .start
         .clone()
         .unwrap_or_else(|| "2026-01-01T00:00:00.000Z".into());
-    let clock_ms = parse_iso_ms(&start).ok_or_else(|| ScenarioError::Invalid {
+    let clock_ms = parse_start(&start).ok_or_else(|| ScenarioError::Invalid {
         path: src.path.clone(),
         line: src.line_of_key("start"),
         field: "start".into(),
@@ -303,55 +304,19 @@ fn builtin_decls() -> IndexMap<String, Value> {
     m
 }
 
-fn parse_iso_ms(s: &str) -> Option<i64> {
-    // YYYY-MM-DDTHH:MM:SS(.mmm)Z
-    let b = s.as_bytes();
-    if b.len() < 20 || !s.ends_with('Z') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let ms = if b.get(19) == Some(&b'.') {
-        num(20..23)?
-    } else {
-        0
-    };
-    let days = days_from_civil(y, mo, d);
-    Some((((days * 24 + h) * 60 + mi) * 60 + se) * 1000 + ms)
+/// The clock's start as `Date.parse` reads it, within the years 0000..9999 (so that every
+/// timestamp has `toISOString`'s four-digit year, as Pi's do).
+fn parse_start(s: &str) -> Option<i64> {
+    const YEAR_0: f64 = -62_167_219_200_000.0;
+    const YEAR_10000: f64 = 253_402_300_800_000.0;
+    let t = js::date::parse(s);
+    (YEAR_0..YEAR_10000).contains(&t).then_some(t as i64)
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
+/// `new Date(ms).toISOString()` of the scenario clock (which a valid start keeps far inside the
+/// range a `Date` holds).
 fn iso(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let milli = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    let z = days + 719468;
-    let era = if z >= 0 { z } else { z - 146096 } / 146097;
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    js::date::to_iso_string(ms as f64).unwrap_or_default()
 }
 
 /// Canonical JSON (pi-forge `canonicalJson`): keys sorted by UTF-16 code units, no whitespace.
@@ -359,7 +324,7 @@ fn canonical(v: &Value, out: &mut String) {
     match v {
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            keys.sort_by(|a, b| js::cmp_utf16(a, b));
             out.push('{');
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {
@@ -1605,9 +1570,15 @@ mod tests {
 
     #[test]
     fn iso_round_trip() {
-        let ms = parse_iso_ms("2026-01-01T00:00:01.000Z").unwrap();
+        let ms = parse_start("2026-01-01T00:00:01.000Z").unwrap();
         assert_eq!(ms, 1767225601000);
         assert_eq!(iso(ms), "2026-01-01T00:00:01.000Z");
+        assert_eq!(parse_start("2026-13-01T00:00:00.000Z"), None);
+        assert_eq!(parse_start("+010000-01-01T00:00:00.000Z"), None);
+        assert_eq!(
+            iso(parse_start("0000-01-01").unwrap()),
+            "0000-01-01T00:00:00.000Z"
+        );
     }
 
     #[test]

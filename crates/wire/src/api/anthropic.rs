@@ -7,7 +7,6 @@ use crate::js::Field;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
@@ -170,7 +169,7 @@ fn assert_request_auth(
     let has = |name: &str| {
         headers.and_then(Value::as_object).is_some_and(|m| {
             m.iter().any(|(k, v)| {
-                k.to_lowercase() == name && v.as_str().is_some_and(|v| !js_trim(v).is_empty())
+                k.to_lowercase() == name && v.as_str().is_some_and(|v| !js::trim(v).is_empty())
             })
         })
     };
@@ -266,7 +265,7 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
     let session = options
         .field("sessionId")
         .filter(|sid| js::truthy(Some(sid)) && retention != "none")
-        .map(|sid| js::to_js_string(Some(sid)));
+        .map(|sid| js::to_string(Some(sid)));
     if model.provider() == "github-copilot" {
         headers.insert("authorization".into(), format!("Bearer {api_key}"));
         let last_user = input.messages.last().map(crate::transcript::role) == Some("user");
@@ -364,7 +363,7 @@ fn beta_features(
     if let Some(conf) = configured {
         let Some(text) = conf else { return Vec::new() };
         let mut out: Vec<String> = Vec::new();
-        for f in text.split(',').map(js_trim).filter(|f| !f.is_empty()) {
+        for f in text.split(',').map(js::trim).filter(|f| !f.is_empty()) {
             if !out.iter().any(|x| x == f) {
                 out.push(f.to_string());
             }
@@ -500,13 +499,15 @@ fn build_params(
     if is_oauth {
         let mut system = vec![with_cache(text_block(CLAUDE_CODE_IDENTITY))];
         if !initial_text.is_empty() {
-            system.push(with_cache(text_block(&sanitize_surrogates(&initial_text))));
+            system.push(with_cache(text_block(&js::sanitize_surrogates(
+                &initial_text,
+            ))));
         }
         params.insert("system".into(), Value::Array(system));
     } else if !initial_text.is_empty() {
         params.insert(
             "system".into(),
-            Value::Array(vec![with_cache(text_block(&sanitize_surrogates(
+            Value::Array(vec![with_cache(text_block(&js::sanitize_surrogates(
                 &initial_text,
             )))]),
         );
@@ -729,9 +730,9 @@ fn convert_content_blocks(content: &[Value]) -> Value {
     if !has_images {
         let joined: Vec<_> = content
             .iter()
-            .map(|c| js::join_elem(c.field("text")))
+            .map(|c| js::join_element(c.field("text")))
             .collect();
-        return s(sanitize_surrogates(&joined.join("\n")).into_owned());
+        return s(js::sanitize_surrogates(&joined.join("\n")).into_owned());
     }
     let mut blocks: Vec<Value> = content
         .iter()
@@ -809,7 +810,7 @@ fn convert_messages(
                 if !text.is_empty() {
                     blocks.push(obj!([
                         ("type", s("text")),
-                        ("text", s(sanitize_surrogates(&text).into_owned())),
+                        ("text", s(js::sanitize_surrogates(&text).into_owned())),
                     ]));
                 }
                 if native_tool_changes {
@@ -835,10 +836,10 @@ fn convert_messages(
             }
             "user" => match msg.field("content") {
                 Some(Value::String(t)) => {
-                    if !js_trim(t).is_empty() {
+                    if !js::trim(t).is_empty() {
                         params.push(obj!([
                             ("role", s("user")),
-                            ("content", s(sanitize_surrogates(t).into_owned())),
+                            ("content", s(js::sanitize_surrogates(t).into_owned())),
                         ]));
                     }
                 }
@@ -854,7 +855,7 @@ fn convert_messages(
                         })
                         .filter(|b| {
                             js::str_of(b, "type") != Some("text")
-                                || !js_trim(text_str(b.field("text"))).is_empty()
+                                || !js::trim(text_str(b.field("text"))).is_empty()
                         })
                         .collect();
                     if !blocks.is_empty() {
@@ -872,7 +873,7 @@ fn convert_messages(
                     match js::str_of(block, "type") {
                         Some("text") => {
                             // `block.text.trim().length === 0`
-                            if js_trim(js::str_or_fault(block.field("text"), "block.text", "trim"))
+                            if js::trim(js::str_or_fault(block.field("text"), "block.text", "trim"))
                                 .is_empty()
                             {
                                 continue;
@@ -894,9 +895,9 @@ fn convert_messages(
                             let has_sig = js::truthy(sig)
                                 && sig
                                     .and_then(Value::as_str)
-                                    .is_none_or(|t| !js_trim(t).is_empty());
+                                    .is_none_or(|t| !js::trim(t).is_empty());
                             let thinking = text_str(block.field("thinking"));
-                            if js_trim(thinking).is_empty() && !has_sig {
+                            if js::trim(thinking).is_empty() && !has_sig {
                                 continue;
                             }
                             if !has_sig {

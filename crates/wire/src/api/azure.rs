@@ -7,7 +7,6 @@
 use crate::js::Field;
 use std::collections::BTreeMap;
 
-use forge_replay_model::text::js_trim;
 use serde_json::{Map, Value};
 
 use crate::api::responses::{mapped_level, off_effort, simple_options, with_api_key};
@@ -53,7 +52,7 @@ fn deployment_name(input: &ApiInput<'_>, options: &Map<String, Value>) -> String
     {
         let mut found: Option<String> = None;
         for entry in map.split(',') {
-            let t = js_trim(entry);
+            let t = js::trim(entry);
             if t.is_empty() {
                 continue;
             }
@@ -64,8 +63,8 @@ fn deployment_name(input: &ApiInput<'_>, options: &Map<String, Value>) -> String
             if id.is_empty() || name.is_empty() {
                 continue;
             }
-            if js_trim(id) == model.id() {
-                found = Some(js_trim(name).to_string());
+            if js::trim(id) == model.id() {
+                found = Some(js::trim(name).to_string());
             }
         }
         if let Some(f) = found.filter(|f| !f.is_empty()) {
@@ -78,7 +77,7 @@ fn deployment_name(input: &ApiInput<'_>, options: &Map<String, Value>) -> String
 /// `normalizeAzureBaseUrl` (WHATWG URL serialization for plain http(s) URLs).
 fn normalize_azure_base_url(base: &str) -> Result<String, AssembleError> {
     let invalid = || AssembleError::rejected(format!("Invalid Azure OpenAI base URL: {base}"));
-    let trimmed = js_trim(base).trim_end_matches('/');
+    let trimmed = js::trim(base).trim_end_matches('/');
     let (scheme, rest) = trimmed.split_once("://").ok_or_else(invalid)?;
     if scheme.is_empty()
         || !scheme
@@ -169,11 +168,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let base = options
         .field("azureBaseUrl")
         .and_then(Value::as_str)
-        .map(js_trim)
+        .map(js::trim)
         .filter(|s| !s.is_empty())
         .or_else(|| {
             env("AZURE_OPENAI_BASE_URL")
-                .map(js_trim)
+                .map(js::trim)
                 .filter(|s| !s.is_empty())
         })
         .map(str::to_string);

@@ -7,7 +7,6 @@
 //! `"0"`, `"1"`, … (that is how they appear in a saved payload, and so here).
 
 use crate::js::Field;
-use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{ApiInput, ApiOutput, Entry};
@@ -36,7 +35,7 @@ fn match_candidates(model: &Model) -> Vec<String> {
         let mut dashed = String::with_capacity(lower.len());
         let mut in_run = false;
         for c in lower.chars() {
-            if c.is_whitespace() || c == '\u{feff}' || matches!(c, '_' | '.' | ':') {
+            if js::is_whitespace(c) || matches!(c, '_' | '.' | ':') {
                 if !in_run {
                     dashed.push('-');
                 }
@@ -221,7 +220,7 @@ fn image_block(block: &Value) -> Result<Value, AssembleError> {
 /// `createNonBlankTextBlock(text)`.
 fn non_blank_text(text: Option<&Value>) -> Option<Value> {
     let sanitized = js::sanitize(text);
-    (!js_trim(&sanitized).is_empty()).then(|| obj!([("text", s(sanitized.into_owned()))]))
+    (!js::trim(&sanitized).is_empty()).then(|| obj!([("text", s(sanitized.into_owned()))]))
 }
 
 fn required_text(text: Option<&Value>) -> Value {
@@ -245,7 +244,6 @@ fn sanitize_document(v: &Value) -> Value {
 /// `normalizeToolCallId(id)`: `[^a-zA-Z0-9_-]` → `_` per UTF-16 unit, at most 64 units.
 fn normalize_tool_call_id(id: &str) -> String {
     js::utf16_units(id)
-        .into_iter()
         .map(|u| match u {
             0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x5f | 0x2d => u as u8 as char,
             _ => '_',
@@ -380,11 +378,11 @@ fn convert_messages<'a>(
                                 continue;
                             }
                             let thinking = js::sanitize(c.field("thinking")).into_owned();
-                            if js_trim(&thinking).is_empty() {
+                            if js::trim(&thinking).is_empty() {
                                 continue;
                             }
                             if claude {
-                                match sig.filter(|s| !js_trim(s).is_empty()) {
+                                match sig.filter(|s| !js::trim(s).is_empty()) {
                                     None => content.push(obj!([("text", s(thinking))])),
                                     Some(sig) => content.push(obj!([(
                                         "reasoningContent",
@@ -652,7 +650,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Value::Array(convert_messages(conversation, model, caching, &retention)?),
     );
     if let Some(sp) = system_prompt.filter(|t| !t.is_empty()) {
-        let mut blocks = vec![obj!([("text", s(sanitize_surrogates(&sp).into_owned()))])];
+        let mut blocks = vec![obj!([(
+            "text",
+            s(js::sanitize_surrogates(&sp).into_owned())
+        )])];
         if retention != "none" && caching {
             blocks.push(cache_point(&retention));
         }

@@ -234,7 +234,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         headers.insert("content-type".into(), "application/json".into());
         headers.insert("content-encoding".into(), "zstd".into());
         if let Some(sid) = session.as_ref().filter(|v| js::truthy(Some(v))) {
-            let sid = js::to_js_string(Some(sid));
+            let sid = js::to_string(Some(sid));
             headers.insert("session-id".into(), sid.clone());
             headers.insert("x-client-request-id".into(), sid);
         }
@@ -245,7 +245,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
 
 /// `resolveCodexUrl(baseUrl)`.
 fn codex_url(base: &str) -> String {
-    let raw = if forge_replay_model::text::js_trim(base).is_empty() {
+    let raw = if js::trim(base).is_empty() {
         "https://chatgpt.com/backend-api"
     } else {
         base

@@ -14,7 +14,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::{parse, stringify};
-use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
@@ -214,13 +213,12 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 fn sanitized(t: &str) -> Value {
-    s(sanitize_surrogates(t).into_owned())
+    s(js::sanitize_surrogates(t).into_owned())
 }
 
 /// `String.prototype.replace(/[^a-zA-Z0-9_-]/g, "_")` over UTF-16 units.
 fn replace_unsafe(id: &str) -> String {
     js::utf16_units(id)
-        .into_iter()
         .map(|u| match u {
             0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x5f | 0x2d => u as u8 as char,
             _ => '_',
@@ -247,7 +245,7 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
         return format!("{prefix}_{hash}");
     }
     if model.provider() == "openai" {
-        return js::slice_utf16(id, 40);
+        return js::slice_utf16(id, 40).into_owned();
     }
     id.to_string()
 }
@@ -372,8 +370,8 @@ fn image_url_part(block: &Value) -> Value {
                 "url",
                 s(format!(
                     "data:{};base64,{}",
-                    js::to_js_string(block.field("mimeType")),
-                    js::to_js_string(block.field("data"))
+                    js::to_string(block.field("mimeType")),
+                    js::to_string(block.field("data"))
                 )),
             )]),
         ),
@@ -481,9 +479,10 @@ fn convert_messages(
                     .filter(|b| is_type(b, "text"))
                     // `block.text.trim().length > 0`
                     .filter(|b| {
-                        !js_trim(js::str_or_fault(b.field("text"), "block.text", "trim")).is_empty()
+                        !js::trim(js::str_or_fault(b.field("text"), "block.text", "trim"))
+                            .is_empty()
                     })
-                    .map(|b| sanitize_surrogates(str_field(b, "text")).into_owned())
+                    .map(|b| js::sanitize_surrogates(str_field(b, "text")).into_owned())
                     .collect();
                 let text = text_parts.concat();
                 let thinking: Vec<&Value> =
@@ -499,7 +498,7 @@ fn convert_messages(
                 let preserved = signed.or((!legacy.is_empty()).then_some(legacy));
                 let non_empty: Vec<&&Value> = thinking
                     .iter()
-                    .filter(|b| !js_trim(str_field(b, "thinking")).is_empty())
+                    .filter(|b| !js::trim(str_field(b, "thinking")).is_empty())
                     .collect();
                 // Whether `content` ends up a non-empty string or array.
                 let mut has_content = false;
@@ -507,7 +506,7 @@ fn convert_messages(
                     if c.truthy("requiresThinkingAsText") {
                         let thinking_text = non_empty
                             .iter()
-                            .map(|b| sanitize_surrogates(str_field(b, "thinking")).into_owned())
+                            .map(|b| js::sanitize_surrogates(str_field(b, "thinking")).into_owned())
                             .collect::<Vec<_>>()
                             .join("\n\n");
                         let mut parts =
@@ -554,7 +553,7 @@ fn convert_messages(
                         let name = str_field(tc, "name");
                         if let Some(prop) = grammar.get(name) {
                             let input = match js::get(tc.field("arguments"), prop) {
-                                Some(Value::String(t)) => sanitize_surrogates(t).into_owned(),
+                                Some(Value::String(t)) => js::sanitize_surrogates(t).into_owned(),
                                 _ => {
                                     return Err(AssembleError::rejected(format!(
                                         "Grammar tool call \"{name}\" requires argument \"{prop}\" to be a string."
@@ -621,7 +620,7 @@ fn convert_messages(
                     let text = content
                         .iter()
                         .filter(|b| is_type(b, "text"))
-                        .map(|b| js::join_elem(b.field("text")))
+                        .map(|b| js::join_element(b.field("text")))
                         .collect::<Vec<_>>()
                         .join("\n");
                     let has_images = content.iter().any(|b| is_type(b, "image"));
@@ -1110,7 +1109,7 @@ fn client_api_key(model: &Model, options: &Map<String, Value>) -> Result<(), Ass
             .and_then(Value::as_object)
             .is_some_and(|m| {
                 m.iter().any(|(k, v)| {
-                    k.to_lowercase() == name && v.as_str().is_some_and(|v| !js_trim(v).is_empty())
+                    k.to_lowercase() == name && v.as_str().is_some_and(|v| !js::trim(v).is_empty())
                 })
             })
     };

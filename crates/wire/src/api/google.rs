@@ -14,7 +14,6 @@ use crate::js::Field;
 use std::collections::BTreeMap;
 
 use forge_replay_model::json::stringify;
-use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
@@ -36,7 +35,7 @@ fn sanitize(v: Option<&Value>) -> Value {
 /// `!value || value.trim() === ""` (a truthy non-string is the `TypeError` of `.trim`).
 fn is_blank(v: Option<&Value>) -> bool {
     match v {
-        Some(Value::String(t)) => js_trim(t).is_empty(),
+        Some(Value::String(t)) => js::trim(t).is_empty(),
         other if !js::truthy(other) => true,
         other => {
             js::str_or_fault(other, "block.text", "trim");
@@ -199,7 +198,7 @@ fn is_valid_thought_signature(sig: Option<&Value>) -> bool {
     let Some(sig) = sig.and_then(Value::as_str) else {
         return false;
     };
-    if sig.is_empty() || forge_replay_model::json::utf16_len(sig) % 4 != 0 {
+    if sig.is_empty() || js::len(sig) % 4 != 0 {
         return false;
     }
     let body = sig.trim_end_matches('=');
@@ -221,7 +220,6 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
         return id.to_string();
     }
     js::utf16_units(id)
-        .into_iter()
         .map(|u| match u {
             0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x5f | 0x2d => u as u8 as char,
             _ => '_',
@@ -259,7 +257,7 @@ fn convert_messages<'a>(
             "user" => {
                 let parts: Vec<Value> = match msg.field("content") {
                     Some(Value::String(t)) => {
-                        vec![obj!([("text", s(sanitize_surrogates(t).into_owned()))])]
+                        vec![obj!([("text", s(js::sanitize_surrogates(t).into_owned()))])]
                     }
                     _ => js::arr(msg, "content")
                         .iter()
@@ -362,7 +360,7 @@ fn convert_messages<'a>(
                 let has_images = !images.is_empty();
                 let multimodal = supports_multimodal_function_response(model.id());
                 let response_value = if has_text {
-                    sanitize_surrogates(&text_result).into_owned()
+                    js::sanitize_surrogates(&text_result).into_owned()
                 } else if has_images {
                     "(see attached image)".to_string()
                 } else {
@@ -534,7 +532,7 @@ fn build_params<'a>(
     if !system.is_empty() {
         config.insert(
             "systemInstruction".into(),
-            s(sanitize_surrogates(&system).into_owned()),
+            s(js::sanitize_surrogates(&system).into_owned()),
         );
     }
     if !tools.is_empty() {
@@ -858,7 +856,7 @@ fn request_url(
         };
     }
     let custom = {
-        let t = js_trim(model.base_url());
+        let t = js::trim(model.base_url());
         (!t.is_empty() && !t.contains("{location}")).then_some(t)
     };
     if let Some(base) = custom {
@@ -903,7 +901,7 @@ fn request_url(
 
 /// `resolveApiKey(options)` of google-vertex.
 fn vertex_api_key(options: &Map<String, Value>) -> Option<String> {
-    let key = js_trim(options.field("apiKey").and_then(Value::as_str)?).to_string();
+    let key = js::trim(options.field("apiKey").and_then(Value::as_str)?).to_string();
     let placeholder = key.starts_with('<')
         && key.ends_with('>')
         && key.len() > 2

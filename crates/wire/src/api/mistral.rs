@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::stringify;
-use forge_replay_model::text::{js_trim, sanitize_surrogates};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
@@ -81,7 +80,7 @@ impl IdNormalizer {
 
 fn text_value(v: Option<&Value>) -> String {
     match v {
-        Some(Value::String(t)) => sanitize_surrogates(t).into_owned(),
+        Some(Value::String(t)) => js::sanitize_surrogates(t).into_owned(),
         Some(Value::Null) | None => String::new(),
         Some(other) => stringify(other),
     }
@@ -90,14 +89,14 @@ fn text_value(v: Option<&Value>) -> String {
 fn image_url(block: &Value) -> String {
     format!(
         "data:{};base64,{}",
-        js::to_js_string(block.field("mimeType")),
-        js::to_js_string(block.field("data"))
+        js::to_string(block.field("mimeType")),
+        js::to_string(block.field("data"))
     )
 }
 
 /// `buildToolResultText(text, hasImages, supportsImages, isError)`.
 fn tool_result_text(text: &str, has_images: bool, supports_images: bool, is_error: bool) -> String {
-    let trimmed = js_trim(text);
+    let trimmed = js::trim(text);
     let prefix = if is_error { "[tool error] " } else { "" };
     if !trimmed.is_empty() {
         let suffix = if has_images && !supports_images {
@@ -135,7 +134,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 if !text.is_empty() {
                     out.push(obj!([
                         ("role", s("system")),
-                        ("content", s(sanitize_surrogates(&text).into_owned())),
+                        ("content", s(js::sanitize_surrogates(&text).into_owned())),
                     ]));
                 }
             }
@@ -144,7 +143,7 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                 if let Some(Value::String(t)) = content {
                     out.push(obj!([
                         ("role", s("user")),
-                        ("content", s(sanitize_surrogates(t).into_owned())),
+                        ("content", s(js::sanitize_surrogates(t).into_owned())),
                     ]));
                     continue;
                 }
@@ -187,23 +186,23 @@ fn to_chat_messages(messages: &[Cow<'_, Value>], supports_images: bool) -> Vec<V
                         Some("text") => {
                             // `block.text.trim().length > 0`
                             let t = js::str_or_fault(b.field("text"), "block.text", "trim");
-                            if !js_trim(t).is_empty() {
+                            if !js::trim(t).is_empty() {
                                 parts.push(obj!([
                                     ("type", s("text")),
-                                    ("text", s(sanitize_surrogates(t).into_owned())),
+                                    ("text", s(js::sanitize_surrogates(t).into_owned())),
                                 ]));
                             }
                         }
                         Some("thinking") => {
                             let t = b.field("thinking").and_then(Value::as_str).unwrap_or("");
-                            if !js_trim(t).is_empty() {
+                            if !js::trim(t).is_empty() {
                                 parts.push(obj!([
                                     ("type", s("thinking")),
                                     (
                                         "thinking",
                                         Value::Array(vec![obj!([
                                             ("type", s("text")),
-                                            ("text", s(sanitize_surrogates(t).into_owned())),
+                                            ("text", s(js::sanitize_surrogates(t).into_owned())),
                                         ])]),
                                     ),
                                 ]));

@@ -31,9 +31,7 @@ fn flag(model: &Model, key: &str, default: bool) -> bool {
 fn has_auth_header(headers: Option<&Value>, name: &str) -> bool {
     headers.and_then(Value::as_object).is_some_and(|m| {
         m.iter().any(|(k, v)| {
-            k.to_lowercase() == name
-                && v.as_str()
-                    .is_some_and(|v| !forge_replay_model::text::js_trim(v).is_empty())
+            k.to_lowercase() == name && v.as_str().is_some_and(|v| !js::trim(v).is_empty())
         })
     })
 }
@@ -133,7 +131,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let session = options
         .field("sessionId")
         .filter(|v| js::truthy(Some(v)))
-        .map(|v| js::to_js_string(Some(v)));
+        .map(|v| js::to_string(Some(v)));
     let mut p = JsObject::new();
     p.put("model", s(model.id()));
     p.put("input", Value::Array(input_items));

@@ -4,8 +4,7 @@
 use crate::js::Field;
 use std::collections::HashMap;
 
-use forge_replay_model::json::{parse, stringify, utf16_len};
-use forge_replay_model::text::sanitize_surrogates;
+use forge_replay_model::json::{parse, stringify};
 use serde_json::{Map, Value};
 
 use crate::constrained::{
@@ -212,7 +211,7 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
     let texts: Vec<_> = content
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("text"))
-        .map(|c| js::join_elem(c.field("text")))
+        .map(|c| js::join_element(c.field("text")))
         .collect();
     let text = texts.join("\n");
     let images: Vec<&Value> = content
@@ -228,13 +227,13 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
         } else {
             "(no tool output)"
         };
-        return s(sanitize_surrogates(t).into_owned());
+        return s(js::sanitize_surrogates(t).into_owned());
     }
     let mut out = Vec::new();
     if has_text {
         out.push(obj!([
             ("type", s("input_text")),
-            ("text", s(sanitize_surrogates(&text).into_owned())),
+            ("text", s(js::sanitize_surrogates(&text).into_owned())),
         ]));
     }
     for img in images {
@@ -244,8 +243,8 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
 }
 
 fn input_image(img: &Value) -> Value {
-    let mime = js::to_js_string(img.field("mimeType"));
-    let data = js::to_js_string(img.field("data"));
+    let mime = js::to_string(img.field("mimeType"));
+    let data = js::to_string(img.field("data"));
     obj!([
         ("type", s("input_image")),
         ("detail", s("auto")),
@@ -272,7 +271,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
             || js::str_of(source, "api") != Some(model.api_name());
         let mut item = if foreign {
             let n = format!("fc_{}", short_hash(item_id));
-            js::slice_utf16(&n, 64)
+            js::slice_utf16(&n, 64).into_owned()
         } else {
             normalize_id_part(item_id)
         };
@@ -369,7 +368,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     if !text.is_empty() {
                         out.push(obj!([
                             ("role", s(instruction_role)),
-                            ("content", s(sanitize_surrogates(&text).into_owned())),
+                            ("content", s(js::sanitize_surrogates(&text).into_owned())),
                         ]));
                     }
                 }
@@ -382,7 +381,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             "content",
                             Value::Array(vec![obj!([
                                 ("type", s("input_text")),
-                                ("text", s(sanitize_surrogates(t).into_owned())),
+                                ("text", s(js::sanitize_surrogates(t).into_owned())),
                             ])]),
                         ),
                     ]));
@@ -432,7 +431,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                 // a failure needs V8's exact message.
                                 let item = match parse(&text) {
                                     Ok(item) => item,
-                                    Err(e) => match crate::v8json::json_parse_error(&text) {
+                                    Err(e) => match js::json_parse_error(&text) {
                                         // JSON.parse throws: pi-ai fails with V8's message.
                                         Some(message) => {
                                             return Err(AssembleError::rejected(message))
@@ -458,7 +457,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             let mut id = parsed.as_ref().map(|p| p.0.clone()).unwrap_or_default();
                             if id.is_empty() {
                                 id = fallback;
-                            } else if utf16_len(&id) > 64 {
+                            } else if js::len(&id) > 64 {
                                 id = format!("msg_{}", short_hash(&id));
                             }
                             let mut m = Map::with_capacity(6);
@@ -513,7 +512,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                 );
                                 m.insert(
                                     "input".into(),
-                                    s(sanitize_surrogates(&input).into_owned()),
+                                    s(js::sanitize_surrogates(&input).into_owned()),
                                 );
                             } else {
                                 m.insert("type".into(), s("function_call"));
@@ -593,7 +592,7 @@ pub fn prompt_cache_key(key: Option<&Value>) -> Result<Option<Value>, AssembleEr
                 .iter()
                 .map(|x| match x {
                     Value::Null => String::new(),
-                    other => crate::js::to_js_string(Some(other)),
+                    other => crate::js::to_string(Some(other)),
                 })
                 .collect::<String>(),
         ))),
