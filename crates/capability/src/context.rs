@@ -69,7 +69,7 @@ pub enum ContextError {
     #[error("cannot project the session")]
     Session(#[from] forge_replay_session::ProjectError),
     /// Forge would fail closed on this branch (corrupt capability history, bad anchors, …).
-    #[error("capability history is invalid: {0}")]
+    #[error("capability history is invalid")]
     Capability(#[from] CapabilityFailure),
 }
 
@@ -328,4 +328,22 @@ pub fn apply_to_projection(
         push_history(session, &mut cache, &mut history, i)?;
     }
     finish(session, &mut cache, &history, projection.clone(), options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Forge's message is the cause, printed once after the variant's own words.
+    #[test]
+    fn a_capability_failure_is_printed_once() {
+        let e = ContextError::from(CapabilityFailure {
+            message: "Invalid eventId".into(),
+            location: None,
+        });
+        assert_eq!(
+            forge_replay_model::error::chain(&e),
+            "capability history is invalid: Invalid eventId"
+        );
+    }
 }

@@ -235,7 +235,7 @@ impl Request {
 /// Errors of [`replay`].
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    #[error("{path}: {source}")]
+    #[error("{path}: cannot select the leaf")]
     Leaf {
         path: PathBuf,
         #[source]
@@ -275,6 +275,14 @@ pub enum ReplayError {
     },
     #[error("unknown model {model:?} (expected provider/id)")]
     BadModel { model: String },
+    /// A target model of [`Target::Models`] is not in the catalog (found before any entry is
+    /// read, so no line or entry names it).
+    #[error("target model {model}")]
+    Target {
+        model: String,
+        #[source]
+        source: Box<CatalogError>,
+    },
     #[error("cannot write the replayed request")]
     Sink(#[source] std::io::Error),
 }
@@ -326,10 +334,7 @@ pub fn replay_each(
                 let model = opts
                     .catalog
                     .lookup(p, id)
-                    .map_err(|source| ReplayError::Model {
-                        path: session.path().to_path_buf(),
-                        line: 0,
-                        entry_id: String::new(),
+                    .map_err(|source| ReplayError::Target {
                         model: m.clone(),
                         source: Box::new(source),
                     })?

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use rayon::prelude::*;
@@ -172,16 +173,7 @@ fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
                     ro.target = Target::Models(vec![model.clone()]);
                     match replay::replay(&session, &ro) {
                         Ok(r) => r,
-                        Err(e) => {
-                            let mut msg = e.to_string();
-                            let mut src = std::error::Error::source(&e);
-                            while let Some(s) = src {
-                                msg.push_str(": ");
-                                msg.push_str(&s.to_string());
-                                src = s.source();
-                            }
-                            return error_case(compiled.name.clone(), model, msg);
-                        }
+                        Err(e) => return error_case(compiled.name.clone(), model, error_chain(&e)),
                     }
                 }
             };

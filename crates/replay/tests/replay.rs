@@ -447,3 +447,39 @@ fn scenario_request_contexts_equal_pis_projection() {
     }
     assert!(compared >= 40, "{compared}");
 }
+
+/// A replay error prints each cause once, and a target model that is not in the catalog is
+/// reported as the target it is, not as an entry at line 0.
+#[test]
+fn replay_errors_print_each_cause_once() {
+    use forge_replay_engine::replay::{self, ReplayOptions, Target};
+    use forge_replay_model::error::chain;
+
+    let path = root().join("fixtures/agent/anthropic-opus-tools/session.jsonl");
+    let (session, _) = forge_replay_session::Session::open(&path).unwrap();
+    let catalog = forge_replay_wire::Catalog::builtin();
+
+    let mut opts = ReplayOptions::new(catalog);
+    opts.leaf = Some("nope".into());
+    let e = replay::replay(&session, &opts).unwrap_err();
+    assert_eq!(
+        chain(&e),
+        format!(
+            "{}: cannot select the leaf: no entry with id \"nope\"",
+            path.display()
+        )
+    );
+
+    let mut opts = ReplayOptions::new(catalog);
+    opts.target = Target::Models(vec!["anthropic/no-such-model".into()]);
+    let e = replay::replay(&session, &opts).unwrap_err();
+    let text = chain(&e);
+    assert!(
+        text.starts_with(
+            "target model anthropic/no-such-model: unknown model `anthropic/no-such-model` in \
+             the pi-ai 0.87.1 catalog"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("unknown model").count(), 1, "{text}");
+}

@@ -175,7 +175,7 @@ pub enum CatalogError {
     #[error("catalog file {path}: {message}")]
     BadFile { path: String, message: String },
     /// A full model object lacks a required field.
-    #[error("{path}: {source}")]
+    #[error("{path}: invalid model object")]
     BadModel {
         path: String,
         #[source]

@@ -17,7 +17,7 @@ pub enum AssembleError {
     #[error("pi-ai rejects this request: {message}")]
     Rejected { message: String },
     /// The context is not a valid pi-ai context.
-    #[error("invalid context: {0}")]
+    #[error("invalid context")]
     Context(#[from] ContextError),
     /// The model could not be resolved.
     #[error(transparent)]
@@ -34,5 +34,27 @@ impl AssembleError {
         AssembleError::Rejected {
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use forge_replay_model::error::chain;
+
+    use super::AssembleError;
+    use crate::{normalize_context, Catalog};
+
+    /// Each cause is printed once (the message does not repeat its source).
+    #[test]
+    fn errors_print_each_cause_once() {
+        let e = AssembleError::from(normalize_context(&serde_json::json!(5)).unwrap_err());
+        assert_eq!(chain(&e), "invalid context: $.context: must be an object");
+
+        let user = r#"{"acme": {"models": [{"id": "m", "api": "openai-completions"}]}}"#;
+        let e = AssembleError::from(Catalog::with_user_file(user, "models.json").unwrap_err());
+        assert_eq!(
+            chain(&e),
+            "models.json: $.acme.models[0]: invalid model object: field `baseUrl` must be a string"
+        );
     }
 }

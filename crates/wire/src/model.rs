@@ -26,7 +26,7 @@ const BASE_URL: usize = 3;
 
 /// A model object that lacks a field the assemblers need.
 #[derive(Debug, thiserror::Error)]
-#[error("model object: field `{field}` must be {expected}")]
+#[error("field `{field}` must be {expected}")]
 pub struct ModelError {
     /// The missing or mistyped field.
     pub field: &'static str,

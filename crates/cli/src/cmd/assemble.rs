@@ -6,6 +6,7 @@
 
 use std::io::Write as _;
 
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
 use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
 
@@ -36,7 +37,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
         Err(AssembleError::Rejected { message }) => bad_input(&format!(
             "{path}: pi-ai 0.87.1 refuses this request: {message}"
         )),
-        Err(e) => bad_input(&format!("{path}: {e}")),
+        Err(e) => bad_input(&format!("{path}: {}", error_chain(&e))),
     }
 }
 
@@ -47,7 +48,7 @@ pub(crate) fn load_catalog(path: Option<&std::path::Path>) -> Result<Catalog, St
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("{}: cannot read catalog: {e}", p.display()))?;
-            Catalog::with_user_file(&text, &p.display().to_string()).map_err(|e| e.to_string())
+            Catalog::with_user_file(&text, &p.display().to_string()).map_err(|e| error_chain(&e))
         }
     }
 }

@@ -43,7 +43,7 @@ pub const AFTER_REMOVAL: &str = "after-removal";
 /// Errors reading a probe file.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    #[error("probe file is not valid JSON: {0}")]
+    #[error("probe file is not valid JSON")]
     Json(#[source] serde_json::Error),
     #[error("probe file: {0}")]
     Shape(String),
@@ -186,5 +186,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("unknown piece `nope`"), "{err}");
+    }
+
+    #[test]
+    fn bad_json_is_printed_once() {
+        let err = ProbeSet::parse("{").unwrap_err();
+        let text = forge_replay_model::error::chain(&err);
+        assert!(
+            text.starts_with("probe file is not valid JSON: EOF"),
+            "{text}"
+        );
+        assert_eq!(text.matches("EOF").count(), 1, "{text}");
     }
 }

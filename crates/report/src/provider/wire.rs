@@ -1,5 +1,6 @@
 //! The product's [`Assembler`] and catalog: `forge-replay-wire`.
 
+use forge_replay_model::error::chain as error_chain;
 use forge_replay_wire::catalog::{CATALOG_VERSION, MANIFEST};
 use forge_replay_wire::{assemble_case, Case, Catalog};
 use serde_json::Value;
@@ -16,10 +17,10 @@ pub struct WireAssembler<'a> {
 
 impl Assembler for WireAssembler<'_> {
     fn assemble(&self, case: &Value) -> Result<Value, String> {
-        let case = Case::from_value(case).map_err(|e| e.to_string())?;
+        let case = Case::from_value(case).map_err(|e| error_chain(&e))?;
         assemble_case(&case, self.catalog)
             .map(|a| a.payload)
-            .map_err(|e| e.to_string())
+            .map_err(|e| error_chain(&e))
     }
 }
 
