@@ -11,6 +11,16 @@
 // Building blocks
 
 const SESSION = "019a0000-0000-7000-8000-000000000001";
+
+/**
+ * The case inputs are always built against pi-ai 0.87.1's catalog (the package's own dependency,
+ * imported by file URL so `--pi` never redirects it): a case's context depends on its model's api,
+ * and a case run through another release must be the same input as its 0.87.1 golden.
+ */
+const BASE_CATALOG = new URL("../node_modules/@earendil-works/pi-ai/dist/providers/all.js", import.meta.url).href;
+export async function baseLookup() {
+	return (await import(BASE_CATALOG)).getBuiltinModel;
+}
 const T0 = 1733234400000;
 
 /** A tiny deterministic 1x1 PNG and a 2x1 JPEG-ish payload (content is opaque base64 to pi-ai). */
@@ -988,7 +998,7 @@ function table() {
 
 /** The list of cases, each `{name, model, context, options, entry?, env?}`. */
 export async function buildCases() {
-	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const getBuiltinModel = await baseLookup();
 	return table().map(({ name, model, scenario, options, entry, env, expectError }) => {
 		const self = selfOf(model, getBuiltinModel);
 		const context = typeof scenario === "function" ? scenario(self) : scenario;
@@ -1176,7 +1186,7 @@ const MATRIX_MODELS = [
  * equal in forge-replay (582 on 2026-11-30).
  */
 export async function malformedCases() {
-	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const getBuiltinModel = await baseLookup();
 	const vision = [
 		{ provider: "anthropic", id: "claude-opus-4-8" },
 		{ provider: "openai", id: "gpt-5.5" },
@@ -1233,7 +1243,7 @@ export async function malformedCases() {
 }
 
 export async function matrixCases(variant = process.env.WIRE_MATRIX_VARIANT ?? "") {
-	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const getBuiltinModel = await baseLookup();
 	const scenarios = {
 		additive: scnAdditive,
 		removal: scnRemoval,
@@ -1649,7 +1659,7 @@ const SIMPLE_MORE = [
 
 /** The cases of the options sweep. `WIRE_OPTIONS_APIS=a,b` keeps some APIs. */
 export async function optionsCases() {
-	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
+	const getBuiltinModel = await baseLookup();
 	const only = process.env.WIRE_OPTIONS_APIS?.split(",").filter(Boolean);
 	const out = [];
 	for (const [api, models] of Object.entries(OPTIONS_MODELS)) {
@@ -1693,3 +1703,42 @@ export async function optionsCases() {
 	}
 	return out;
 }
+
+// Building blocks for the per-release cases (src/release-cases.mjs).
+export {
+	SESSION,
+	T0,
+	PNG,
+	JPEG,
+	TOOLS,
+	SECTIONS,
+	usage,
+	Tx,
+	text,
+	thinking,
+	call,
+	image,
+	nativeThinking,
+	redactedThinking,
+	nativeId,
+	IDENTITIES,
+	selfOf,
+	scnAdditive,
+	scnRemoval,
+	scnRedefinition,
+	scnMultiSystem,
+	scnImages,
+	scnCrossModel,
+	scnFailures,
+	scnUnicode,
+	scnClamp,
+	scnPlain,
+	scnBare,
+	scnStrictTools,
+	scnAllToolsRemoved,
+	scnSignatures,
+	scnOnlySystem,
+	scnGrammar,
+	scnToolImages,
+	scnOptions,
+};
