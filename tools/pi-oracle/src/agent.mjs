@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Offline runs of the REAL pi-coding-agent 0.87.1 AgentSession (agent loop, SessionManager
-// persistence, read/bash tools, compaction) against real catalog models, recording every request.
+// Offline runs of the REAL pi-coding-agent AgentSession (agent loop, SessionManager persistence,
+// read/bash tools, compaction) of a Pi release (0.87.1, or `--pi 1.3.0|1.6.0`) against real
+// catalog models, recording every request.
 //
-//   node src/agent.mjs [--out DIR] [--only NAME[,NAME…]] [--list]
+//   node src/agent.mjs [--pi RELEASE] [--out DIR] [--only NAME[,NAME…]] [--list]
 //
 // Writes DIR/<name>/{session.jsonl, requests.json, checks.json, expected.json} (DIR defaults to
-// <repo>/fixtures/agent). Each scenario runs in its own child process (`--run NAME`) so pi-ai's
+// <repo>/fixtures/agent for 0.87.1, <repo>/fixtures/releases/<release>/agent otherwise). Each scenario runs in its own child process (`--run NAME`) so pi-ai's
 // module-level uuidv7 state starts fresh and the output is reproducible.
 //
 // How a request is recorded: the scenario's provider is replaced, via
@@ -15,21 +16,29 @@
 // at a stubbed fetch (which then fails, so nothing leaves the machine), and (2) answers from
 // pi-ai's createFauxCore with the real model's api/provider/id. Requests whose sessionId is not the
 // session's (compaction and branch summaries) are flagged "summarization": true.
+// From 1.6.0, Anthropic Messages requests are answered at the fetch stub too, with an SSE stream of
+// the same scripted reply (and the same response id, which the faux reply also carries), so that
+// pi-ai's message-thread state advances exactly as against the real API and the next request can
+// `continue` the thread (its wire body then differs from the payload).
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { activateRelease, atLeast, DEFAULT_RELEASE, packageVersions, takeReleaseArg } from "./lib/release.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
 const TOOL = "tools/pi-oracle/src/agent.mjs";
 const args = process.argv.slice(2);
+const RELEASE = takeReleaseArg(args);
+activateRelease(RELEASE);
 const opt = (name) => {
 	const i = args.indexOf(name);
 	return i >= 0 ? args[i + 1] : undefined;
 };
-const outDir = resolve(opt("--out") ?? join(repo, "fixtures", "agent"));
+const outDir = resolve(opt("--out") ?? (RELEASE === DEFAULT_RELEASE ? join(repo, "fixtures", "agent") : join(repo, "fixtures", "releases", RELEASE, "agent")));
 
-const { AGENT_SCENARIOS } = await import("./lib/agent-scripts.mjs");
+const { scenariosFor } = await import("./lib/agent-scripts.mjs");
+const AGENT_SCENARIOS = scenariosFor(RELEASE);
 
 if (args.includes("--list")) {
 	for (const s of AGENT_SCENARIOS) process.stdout.write(`${s.name}\t${s.about}\n`);
@@ -43,7 +52,7 @@ if (!runName) {
 	let failed = 0;
 	for (const s of AGENT_SCENARIOS) {
 		if (only && !only.includes(s.name)) continue;
-		const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--run", s.name, "--out", outDir], {
+		const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--run", s.name, "--out", outDir, "--pi", RELEASE], {
 			stdio: ["ignore", "inherit", "inherit"],
 			timeout: 120000,
 		});
@@ -73,7 +82,7 @@ async function runScenario(spec) {
 	watchdog.unref();
 
 	const { installDeterminism, rewind } = await import("./lib/determinism.mjs");
-	installDeterminism();
+	installDeterminism({ performanceClock: RELEASE !== DEFAULT_RELEASE });
 	rewind("2026-02-01T08:00:00.000Z");
 
 	const fs = await import("node:fs");
@@ -102,7 +111,18 @@ async function runScenario(spec) {
 	process.env.PI_CODING_AGENT_DIR = agentDir;
 	delete process.env.PI_CACHE_RETENTION;
 
-	const wireLog = captureFetch();
+	// 1.6 message threads: answer Anthropic requests with the scripted reply (see the header).
+	const answerAnthropic = atLeast(RELEASE, "1.6.0");
+	let pendingReply = null;
+	let pendingReject = null;
+	const wireLog = captureFetch({
+		answer: (rec) => {
+			if (!answerAnthropic || pendingReply === null || !/\/v1\/messages(\?|$)/.test(new URL(rec.url).pathname + new URL(rec.url).search)) return null;
+			// A scripted thread rejection of the first attempt (pi-ai's fallback resends).
+			if (pendingReject && rec.attempt === 1) return anthropicError(pendingReject);
+			return anthropicSse(rec.body, pendingReply);
+		},
+	});
 	const piAi = await import("@earendil-works/pi-ai");
 	const { getBuiltinModel } = await import("@earendil-works/pi-ai/providers/all");
 	const ca = await import("@earendil-works/pi-coding-agent");
@@ -110,7 +130,7 @@ async function runScenario(spec) {
 	// Real catalog models, grouped by provider; one faux core per provider.
 	const wanted = [spec.model, ...spec.extraModels].map(([p, id]) => {
 		const m = getBuiltinModel(p, id);
-		if (!m) throw new Error(`${p}/${id} is not in the pi-ai 0.87.1 catalog`);
+		if (!m) throw new Error(`${p}/${id} is not in the pi-ai ${RELEASE} catalog`);
 		return m;
 	});
 	const byProvider = new Map();
@@ -131,11 +151,13 @@ async function runScenario(spec) {
 		fauxAssistantMessage([fauxText(`## Summary\nWork so far on ${model.id}: files listed and read.`)]);
 
 	const requests = [];
+	let replyCount = 0;
+	let sessionRequests = 0;
 	let sessionManager;
 	const apiModules = new Map();
 	const NON_FETCH = new Set(["bedrock-converse-stream", "openai-codex-responses"]);
 
-	async function record(model, context, options) {
+	async function record(model, context, options, reply, reject = null) {
 		if (!apiModules.has(model.api)) apiModules.set(model.api, await import(`@earendil-works/pi-ai/api/${model.api}`));
 		const api = apiModules.get(model.api);
 		const summarization = options?.sessionId !== sessionManager.getSessionId();
@@ -143,6 +165,8 @@ async function runScenario(spec) {
 		const passed = redactOptions(options);
 		let payload = null;
 		wireLog.reset();
+		pendingReply = model.api === "anthropic-messages" ? reply : null;
+		pendingReject = pendingReply ? reject : null;
 		// Everything the agent passed goes through, including its abort signal (Google's SDK keeps it
 		// in the payload as config.abortSignal, which serializes to {}).
 		const { onPayload, ...rest } = options ?? {};
@@ -158,7 +182,10 @@ async function runScenario(spec) {
 			},
 		});
 		const final = await s.result();
+		pendingReply = null;
+		pendingReject = null;
 		const captured = wireLog.take();
+		const attempts = wireLog.takeAll();
 		if (payload === null) throw new Error(`no payload captured for ${model.provider}/${model.id}: ${final?.errorMessage}`);
 		requests.push({
 			entryId: null,
@@ -171,8 +198,10 @@ async function runScenario(spec) {
 			payload,
 			wire: captured ? { url: captured.url, method: captured.method, body: captured.body } : null,
 			bodyText: captured ? captured.bodyText : null,
+			...(attempts.length > 1 ? { rejected: attempts.slice(0, -1).map((a) => ({ status: a.status ?? null, url: a.url, method: a.method, body: a.body, bodyText: a.bodyText })) } : {}),
+			...(captured?.answered ? { answered: { responseId: final?.responseId ?? null, stopReason: final?.stopReason ?? null, ...(final?.diagnostics ? { diagnostics: final.diagnostics } : {}) } } : {}),
 		});
-		return summarization;
+		return { summarization, final };
 	}
 
 	for (const [providerId, models] of byProvider) {
@@ -191,10 +220,24 @@ async function runScenario(spec) {
 		});
 		const answer = (kind) => (model, context, options) =>
 			piAi.lazyStream(model, async () => {
-				const summarization = await record(model, context, options);
+				const summarization = options?.sessionId !== sessionManager.getSessionId();
 				const step = summarization ? summaryReply : replies.shift();
 				if (!step) throw new Error(`${spec.name}: no scripted reply left`);
-				core.setResponses([step]);
+				if (!summarization) sessionRequests++;
+				if (answerAnthropic && model.api === "anthropic-messages") {
+					// The scripted reply, built once: the SSE stub streams this message, and the faux
+					// reply (what the session records) carries the same response id.
+					const message = step(context, options, undefined, model);
+					if (message.stopReason !== "error") message.responseId ??= `msg_oracle_${String(++replyCount).padStart(4, "0")}`;
+					const reject = summarization ? null : (spec.rejectThread?.[sessionRequests] ?? null);
+					const { final } = await record(model, context, options, message.stopReason === "error" ? null : message, reject);
+					// What pi-ai noted on its reply (1.6 thread fallbacks) is part of the recorded message.
+					if (final?.diagnostics?.length) message.diagnostics = final.diagnostics;
+					core.setResponses([() => message]);
+				} else {
+					await record(model, context, options, null);
+					core.setResponses([step]);
+				}
 				return core[kind](model, context, options);
 			});
 		const provider = piAi.createProvider({
@@ -202,7 +245,8 @@ async function runScenario(spec) {
 			auth: {
 				apiKey: {
 					name: "oracle",
-					resolve: async () => ({ auth: { apiKey: spec.apiKey?.() ?? "oracle-dummy-key", ...(spec.auth ?? {}) } }),
+					// From 1.3 an OpenAI key without `sk-` takes Responses' ChatGPT sign-in path.
+					resolve: async () => ({ auth: { apiKey: spec.apiKey?.() ?? (atLeast(RELEASE, "1.3.0") && models[0].api === "openai-responses" ? "sk-oracle-dummy-key" : "oracle-dummy-key"), ...(spec.auth ?? {}) } }),
 				},
 			},
 			models,
@@ -308,7 +352,8 @@ async function runScenario(spec) {
 	}
 	if (next !== assistants.length) checks.push({ ok: false, note: `${assistants.length - next} assistant entries without a request` });
 	const allOk = checks.every((c) => c.summarization || c.ok);
-	const generator = { tool: TOOL, "pi-coding-agent": "0.87.1", node: process.versions.node };
+	const expectOk = spec.expectReplayable ? spec.expectReplayable(RELEASE) : true;
+	const generator = { tool: TOOL, "pi-coding-agent": packageVersions()["@earendil-works/pi-coding-agent"], node: process.versions.node };
 	writeAtomic(join(target, "requests.json"), jsonText(requests));
 	writeAtomic(
 		join(target, "checks.json"),
@@ -319,6 +364,7 @@ async function runScenario(spec) {
 			sessionRequests: requests.filter((r) => !r.summarization).length,
 			summarizationRequests: requests.filter((r) => r.summarization).length,
 			allSessionRequestsReplayable: allOk,
+			...(spec.expectReplayable ? { expectedReplayable: expectOk } : {}),
 			checks,
 		}),
 	);
@@ -328,5 +374,41 @@ async function runScenario(spec) {
 	process.stderr.write(
 		`${spec.name}: ${requests.length} requests (${requests.filter((r) => r.summarization).length} summarization), replayable=${allOk}\n`,
 	);
-	if (!allOk) process.exitCode = 1;
+	// A scenario may declare that a release's run is not replayable from its JSONL (a finding, such
+	// as 1.3's navigateTree keeping the agent's thinking level); any other outcome fails.
+	if (allOk !== expectOk) {
+		process.stderr.write(`${spec.name}: replayable=${allOk}, expected ${expectOk}\n`);
+		process.exitCode = 1;
+	}
+}
+
+/** An Anthropic API error (`{status, errorCode?, message}`), e.g. a thread rejection. */
+function anthropicError(reject) {
+	const error = { type: "invalid_request_error", message: reject.message, ...(reject.errorCode ? { details: { error_code: reject.errorCode } } : {}) };
+	return new Response(JSON.stringify({ type: "error", error }), { status: reject.status ?? 400, headers: { "content-type": "application/json", "request-id": "req_oracle_rejected" } });
+}
+
+/** An Anthropic Messages SSE stream of the faux message `m` (text, thinking, tool calls). */
+function anthropicSse(body, m) {
+	const events = [];
+	const ev = (type, data) => events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+	ev("message_start", { message: { id: m.responseId, type: "message", role: "assistant", model: body?.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1000, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
+	m.content.forEach((b, index) => {
+		if (b.type === "text") {
+			ev("content_block_start", { index, content_block: { type: "text", text: "" } });
+			ev("content_block_delta", { index, delta: { type: "text_delta", text: b.text } });
+		} else if (b.type === "thinking") {
+			ev("content_block_start", { index, content_block: { type: "thinking", thinking: "" } });
+			ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: b.thinking } });
+			ev("content_block_delta", { index, delta: { type: "signature_delta", signature: b.thinkingSignature ?? "" } });
+		} else if (b.type === "toolCall") {
+			ev("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+			ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.arguments ?? {}) } });
+		}
+		ev("content_block_stop", { index });
+	});
+	const stop = m.stopReason === "toolUse" ? "tool_use" : m.stopReason === "length" ? "max_tokens" : "end_turn";
+	ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } });
+	ev("message_stop", {});
+	return new Response(events.join(""), { status: 200, headers: { "content-type": "text/event-stream", "request-id": `req_${m.responseId}` } });
 }

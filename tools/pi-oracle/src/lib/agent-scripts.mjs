@@ -267,3 +267,104 @@ export const AGENT_SCENARIOS = [
 	...more,
 	anthropicOverflow,
 ];
+
+/**
+ * A long Anthropic session for 1.6's message threads: several turns with tool calls (each request
+ * after the first continues the thread), a thinking-level change (the fixed thinking settings
+ * change: a new thread), more turns (continue again), a /tree navigation (a context rewrite: a new
+ * thread), and a last turn.
+ */
+const anthropicThread = {
+	name: "anthropic-thread-continue",
+	about: "anthropic-messages claude-opus-4-8 on api.anthropic.com with a session id (1.6 message threads): tool-call turns continue the thread, one continue rejected (thread_not_found: anthropic_thread_fallback, resent as create), thinking change and navigateTree start new ones",
+	sessionId: "019c0015-0000-7000-8000-0000000000f5",
+	model: ["anthropic", "claude-opus-4-8"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash"],
+	// The 4th session request's `continue` is rejected once (thread expired): pi-ai resends it as a
+	// new thread and notes `anthropic_thread_fallback` on the reply.
+	rejectThread: { 4: { status: 400, errorCode: "thread_not_found", message: "thread not found" } },
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("List first."), text("Listing."), call("toolu_H1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md and src/.")]),
+		() => msg([call("toolu_H2", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md says hello.")]),
+		() => msg([text("Nothing more to read.")]),
+		() => msg([think("Deeper look."), call("toolu_H3", "read", { path: "src/main.rs" })], { stopReason: "toolUse" }),
+		() => msg([text("main.rs prints hello.")]),
+		() => msg([text("Two files in all.")]),
+		() => msg([text("Back at the start: the project is tiny.")]),
+	],
+	async drive(session, { sessionManager }) {
+		await session.prompt("List the files.");
+		const afterFirst = sessionManager.getLeafId();
+		await session.prompt("Read README.md.");
+		await session.prompt("Anything else to read?");
+		session.setThinkingLevel("high");
+		await session.prompt("Read src/main.rs.");
+		await session.prompt("How many files in all?");
+		await session.navigateTree(afterFirst, { summarize: false });
+		await session.prompt("Summarize the project.");
+	},
+};
+
+/**
+ * /tree navigation after a thinking-level change (1.3.0 and later): the agent keeps its current
+ * level (and model) after navigateTree, so the requests after navigation use `high` although the
+ * path's last thinking_level_change says `low`; 1.6 also appends a thinking_level_change on the
+ * new branch when the branch implies another level (`_recordThinkingLevel`).
+ */
+const responsesTreeThinking = {
+	name: "responses-tree-thinking",
+	about: "openai-responses gpt-5.5: thinking low -> high, then navigateTree back before the change (without and with summary): the level stays high; 1.6 records it on the branch",
+	sessionId: "019c0016-0000-7000-8000-0000000000f6",
+	// 1.3 keeps `high` after navigation without recording it: the last two requests are not
+	// replayable from the path (checks.json says which); 1.6 records the level on the branch.
+	expectReplayable: (release) => release !== "1.3.0",
+	model: ["openai", "gpt-5.5"],
+	extraModels: [],
+	thinkingSignature: (t) => JSON.stringify({ type: "reasoning", id: "rs_oracle_16", summary: [{ type: "summary_text", text: t }], encrypted_content: "gAAAAoracle16" }),
+	thinkingLevel: "low",
+	tools: ["read", "bash"],
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("Read it."), call("call_R1", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("A demo project.")]),
+		() => msg([text("Thinking harder: it greets.")]),
+		() => msg([text("After navigation: still a demo.")]),
+		() => msg([text("Second branch answer.")]),
+	],
+	async drive(session, { sessionManager }) {
+		await session.prompt("What is this project?");
+		const beforeChange = sessionManager.getLeafId();
+		session.setThinkingLevel("high");
+		await session.prompt("Think harder about it.");
+		await session.navigateTree(beforeChange, { summarize: false });
+		await session.prompt("Describe it again.");
+		await session.navigateTree(beforeChange, { summarize: false });
+		await session.prompt("And once more.");
+	},
+};
+
+/**
+ * The scenarios for a release: the 0.87.1 set with the models renamed or replaced where the
+ * release's catalog differs (provider `azure` from 1.3; openai-codex gpt-5.5 is gone in 1.6), plus
+ * the tree-navigation-after-thinking-change run, and the message-thread session from 1.6.
+ */
+export function scenariosFor(release) {
+	if (release === "0.87.1") return AGENT_SCENARIOS;
+	const [major, minor] = release.split(".").map(Number);
+	const atLeast16 = major > 1 || (major === 1 && minor >= 6);
+	const out = [];
+	for (const s of AGENT_SCENARIOS) {
+		let spec = s;
+		if (s.model[0] === "azure-openai-responses") spec = { ...s, model: ["azure", s.model[1]], about: s.about.replace("azure-openai-responses gpt-5.5", "azure-openai-responses (provider azure) gpt-5.5") };
+		if (atLeast16 && s.name === "codex-gpt55") {
+			spec = { ...s, name: "codex-gpt56-sol", model: ["openai-codex", "gpt-5.6-sol"], about: s.about.replace("gpt-5.5", "gpt-5.6-sol (gpt-5.5 is not in the 1.6 catalog)") };
+		}
+		out.push(spec);
+	}
+	out.push(responsesTreeThinking);
+	if (atLeast16) out.push(anthropicThread);
+	return out;
+}

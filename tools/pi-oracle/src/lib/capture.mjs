@@ -17,9 +17,13 @@ function redactUrl(url) {
 	return u.toString();
 }
 
-/** Replace globalThis.fetch. take() returns the last request since reset() (or null). */
-export function captureFetch() {
+/**
+ * Replace globalThis.fetch. take() returns the last request since reset() (or null). `answer(rec)`
+ * may return a Response for a request (it is then marked `answered`); otherwise the stub throws.
+ */
+export function captureFetch({ answer } = {}) {
 	let last = null;
+	let all = [];
 	globalThis.fetch = async (input, init = {}) => {
 		let url;
 		let method = init.method ?? "GET";
@@ -37,13 +41,23 @@ export function captureFetch() {
 			parsed = text === null ? null : JSON.parse(text);
 		} catch {}
 		last = { url: redactUrl(url), method, body: parsed, bodyText: text };
+		all.push(last);
+		const response = answer?.({ url, method, body: parsed, attempt: all.length });
+		if (response) {
+			last.answered = true;
+			last.status = response.status;
+			return response;
+		}
 		throw new Error("ORACLE_NETWORK_BLOCKED");
 	};
 	return {
 		reset: () => {
 			last = null;
+			all = [];
 		},
 		take: () => last,
+		/** Every request since reset(), in order (a thread fallback resends). */
+		takeAll: () => all,
 	};
 }
 

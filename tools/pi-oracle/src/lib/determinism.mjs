@@ -57,11 +57,20 @@ class SteppingDate extends NativeDate {
 }
 
 let installed = false;
+let perfMs = 0;
 
-/** Patch the globals. Call before Pi does its first id or timestamp draw. */
-export function installDeterminism() {
+/**
+ * Patch the globals. Call before Pi does its first id or timestamp draw. `performanceClock`
+ * also replaces `performance.now()` by a counter that advances 1 ms per read: pi-agent-core 1.3+
+ * times tool executions with it (`durationMs` on tool results), which is real time otherwise.
+ * 0.87.1 runs leave it alone (their fixtures predate it and never read it into a file).
+ */
+export function installDeterminism({ performanceClock = false } = {}) {
 	if (installed) return;
 	installed = true;
+	if (performanceClock) {
+		Object.defineProperty(globalThis.performance, "now", { value: () => ++perfMs, configurable: true, writable: true });
+	}
 	crypto.randomUUID = fakeRandomUUID;
 	syncBuiltinESMExports();
 	for (const target of [globalThis.crypto, crypto.webcrypto]) {
@@ -76,6 +85,7 @@ export function installDeterminism() {
  * `stepMs` is how far every clock read advances.
  */
 export function rewind(startIso, { stepMs = 1000, seed = 1 } = {}) {
+	perfMs = 0;
 	state.uuidCounter = 0;
 	state.clockMs = NativeDate.parse(startIso);
 	state.stepMs = stepMs;
