@@ -273,7 +273,11 @@ async function main() {
 				else cases.push(c);
 			}
 		}
-		if (absent.size) console.error(`gen-wire-cases: ${release}: ${absent.size} case(s) skipped, model not in the catalog: ${[...absent.keys()].join(", ")}`);
+		if (absent.size) {
+			const names = [...absent.keys()];
+			const shown = names.length > 20 ? `${names.slice(0, 20).join(", ")}, … (${names.length - 20} more)` : names.join(", ");
+			console.error(`gen-wire-cases: ${release}: ${absent.size} case(s) skipped, model not in the catalog: ${shown}`);
+		}
 	}
 	const names = new Set();
 	for (const c of cases) {
