@@ -6,6 +6,7 @@ mod codec;
 mod discovery;
 mod events;
 mod fingerprints;
+mod fuzz_regressions;
 mod preset;
 mod projection;
 mod reducer;

@@ -158,6 +158,12 @@ pub fn load(path: &Path) -> Result<Loaded, ScenarioError> {
         path: path.into(),
         source,
     })?;
+    parse(path, text)
+}
+
+/// Parses scenario text as if read from `path` (references resolve next to it), checking
+/// `format` and `version`: [`load`] without the read.
+pub fn parse(path: &Path, text: String) -> Result<Loaded, ScenarioError> {
     let file: spec::ScenarioFile = toml::from_str(&text).map_err(|e| {
         let line = e.span().map_or(1, |s| line_of(&text, s.start));
         ScenarioError::Syntax {

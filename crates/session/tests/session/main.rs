@@ -4,3 +4,4 @@
 
 mod bad_input;
 mod fixtures;
+mod fuzz_regressions;

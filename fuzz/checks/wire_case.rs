@@ -1,0 +1,112 @@
+//! Fuzz oracle `wire_case`: the case reader and request assembly on all ten APIs.
+//!
+//! [`Case::parse`] never panics. A case it accepts is assembled for its own model (when the
+//! catalog resolves it) and, with the same context, options, entry and environment, for one
+//! catalog model of each of the ten APIs. Every assembly either succeeds or returns an error
+//! (pi-ai's refusal text, never a panic); it is deterministic; and a wire body is the
+//! `JSON.stringify` text of a JSON value: it parses, and writing that value again gives the same
+//! bytes. The V8 syntax checker behind refused signatures (`wire::v8json`) accepts exactly what
+//! `json::parse` accepts, apart from what V8 takes and serde_json cannot hold (numbers beyond the
+//! double range, nesting past serde_json's limit).
+//!
+//! Shared by `fuzz/fuzz_targets/wire_case.rs` and `crates/wire/tests/wire.rs`.
+
+use std::collections::BTreeMap;
+
+use forge_replay_model::json;
+use forge_replay_wire::{assemble, Assembled, Case, Catalog, Env, Model, ModelSpec};
+
+/// One catalog model per API, in `Api::ALL` order.
+const MODELS: [(&str, &str); 10] = [
+    ("moonshotai", "kimi-k3"),
+    ("mistral", "mistral-large-latest"),
+    ("openai", "gpt-5.5"),
+    ("azure-openai-responses", "gpt-5.5"),
+    ("openai-codex", "gpt-5.5"),
+    ("anthropic", "claude-opus-4-8"),
+    ("amazon-bedrock", "anthropic.claude-opus-4-8"),
+    ("google", "gemini-2.5-pro"),
+    ("google-vertex", "gemini-2.5-flash"),
+    ("radius", "balanced"),
+];
+
+/// Runs the oracle on one input; panics on a divergence.
+pub fn check(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    v8_checker_agrees(text);
+    let Ok(case) = Case::parse(text) else {
+        return;
+    };
+    let catalog = Catalog::builtin();
+    if let Ok(model) = catalog.resolve(&case.model) {
+        let first = assembled(&model, &case, &case.env);
+        let again = assembled(&model, &case, &case.env);
+        assert_eq!(first, again, "assembly is not deterministic: {text:?}");
+    }
+    // Azure needs a resource name (or a base URL) to build a URL at all.
+    let mut vars: BTreeMap<String, String> = case.env.vars().clone();
+    vars.entry("AZURE_OPENAI_RESOURCE_NAME".into())
+        .or_insert_with(|| "fuzz".into());
+    let env = Env::new(vars);
+    for (api, (provider, id)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
+        let model = catalog
+            .resolve(&ModelSpec::Catalog {
+                provider: provider.into(),
+                id: id.into(),
+                overrides: None,
+            })
+            .unwrap_or_else(|e| panic!("catalog model {provider}/{id}: {e}"));
+        assert_eq!(model.api(), Some(api), "{provider}/{id} is not on {api}");
+        assembled(&model, &case, &env);
+    }
+}
+
+/// Assembles the case on `model` and checks the wire body; the result as comparable text.
+fn assembled(model: &Model, case: &Case, env: &Env) -> String {
+    match assemble(model, &case.context, &case.options, case.entry, env) {
+        Ok(a) => {
+            body_is_stringify_text(&a);
+            json::stringify(&a.to_json())
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+fn body_is_stringify_text(a: &Assembled) {
+    let Some(wire) = &a.wire else {
+        return;
+    };
+    let body = json::parse(&wire.body_text).unwrap_or_else(|e| {
+        panic!(
+            "{}: the wire body is not JSON ({e}): {:?}",
+            a.api, wire.body_text
+        )
+    });
+    assert_eq!(
+        json::stringify(&body),
+        wire.body_text,
+        "{}: the wire body is not JSON.stringify text",
+        a.api
+    );
+}
+
+/// The V8 checker against `json::parse`.
+fn v8_checker_agrees(text: &str) {
+    let v8 = forge_replay_wire::v8json::json_parse_error(text);
+    match json::parse(text) {
+        Ok(_) => assert!(
+            v8.is_none(),
+            "V8 checker refuses ({v8:?}) text json::parse accepts: {text:?}"
+        ),
+        Err(e) => {
+            let v8_may_accept = e.message.contains("number out of range")
+                || e.message.contains("recursion limit");
+            assert!(
+                v8.is_some() || v8_may_accept,
+                "V8 checker accepts text json::parse refuses ({e}): {text:?}"
+            );
+        }
+    }
+}
