@@ -72,13 +72,13 @@ fn required_member(text: &str, depth: usize, tree: Option<&Value>, accepted: boo
 }
 
 /// What `JSON.stringify` writes, the transcoder copies, unless it holds what the transcoder is
-/// documented to decline: a `\u` escape, a lone-surrogate stand-in, an array-index key, or
-/// nesting past the cursor's limit.
+/// documented to decline: a `\u` escape, a lone-surrogate stand-in, an array-index key, a key
+/// written with an escape, or nesting past the cursor's limit.
 fn canonical_text_transcodes(value: &Value) {
     let compact = json::stringify(value);
     if compact.contains("\\u")
         || compact.bytes().any(|b| b == 0xF3)
-        || has_index_key(value)
+        || has_key(value, &|k| is_index(k) || json::stringify(&Value::from(k)).contains('\\'))
         || depth_of(value) >= MAX_DEPTH as usize
     {
         return;
@@ -108,17 +108,19 @@ fn members(text: &str, value: &Value) {
     }
 }
 
-fn has_index_key(value: &Value) -> bool {
+fn is_index(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 10
+        && k.bytes().all(|b| b.is_ascii_digit())
+        && (k.len() == 1 || !k.starts_with('0'))
+        && k.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
+}
+
+/// Whether any object key, at any depth, satisfies `f`.
+fn has_key(value: &Value, f: &dyn Fn(&str) -> bool) -> bool {
     match value {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            let index = !k.is_empty()
-                && k.len() <= 10
-                && k.bytes().all(|b| b.is_ascii_digit())
-                && (k.len() == 1 || !k.starts_with('0'))
-                && k.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX));
-            index || has_index_key(v)
-        }),
-        Value::Array(items) => items.iter().any(has_index_key),
+        Value::Object(m) => m.iter().any(|(k, v)| f(k) || has_key(v, f)),
+        Value::Array(items) => items.iter().any(|v| has_key(v, f)),
         _ => false,
     }
 }
