@@ -4,7 +4,8 @@
 //! The reference is serde_json's syntax check (`IgnoredAny`), which follows the same grammar as
 //! V8's `JSON.parse`: lone surrogate escapes and numbers beyond the double range are valid there
 //! too. The cursor gives up ("not for me") on containers nested `MAX_DEPTH` deep, so only that may
-//! separate them. Shared by `fuzz/fuzz_targets/json_cursor.rs` and the stable regression test
+//! separate them. The V8 error checker (`js::json_parse_error`, `None` when V8 accepts) agrees
+//! with both. Shared by `fuzz/fuzz_targets/json_cursor.rs` and the stable regression test
 //! in `crates/model/tests/fuzz_regressions.rs`.
 
 use forge_replay_model::cursor::{Cursor, MAX_DEPTH};
@@ -42,11 +43,20 @@ pub fn check(data: &[u8]) {
         // The tree parser refuses only what V8 accepts and serde_json cannot hold.
         if let Err(e) = json::parse(text) {
             assert!(
-                e.message.contains("number out of range")
-                    || e.message.contains("recursion limit"),
+                e.message.contains("number out of range") || e.message.contains("recursion limit"),
                 "the cursor accepted text json::parse refuses ({e}): {text:?}"
             );
         }
+    }
+    // serde_json stops at 128 nested containers, V8 does not.
+    let v8_ok = forge_replay_model::js::json_parse_error(text).is_none();
+    if v8_ok != serde_ok {
+        assert!(
+            v8_ok && nesting(text) >= 128,
+            "js::json_parse_error says V8 {} text serde_json {}: {text:?}",
+            if v8_ok { "accepts" } else { "refuses" },
+            if serde_ok { "accepts" } else { "refuses" }
+        );
     }
     string_token(text);
 }
@@ -98,10 +108,15 @@ fn string_token(text: &str) {
     if !c.at_end() {
         return;
     }
-    assert_eq!(&text[1..text.len() - 1], raw, "string() contents of {text:?}");
+    assert_eq!(
+        &text[1..text.len() - 1],
+        raw,
+        "string() contents of {text:?}"
+    );
     assert_eq!(escaped, raw.contains('\\'), "escape flag of {text:?}");
-    let value = json::parse(text)
-        .unwrap_or_else(|e| panic!("string() accepted a string json::parse refuses ({e}): {text:?}"));
+    let value = json::parse(text).unwrap_or_else(|e| {
+        panic!("string() accepted a string json::parse refuses ({e}): {text:?}")
+    });
     // Raw U+F0000..U+F07FF characters are the lone-surrogate stand-ins `stringify` writes back
     // as escapes; the transcoder sends such text to the tree path before it looks at escapes.
     let stand_in = raw.chars().any(json::is_lone_surrogate_stand_in);

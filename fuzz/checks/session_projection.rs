@@ -79,7 +79,11 @@ fn projections_agree(session: &Session, leaf: Option<usize>) {
         // A line the reader kept always parses (checked above), so projecting cannot fail.
         panic!(
             "projection at {leaf:?} failed: {}",
-            session.context(leaf).err().map(|e| e.to_string()).unwrap_or_default()
+            session
+                .context(leaf)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
         );
     };
     if let Some(l) = leaf {
@@ -94,7 +98,10 @@ fn projections_agree(session: &Session, leaf: Option<usize>) {
             snapshot.messages, projection.messages,
             "builder messages differ from context() at leaf {l}"
         );
-        assert_eq!(snapshot.model, projection.model, "builder model at leaf {l}");
+        assert_eq!(
+            snapshot.model, projection.model,
+            "builder model at leaf {l}"
+        );
         assert_eq!(
             snapshot.thinking_level, projection.thinking_level,
             "builder thinking level at leaf {l}"
@@ -141,7 +148,10 @@ fn projections_agree(session: &Session, leaf: Option<usize>) {
     let doc = projection.to_context_json(true);
     let text = json::stringify_pretty(&doc);
     assert_eq!(
-        json::parse(&text).map(|v| json::stringify_pretty(&v)).ok().as_deref(),
+        json::parse(&text)
+            .map(|v| json::stringify_pretty(&v))
+            .ok()
+            .as_deref(),
         Some(text.as_str()),
         "the context document does not round-trip"
     );

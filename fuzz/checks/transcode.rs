@@ -34,18 +34,27 @@ fn transcodes_like_the_tree(text: &str, depth: usize, tree: Option<&Value>) -> b
     let mut out = String::from(PREFIX);
     let ok = transcode_pretty(text, depth, &mut out);
     if !ok {
-        assert_eq!(out, PREFIX, "a declined transcode changed its output: {text:?}");
+        assert_eq!(
+            out, PREFIX,
+            "a declined transcode changed its output: {text:?}"
+        );
         return false;
     }
     let tree = tree.unwrap_or_else(|| {
         panic!(
             "the transcoder accepted text json::parse refuses ({}): {text:?}",
-            json::parse(text).err().map(|e| e.to_string()).unwrap_or_default()
+            json::parse(text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
         )
     });
     let mut expected = String::from(PREFIX);
     json::write_pretty_at(&mut expected, tree, depth);
-    assert_eq!(out, expected, "transcode differs from the tree path on {text:?}");
+    assert_eq!(
+        out, expected,
+        "transcode differs from the tree path on {text:?}"
+    );
     true
 }
 
@@ -65,9 +74,15 @@ fn required_member(text: &str, depth: usize, tree: Option<&Value>, accepted: boo
     if ok {
         let mut plain = String::from(PREFIX);
         transcode_pretty(text, depth, &mut plain);
-        assert_eq!(out, plain, "requiring a member changed the output: {text:?}");
+        assert_eq!(
+            out, plain,
+            "requiring a member changed the output: {text:?}"
+        );
     } else {
-        assert_eq!(out, PREFIX, "a declined transcode changed its output: {text:?}");
+        assert_eq!(
+            out, PREFIX,
+            "a declined transcode changed its output: {text:?}"
+        );
     }
 }
 
@@ -78,7 +93,9 @@ fn canonical_text_transcodes(value: &Value) {
     let compact = json::stringify(value);
     if compact.contains("\\u")
         || compact.bytes().any(|b| b == 0xF3)
-        || has_key(value, &|k| is_index(k) || json::stringify(&Value::from(k)).contains('\\'))
+        || has_key(value, &|k| {
+            is_index(k) || json::stringify(&Value::from(k)).contains('\\')
+        })
         || depth_of(value) >= MAX_DEPTH as usize
     {
         return;
@@ -88,7 +105,11 @@ fn canonical_text_transcodes(value: &Value) {
         transcode_pretty(&compact, 0, &mut out),
         "the transcoder declined canonical text: {compact:?}"
     );
-    assert_eq!(out, json::stringify_pretty(value), "on canonical {compact:?}");
+    assert_eq!(
+        out,
+        json::stringify_pretty(value),
+        "on canonical {compact:?}"
+    );
 }
 
 /// `member_raw` of each top-level key: the text of the value `JSON.parse` keeps, or `None`.
@@ -98,8 +119,9 @@ fn members(text: &str, value: &Value) {
     };
     for (key, kept) in map.iter().take(8) {
         if let Some(raw) = member_raw(text, key) {
-            let parsed = json::parse(raw)
-                .unwrap_or_else(|e| panic!("member_raw({key:?}) gave invalid JSON {raw:?} ({e}) in {text:?}"));
+            let parsed = json::parse(raw).unwrap_or_else(|e| {
+                panic!("member_raw({key:?}) gave invalid JSON {raw:?} ({e}) in {text:?}")
+            });
             assert_eq!(
                 &parsed, kept,
                 "member_raw({key:?}) is not the member JSON.parse keeps in {text:?}"

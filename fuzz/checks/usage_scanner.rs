@@ -14,7 +14,7 @@ use forge_replay_usage::scan::{parse_line, parse_line_serde};
 pub fn check(data: &[u8]) {
     for (n, bytes) in data.split(|&b| b == b'\n').enumerate() {
         let text = String::from_utf8_lossy(bytes);
-        if forge_replay_model::text::js_trim(&text).is_empty() {
+        if forge_replay_model::js::trim(&text).is_empty() {
             continue;
         }
         let line = u32::try_from(n + 1).unwrap_or(u32::MAX);

@@ -7,7 +7,7 @@ mod replay_inputs;
 #[path = "../../../fuzz/checks/scenario.rs"]
 mod scenario;
 
-use replay_inputs::{files_in, repo_root, replay, whole_files};
+use replay_inputs::{files_in, replay, repo_root, whole_files};
 
 #[test]
 fn scenario_regressions_and_shipped_scenarios() {

@@ -12,6 +12,9 @@ use replay_inputs::{fixtures, replay, whole_files};
 #[test]
 fn wire_case_regressions_and_golden_cases() {
     // Every eighth case: each is assembled eleven times, and the goldens run in full elsewhere.
-    let cases: Vec<_> = fixtures(".case.json", 1 << 20).into_iter().step_by(8).collect();
+    let cases: Vec<_> = fixtures(".case.json", 1 << 20)
+        .into_iter()
+        .step_by(8)
+        .collect();
     replay("wire_case", whole_files(&cases), wire_case::check);
 }
