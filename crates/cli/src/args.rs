@@ -10,6 +10,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print and write secrets as they are (by default every output is redacted: API keys,
+    /// tokens, passwords, authorization and cookie values become `[redacted]`).
+    #[arg(long, global = true)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Subcommand)]

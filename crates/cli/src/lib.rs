@@ -9,6 +9,7 @@ use clap::Parser;
 pub mod args;
 pub mod cmd;
 mod exit;
+pub mod out;
 
 pub use exit::Exit;
 
@@ -17,18 +18,26 @@ pub fn run() -> i32 {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
+            if !e.use_stderr() {
+                let _ = e.print();
+                return 0;
+            }
+            // Usage errors echo the arguments: redacted like every other output.
+            eprint!("{}", forge_replay_model::redact::text(&e.to_string()));
+            return 2;
         }
     };
+    out::set_redact(!cli.no_redact);
+    if cli.no_redact {
+        out::warn_unredacted();
+    }
     match cmd::dispatch(cli) {
         Ok(exit) => exit.code(),
         Err(err) => {
             if is_broken_pipe(&err) {
                 return 0;
             }
-            eprintln!("forge-replay: error: {err:#}");
+            out::error!("{err:#}");
             Exit::BadInput.code()
         }
     }

@@ -8,6 +8,8 @@
 //!   UTF-16 lengths and order, `trim()`, `Date`, V8's `JSON.parse` messages), checked against Node.
 //! * [`session`]: typed views of Pi 0.87.1 session JSONL entries.
 //! * [`cursor`]: a validating cursor over JSON text, for scanners that skip the tree.
+//! * [`redact`]: secret redaction for everything forge-replay prints or writes (key rules and
+//!   credential-shaped values, over JSON values, JSON text and plain text).
 //! * [`rng`]: a deterministic xorshift generator for reproducible test and benchmark data.
 //! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
@@ -15,6 +17,7 @@ pub mod cursor;
 pub mod error;
 pub mod js;
 pub mod json;
+pub mod redact;
 pub mod rng;
 pub mod session;
 pub mod transcode;

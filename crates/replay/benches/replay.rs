@@ -48,7 +48,7 @@ fn matrix() {
         bless: false,
     };
     let t = Instant::now();
-    let cases = verify::verify(&opts);
+    let cases = verify::verify(&opts).expect("verify");
     let secs = t.elapsed().as_secs_f64();
     let s = verify::summarize(&cases);
     println!(

@@ -225,6 +225,74 @@ fn push_key(path: &mut String, key: &str) {
     }
 }
 
+/// The diff as it may be shown ([`forge_replay_model::redact`]): a change at or under a secret
+/// key shows `"[redacted]"` on both sides (the change itself is still reported), every other
+/// value is redacted as all output is. The comparison is made before, on the real values.
+pub fn redacted(d: &Diff) -> Diff {
+    use forge_replay_model::redact::{is_secret_key, redact_value, REDACTED};
+    let shown = |path: &str, v: &Value| {
+        if path_keys(path).iter().any(|k| is_secret_key(k)) {
+            Value::String(REDACTED.into())
+        } else {
+            redact_value(v)
+        }
+    };
+    Diff {
+        changes: d
+            .changes
+            .iter()
+            .map(|c| match c {
+                Change::Added { path, value } => Change::Added {
+                    path: path.clone(),
+                    value: shown(path, value),
+                },
+                Change::Removed { path, value } => Change::Removed {
+                    path: path.clone(),
+                    value: shown(path, value),
+                },
+                Change::Changed { path, from, to } => Change::Changed {
+                    path: path.clone(),
+                    from: shown(path, from),
+                    to: shown(path, to),
+                },
+            })
+            .collect(),
+    }
+}
+
+/// The object keys along a path written by [`push_key`] (`$.a["b c"][3].d` → `a`, `b c`, `d`).
+fn path_keys(path: &str) -> Vec<String> {
+    let b = path.as_bytes();
+    let mut keys = Vec::new();
+    let mut i = usize::from(b.first() == Some(&b'$'));
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                let n = b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$'))
+                    .count();
+                keys.push(path[i + 1..i + 1 + n].to_string());
+                i += 1 + n;
+            }
+            b'[' if b.get(i + 1) == Some(&b'"') => {
+                let mut j = i + 2;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                match json::parse(&path[i + 1..(end + 1).min(b.len())]) {
+                    Ok(Value::String(k)) => keys.push(k),
+                    _ => keys.push(path[i + 2..end].to_string()),
+                }
+                i = end + 2;
+            }
+            _ => i += 1,
+        }
+    }
+    keys
+}
+
 /// Options for [`render_text`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RenderOptions {
@@ -413,6 +481,25 @@ mod tests {
             },
         );
         assert!(text.contains('\x1b'));
+    }
+
+    #[test]
+    fn redacted_diffs_hide_both_sides_of_a_secret() {
+        let a = json!({"headers": {"Authorization": "Bearer one"}, "args": {"x-api-key": "a"},
+                       "m": [{"weird key": {"apiKey": "old"}}], "text": "hi", "n": {"password": "p1"}});
+        let b = json!({"headers": {"Authorization": "Bearer two"}, "args": {"x-api-key": "b"},
+                       "m": [{"weird key": {"apiKey": "new"}}], "text": "ho", "n": {}});
+        let d = diff(&a, &b);
+        assert_eq!(d.changes.len(), 5);
+        let r = redacted(&d);
+        let text = render_text(&r, RenderOptions::default());
+        for secret in ["one", "two", "\"a\"", "\"b\"", "old", "new", "p1"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(text.contains("~ $.headers.Authorization"), "{text}");
+        assert!(text.contains("~ $.m[0][\"weird key\"].apiKey"), "{text}");
+        assert!(text.contains("\"ho\""), "{text}");
+        assert_eq!(path_keys("$.a[\"b\\\"c\"][3].d"), ["a", "b\"c", "d"]);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! memory, replays it ([`crate::replay`]) for every target model and compares each request's
 //! [`Golden`] document with `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`. Scenarios run
 //! in parallel (rayon); results keep input order. With `bless`, the goldens are rewritten instead
-//! ([`GoldenStore::bless`], atomic) — the only writer.
+//! ([`GoldenStore::bless`]) — the only writer: every case is staged, then the whole run is
+//! installed at once, so a killed bless leaves the old goldens. A tree an interrupted bless left
+//! half installed is refused ([`VerifyError::Interrupted`]) until a bless finishes it.
 
 use std::path::{Path, PathBuf};
 
@@ -95,34 +97,68 @@ pub struct Case {
     pub outcome: Outcome,
 }
 
-/// Errors that stop `verify` before any case runs.
+/// Errors that stop `verify` as a whole (a scenario's own errors are [`Outcome::Error`] cases).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    #[error(transparent)]
-    Scenario(#[from] scenario::ScenarioError),
+    #[error("{}: an interrupted `verify --bless` left the golden tree half updated (journal {}); run `forge-replay verify --bless` to finish it", root.display(), journal.display())]
+    Interrupted { root: PathBuf, journal: PathBuf },
+    #[error("cannot bless the goldens under {}", root.display())]
+    Bless {
+        root: PathBuf,
+        #[source]
+        source: crate::golden::GoldenError,
+    },
 }
 
 /// Runs every scenario × model. Scenario errors become [`Outcome::Error`] cases.
-pub fn verify(opts: &VerifyOptions<'_>) -> Vec<Case> {
+pub fn verify(opts: &VerifyOptions<'_>) -> Result<Vec<Case>, VerifyError> {
     verify_with_progress(opts, &|| {})
 }
 
 /// [`verify`] calling `tick` after each scenario (for a progress bar).
-pub fn verify_with_progress(opts: &VerifyOptions<'_>, tick: &(dyn Fn() + Sync)) -> Vec<Case> {
-    opts.scenarios
+pub fn verify_with_progress(
+    opts: &VerifyOptions<'_>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Case>, VerifyError> {
+    let bless_err = |source| VerifyError::Bless {
+        root: opts.store.root().to_path_buf(),
+        source,
+    };
+    let txn = if opts.bless {
+        Some(opts.store.begin_bless().map_err(bless_err)?)
+    } else {
+        if let Some(journal) = opts.store.pending() {
+            return Err(VerifyError::Interrupted {
+                root: opts.store.root().to_path_buf(),
+                journal,
+            });
+        }
+        None
+    };
+    let cases: Vec<Case> = opts
+        .scenarios
         .par_iter()
         .map(|file| {
-            let cases = verify_scenario(opts, file);
+            let cases = verify_scenario(opts, file, txn.as_ref());
             tick();
             cases
         })
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
-        .collect()
+        .collect();
+    if let Some(txn) = txn {
+        txn.commit()
+            .map_err(|e| bless_err(crate::golden::GoldenError::Write(e)))?;
+    }
+    Ok(cases)
 }
 
-fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
+fn verify_scenario(
+    opts: &VerifyOptions<'_>,
+    file: &Path,
+    txn: Option<&forge_replay_io::Txn>,
+) -> Vec<Case> {
     let error_case = |name: String, model: &str, msg: String| Case {
         scenario: name,
         scenario_file: file.to_path_buf(),
@@ -189,13 +225,12 @@ fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
                     wire: r.wire_json(),
                 })
                 .collect();
-            let outcome = if opts.bless {
-                match opts.store.bless(&compiled.name, model, &goldens) {
+            let outcome = match txn {
+                Some(txn) => match opts.store.bless(txn, &compiled.name, model, &goldens) {
                     Ok(n) => Outcome::Blessed(n),
-                    Err(e) => Outcome::Error(e.to_string()),
-                }
-            } else {
-                compare(&opts.store, &compiled.name, model, &goldens)
+                    Err(e) => Outcome::Error(forge_replay_model::error::chain(&e)),
+                },
+                None => compare(&opts.store, &compiled.name, model, &goldens),
             };
             Case {
                 scenario: compiled.name.clone(),
@@ -209,12 +244,39 @@ fn verify_scenario(opts: &VerifyOptions<'_>, file: &Path) -> Vec<Case> {
 }
 
 fn compare(store: &GoldenStore, scenario: &str, model: &str, goldens: &[Golden]) -> Outcome {
+    if let Err(e) = store.case_dir(scenario, model) {
+        return Outcome::Error(forge_replay_model::error::chain(&e));
+    }
+    let index = match store.index(scenario, model) {
+        Ok(i) => i,
+        Err(e) => return Outcome::Error(forge_replay_model::error::chain(&e)),
+    };
+    // Goldens blessed with redaction are compared with the request in the same form.
+    let redacted = index.as_ref().is_some_and(|i| i.redacted);
+    let listed = |name: &str| {
+        index
+            .as_ref()
+            .is_none_or(|i| i.files.iter().any(|f| f == name))
+    };
     let mut mismatches = Vec::new();
     for g in goldens {
         let path = store.path(scenario, model, g.index);
+        let missing = Mismatch {
+            golden: path.clone(),
+            index: Some(g.index),
+            kind: MismatchKind::Missing,
+        };
+        if !listed(&crate::golden::file_name(g.index)) {
+            mismatches.push(missing);
+            continue;
+        }
         match store.read(&path) {
             Ok(Some(expected)) => {
-                let d = diff::diff(&expected.to_value(), &g.to_value());
+                let mut actual = g.to_value();
+                if redacted {
+                    forge_replay_model::redact::redact_in_place(&mut actual);
+                }
+                let d = diff::diff(&expected.to_value(), &actual);
                 if !d.is_empty() {
                     mismatches.push(Mismatch {
                         golden: path,
@@ -223,11 +285,7 @@ fn compare(store: &GoldenStore, scenario: &str, model: &str, goldens: &[Golden])
                     });
                 }
             }
-            Ok(None) => mismatches.push(Mismatch {
-                golden: path,
-                index: Some(g.index),
-                kind: MismatchKind::Missing,
-            }),
+            Ok(None) => mismatches.push(missing),
             Err(e) => mismatches.push(Mismatch {
                 golden: path,
                 index: Some(g.index),
@@ -239,7 +297,11 @@ fn compare(store: &GoldenStore, scenario: &str, model: &str, goldens: &[Golden])
         .iter()
         .map(|g| store.path(scenario, model, g.index))
         .collect();
-    for p in store.existing(scenario, model) {
+    let existing = match store.existing(scenario, model) {
+        Ok(e) => e,
+        Err(e) => return Outcome::Error(forge_replay_model::error::chain(&e)),
+    };
+    for p in existing {
         if !expected.contains(&p) {
             mismatches.push(Mismatch {
                 golden: p,
@@ -252,6 +314,29 @@ fn compare(store: &GoldenStore, scenario: &str, model: &str, goldens: &[Golden])
         Outcome::Pass
     } else {
         Outcome::Fail(mismatches)
+    }
+}
+
+/// Makes cases fit to be shown (`forge_replay_model::redact`): each diff with both sides of a
+/// secret redacted ([`diff::redacted`]), credentials in error messages replaced. Comparison is
+/// over by then; only what is printed changes.
+pub fn redact_cases(cases: &mut [Case]) {
+    for c in cases {
+        match &mut c.outcome {
+            Outcome::Fail(ms) => {
+                for m in ms {
+                    match &mut m.kind {
+                        MismatchKind::Changed(d) => *d = diff::redacted(d),
+                        MismatchKind::Unreadable(msg) => {
+                            *msg = forge_replay_model::redact::text(msg).into_owned()
+                        }
+                        MismatchKind::Missing | MismatchKind::Stale => {}
+                    }
+                }
+            }
+            Outcome::Error(msg) => *msg = forge_replay_model::redact::text(msg).into_owned(),
+            Outcome::Pass | Outcome::Blessed(_) => {}
+        }
     }
 }
 

@@ -22,7 +22,7 @@ fn ships_at_least_twelve_scenarios_that_compile() {
         let compiled = scenario::compile(&loaded).unwrap_or_else(|e| panic!("{e}"));
         assert!(compiled.entries > 3, "{}", f.display());
         if let Some(d) = &dump {
-            scenario::write(&compiled, &d.join(&compiled.name)).unwrap();
+            scenario::write(&compiled, &d.join(&compiled.name), false).unwrap();
         }
     }
 }
@@ -262,6 +262,7 @@ mod verify_goldens {
             store: store.clone(),
             bless,
         })
+        .unwrap()
     }
 
     /// Bless into a temp store, verify passes; flip one byte of a golden and verify fails naming
@@ -297,8 +298,24 @@ mod verify_goldens {
         assert!(xml.contains(path), "{xml}");
 
         std::fs::remove_file(&golden).unwrap();
+        // A golden the index lists without a request is stale; a file the index does not list
+        // is not a golden at all.
+        let index_path = store
+            .dir("03-native-delivery", "anthropic/claude-opus-4-8")
+            .join("index.json");
+        let index = std::fs::read_to_string(&index_path).unwrap();
+        std::fs::write(
+            &index_path,
+            index.replace("\"000.json\",", "\"000.json\",\n    \"099.json\","),
+        )
+        .unwrap();
         std::fs::write(
             store.path("03-native-delivery", "anthropic/claude-opus-4-8", 99),
+            "{}",
+        )
+        .unwrap();
+        std::fs::write(
+            store.path("03-native-delivery", "anthropic/claude-opus-4-8", 98),
             "{}",
         )
         .unwrap();

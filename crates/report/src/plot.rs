@@ -80,12 +80,8 @@ pub enum PlotError {
     Extension { path: PathBuf },
     #[error("cannot draw {path}: {message}")]
     Draw { path: PathBuf, message: String },
-    #[error("cannot write {path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] forge_replay_io::WriteError),
 }
 
 type DrawResult = Result<(), String>;
@@ -118,43 +114,39 @@ fn format_of(path: &Path) -> Result<Format, PlotError> {
     }
 }
 
-/// Draws into a temporary file beside `path` with the given backend, then renames it into place.
+/// Draws SVG into a string.
+macro_rules! svg {
+    ($size:expr, $draw:ident, $data:expr) => {{
+        register_font();
+        let mut text = String::new();
+        let result = {
+            let root = SVGBackend::with_string(&mut text, $size).into_drawing_area();
+            $draw(&root, $data).and_then(|()| root.present().map_err(|e| e.to_string()))
+        };
+        result.map(|()| text)
+    }};
+}
+
+/// Draws into `path` (PNG or SVG by its extension) through the one atomic writer.
 macro_rules! render {
     ($path:expr, $size:expr, $draw:ident, $data:expr) => {{
         let path: &Path = $path;
         register_font();
         let format = format_of(path)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let ext = match format {
-            Format::Png => "png",
-            Format::Svg => "svg",
-        };
-        let tmp = path.with_file_name(format!(".{name}.tmp{}.{ext}", std::process::id()));
         let draw_err = |message: String| PlotError::Draw {
             path: path.to_owned(),
             message,
         };
-        let result = match format {
-            Format::Png => {
-                let root = BitMapBackend::new(&tmp, $size).into_drawing_area();
-                $draw(&root, $data).and_then(|()| root.present().map_err(|e| e.to_string()))
-            }
-            Format::Svg => {
-                let root = SVGBackend::new(&tmp, $size).into_drawing_area();
-                $draw(&root, $data).and_then(|()| root.present().map_err(|e| e.to_string()))
-            }
-        };
-        match result {
-            Ok(()) => std::fs::rename(&tmp, path).map_err(|source| PlotError::Write {
-                path: path.to_owned(),
-                source,
+        match format {
+            Format::Png => forge_replay_io::write_atomic_via(path, |tmp: &Path| {
+                let root = BitMapBackend::new(tmp, $size).into_drawing_area();
+                $draw(&root, $data)
+                    .and_then(|()| root.present().map_err(|e| e.to_string()))
+                    .map_err(draw_err)
             }),
-            Err(m) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(draw_err(m))
+            Format::Svg => {
+                let text = svg!($size, $draw, $data).map_err(draw_err)?;
+                Ok(forge_replay_io::write_atomic(path, text.as_bytes())?)
             }
         }
     }};
@@ -167,8 +159,27 @@ pub fn plot_session(data: &SessionPlot, path: &Path) -> Result<(), PlotError> {
 
 /// Hit-rate bars per model.
 pub fn plot_corpus(data: &CorpusPlot, path: &Path) -> Result<(), PlotError> {
-    let width = (170 * data.bars.len() as u32).clamp(900, 2400);
-    render!(path, (width, 620), draw_corpus, data)
+    render!(path, corpus_size(data), draw_corpus, data)
+}
+
+fn corpus_size(data: &CorpusPlot) -> (u32, u32) {
+    ((170 * data.bars.len() as u32).clamp(900, 2400), 620)
+}
+
+/// [`plot_session`] as SVG text (`name` is used in errors only).
+pub fn session_svg(data: &SessionPlot, name: &str) -> Result<String, PlotError> {
+    svg!((1200, 900), draw_session, data).map_err(|message| PlotError::Draw {
+        path: PathBuf::from(name),
+        message,
+    })
+}
+
+/// [`plot_corpus`] as SVG text (`name` is used in errors only).
+pub fn corpus_svg(data: &CorpusPlot, name: &str) -> Result<String, PlotError> {
+    svg!(corpus_size(data), draw_corpus, data).map_err(|message| PlotError::Draw {
+        path: PathBuf::from(name),
+        message,
+    })
 }
 
 fn e<E: std::fmt::Display>(err: E) -> String {

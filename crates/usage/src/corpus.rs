@@ -101,6 +101,8 @@ pub struct Corpus {
     pub fork_copies: Totals,
     /// Directory walk errors: (path, message).
     pub walk_errors: Vec<(PathBuf, String)>,
+    /// Whether the strings were redacted ([`Corpus::redact_strings`]); exports record it.
+    pub redacted: bool,
 }
 
 /// Filters applied to requests before grouping.
@@ -168,12 +170,8 @@ pub struct Group {
 pub enum CorpusError {
     #[error("dataframe operation failed")]
     Polars(#[from] PolarsError),
-    #[error("cannot write {path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] forge_replay_io::WriteError),
 }
 
 /// Every `*.jsonl` file under `dirs` (recursively; a file argument is taken as is), sorted.
@@ -201,6 +199,10 @@ pub fn find_session_files(dirs: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, Stri
                     continue;
                 }
             };
+            // forge-replay's own temporary files and staged sets are never read.
+            if forge_replay_io::is_temp_name(&item.file_name()) {
+                continue;
+            }
             let path = item.path();
             let is_dir = item.file_type().map(|t| t.is_dir()).unwrap_or(false)
                 || (item.file_type().map(|t| t.is_symlink()).unwrap_or(false) && path.is_dir());
@@ -744,9 +746,52 @@ impl Corpus {
         Ok(out)
     }
 
+    /// Redacts every string the corpus shows or exports (file paths, session ids, projects,
+    /// models, providers, APIs, error messages) with [`forge_replay_model::redact::text`].
+    /// Frames and groups computed before keep their codes; only the names change.
+    pub fn redact_strings(&mut self) {
+        use forge_replay_model::redact::text;
+        let fix = |s: &mut String| {
+            if let std::borrow::Cow::Owned(r) = text(s) {
+                *s = r;
+            }
+        };
+        let d = &mut self.dicts;
+        for s in d
+            .models
+            .iter_mut()
+            .chain(d.providers.iter_mut())
+            .chain(d.apis.iter_mut())
+            .chain(d.projects.iter_mut())
+        {
+            fix(s);
+        }
+        for f in &mut self.files {
+            let shown = text(&f.path.to_string_lossy()).into_owned();
+            f.path = PathBuf::from(shown);
+            for s in f
+                .session_id
+                .iter_mut()
+                .chain(f.parent_session.iter_mut())
+                .chain(f.header_time.iter_mut())
+                .chain(f.error.iter_mut())
+            {
+                fix(s);
+            }
+            for b in &mut f.bad_lines {
+                fix(&mut b.message);
+            }
+        }
+        for (p, m) in &mut self.walk_errors {
+            *p = PathBuf::from(text(&p.to_string_lossy()).into_owned());
+            fix(m);
+        }
+        self.redacted = true;
+    }
+
     /// Writes the requests as CSV, 64k rows at a time.
     pub fn write_csv(&self, df: &DataFrame, path: &Path) -> Result<(), CorpusError> {
-        atomic_write(path, |w| {
+        forge_replay_io::write_atomic_with(path, |w| {
             let mut writer: Option<polars::io::csv::write::BatchedWriter<_>> = None;
             for chunk in chunks(df) {
                 let m = self.materialize(&chunk)?;
@@ -767,7 +812,7 @@ impl Corpus {
 
     /// Writes the requests as JSON Lines (one object per request).
     pub fn write_ndjson(&self, df: &DataFrame, path: &Path) -> Result<(), CorpusError> {
-        atomic_write(path, |w| {
+        forge_replay_io::write_atomic_with(path, |w| {
             let mut writer = polars::io::json::BatchedWriter::new(&mut *w);
             for chunk in chunks(df) {
                 writer.write_batch(&self.materialize(&chunk)?)?;
@@ -778,16 +823,17 @@ impl Corpus {
 
     /// Writes a hive-partitioned parquet dataset: `dir/day=YYYY-MM-DD/part-0.parquet`
     /// (`day=unknown` for requests without a timestamp). Returns the partitions written.
+    ///
+    /// The dataset is one set ([`forge_replay_io::DirSet`]): written beside `dir`, completed by
+    /// its marker (`dir/.forge-replay-set`, which lists the partitions) and renamed into place,
+    /// so a reader never sees some partitions of a new export mixed with an old one.
     pub fn write_parquet_dataset(
         &self,
         df: &DataFrame,
         dir: &Path,
     ) -> Result<Vec<PathBuf>, CorpusError> {
-        let io = |p: &Path, e: std::io::Error| CorpusError::Write {
-            path: p.to_owned(),
-            source: e,
-        };
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let mut set = forge_replay_io::DirSet::begin(dir, "parquet-dataset")?;
+        set.note("redacted", if self.redacted { "true" } else { "false" });
         let mut days: Vec<Option<i32>> = df.column("day")?.i32()?.iter().collect();
         days.sort();
         days.dedup();
@@ -802,15 +848,13 @@ impl Corpus {
             // The partition column lives in the path, as hive readers expect.
             let _ = m.drop_in_place("day")?;
             let name = day.map(format_day).unwrap_or_else(|| "unknown".to_owned());
-            let pdir = dir.join(format!("day={name}"));
-            std::fs::create_dir_all(&pdir).map_err(|e| io(&pdir, e))?;
-            let file = pdir.join("part-0.parquet");
-            atomic_write(&file, |w| {
+            let file = set.write_with(&format!("day={name}/part-0.parquet"), |w| {
                 ParquetWriter::new(&mut *w).finish(&mut m)?;
-                Ok(())
+                Ok::<(), CorpusError>(())
             })?;
             written.push(file);
         }
+        set.commit()?;
         Ok(written)
     }
 
@@ -855,35 +899,6 @@ fn chunks(df: &DataFrame) -> impl Iterator<Item = DataFrame> + '_ {
     (0..df.height())
         .step_by(CHUNK)
         .map(move |o| df.slice(o as i64, CHUNK))
-}
-
-fn atomic_write(
-    path: &Path,
-    f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), CorpusError>,
-) -> Result<(), CorpusError> {
-    let io = |e: std::io::Error| CorpusError::Write {
-        path: path.to_owned(),
-        source: e,
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let file = std::fs::File::create(&tmp).map_err(io)?;
-    let mut w = std::io::BufWriter::new(file);
-    let result = f(&mut w).and_then(|()| {
-        use std::io::Write;
-        w.flush().map_err(io)
-    });
-    drop(w);
-    match result {
-        Ok(()) => std::fs::rename(&tmp, path).map_err(io),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
 }
 
 /// `YYYY-MM-DD` of a day number.

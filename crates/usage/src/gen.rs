@@ -11,7 +11,6 @@
 //! `details.forgeNestedUsage`, and forks that copy the ancestor entries of an earlier session
 //! with their ids into a new file.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::js::date;
@@ -40,12 +39,8 @@ pub struct GenSummary {
 /// Errors of [`generate`].
 #[derive(Debug, thiserror::Error)]
 pub enum GenError {
-    #[error("cannot write {path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] forge_replay_io::WriteError),
 }
 
 /// SplitMix64: small, fast, deterministic.
@@ -474,8 +469,10 @@ fn session_id(rng: &mut Rng, ms: i64) -> String {
     )
 }
 
-/// Writes `opts.sessions` session files under `out` in Pi's layout.
+/// Writes `opts.sessions` session files under `out` in Pi's layout. The corpus is one set
+/// ([`forge_replay_io::DirSet`]): it appears under `out` complete, or not at all.
 pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
+    let mut set = forge_replay_io::DirSet::begin(out, "corpus")?;
     let mut rng = Rng(opts.seed ^ 0x5EED_F0E5_u64.rotate_left(17));
     let projects = (opts.sessions / 40).clamp(1, 50);
     let start = date::days_from_civil(2026, 1, 1) * date::MS_PER_DAY;
@@ -508,13 +505,11 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
         };
         now -= now % 1000;
         let cwd = format!("/home/dev/work/project-{project:02}");
-        let dir = out.join(format!(
-            "--{}--",
-            cwd.trim_start_matches('/').replace('/', "-")
-        ));
+        let dir = format!("--{}--", cwd.trim_start_matches('/').replace('/', "-"));
         let id = session_id(&mut rng, now);
         let name = format!("{}_{}.jsonl", iso(now).replace([':', '.'], "-"), id);
-        let path = dir.join(name);
+        let rel = format!("{dir}/{name}");
+        let path = out.join(&dir).join(name);
         let mut header = serde_json::Map::new();
         header.insert("type".into(), json!("session"));
         header.insert("version".into(), json!(3));
@@ -563,17 +558,14 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
             text.push_str(&w.text);
             text.push('\n');
         }
-        std::fs::create_dir_all(&dir).map_err(|source| GenError::Write {
-            path: dir.clone(),
-            source,
-        })?;
-        write_atomic(&path, text.as_bytes())?;
+        set.write(&rel, text.as_bytes())?;
         summary.bytes += text.len() as u64;
         summary.files.push(path.clone());
         if !fork {
             previous = Some((path, id, written, project, now));
         }
     }
+    set.commit()?;
     Ok(summary)
 }
 
@@ -594,16 +586,4 @@ fn active_path(lines: &[Written]) -> Vec<usize> {
     }
     out.reverse();
     out
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GenError> {
-    let err = |source| GenError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    let tmp = path.with_extension("jsonl.tmp");
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
-    f.write_all(bytes).map_err(err)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(err)
 }

@@ -9,7 +9,7 @@
 //! * Shared steps, one module each, following pi-ai's JavaScript: [`transcript`] (system-message
 //!   replay, `normalizeContext`), [`transform`] (the shared message transform), [`options`]
 //!   (`streamSimple` common options, token estimates, thinking budgets, cache retention, env),
-//!   [`hash`] (`shortHash`), [`redact`] (secret redaction for output).
+//!   [`hash`] (`shortHash`), [`redact`] (pi-forge's payload capture transform).
 //! * [`api`]: one builder module per API, dispatched on `model.api`.
 //! * [`js`]: pi-ai's JavaScript, translated (property access, object literals, the `TypeError`s
 //!   pi-ai throws), with the language semantics of `forge_replay_model::js` re-exported.
@@ -52,7 +52,7 @@ pub struct Assembled {
 
 impl Assembled {
     /// `{"api", "payload", "wire": {url, method, body} | null}` (what `forge-replay assemble`
-    /// prints), with secrets redacted.
+    /// prints, after the CLI's redaction step).
     pub fn to_json(&self) -> Value {
         let wire = match &self.wire {
             Some(w) => js::obj!([
@@ -62,11 +62,11 @@ impl Assembled {
             ]),
             None => Value::Null,
         };
-        redact::redact_value(&js::obj!([
+        js::obj!([
             ("api", js::s(self.api.name())),
             ("payload", self.payload.clone()),
             ("wire", wire),
-        ]))
+        ])
     }
 }
 

@@ -4,13 +4,12 @@
 //! (unreadable or malformed case, unknown model or api, a context pi-ai refuses) exits 2 with the
 //! reason on stderr.
 
-use std::io::Write as _;
-
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
 use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
 
 use crate::args::AssembleArgs;
+use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
@@ -29,9 +28,9 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
     };
     match assemble_case(&case, &catalog) {
         Ok(assembled) => {
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
-            writeln!(out, "{}", json::stringify_pretty(&assembled.to_json()))?;
+            let mut out = Out::stdout();
+            out.json(&(json::stringify_pretty(&assembled.to_json()) + "\n"))?;
+            out.flush()?;
             Ok(Exit::Ok)
         }
         Err(AssembleError::Rejected { message }) => bad_input(&format!(
@@ -54,6 +53,6 @@ pub(crate) fn load_catalog(path: Option<&std::path::Path>) -> Result<Catalog, St
 }
 
 fn bad_input(msg: &str) -> anyhow::Result<Exit> {
-    eprintln!("forge-replay: error: {msg}");
+    out::error!("{msg}");
     Ok(Exit::BadInput)
 }

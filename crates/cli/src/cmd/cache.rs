@@ -4,8 +4,6 @@
 //! JSON) and draws the optional plot through the report crate (report depends on usage, so the
 //! plot call is made here).
 
-use std::io::Write as _;
-
 use forge_replay_model::json;
 use forge_replay_report::plot::{plot_session, BreakMarker, RequestPoint, SessionPlot};
 use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
@@ -13,6 +11,7 @@ use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
 use crate::args::{CacheExplainArgs, CacheRetention, TextOrJson};
 use crate::cmd::error_chain;
 use crate::cmd::replay::open_with_catalog;
+use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
@@ -29,29 +28,30 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
     let explanation = match explain::explain(&session, &opts) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
+            out::error!("{}", error_chain(&e));
             return Ok(Exit::BadInput);
         }
     };
     if let Some(path) = &args.plot {
-        if let Err(e) = plot_session(&plot_data(&explanation), path) {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
+        let mut data = plot_data(&explanation);
+        data.title = out::text(&data.title).into_owned();
+        if let Err(e) = plot_session(&data, path) {
+            out::error!("{}", error_chain(&e));
             return Ok(Exit::BadInput);
         }
     }
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    let mut w = Out::stdout();
     match args.format {
         TextOrJson::Json => {
             let mut text = json::stringify_pretty(&explanation.to_json());
             text.push('\n');
-            w.write_all(text.as_bytes())?;
+            w.json(&text)?;
         }
-        TextOrJson::Text => w.write_all(explanation.to_text().as_bytes())?,
+        TextOrJson::Text => w.text(&explanation.to_text())?,
     }
     w.flush()?;
     if let Some(why) = &explanation.stopped {
-        eprintln!("forge-replay: error: {why}");
+        out::error!("{why}");
         return Ok(Exit::BadInput);
     }
     Ok(Exit::Ok)

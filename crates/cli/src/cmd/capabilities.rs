@@ -8,8 +8,6 @@
 //! `--model` given, else the session's current model at the leaf (Pi's projection `model`). A
 //! corrupt capability history exits 2 with Forge's error text and the entry's line.
 
-use std::io::Write;
-
 use anyhow::Context as _;
 use forge_replay_capability::context::{
     apply_to_projection, project_at, CapabilityFailure, ContextError, Options,
@@ -22,6 +20,7 @@ use forge_replay_session::{Projection, Session};
 use serde_json::{json, Value};
 
 use crate::args::{CapabilitiesArgs, TextOrJson};
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 /// How the presentation was decided.
@@ -69,7 +68,7 @@ fn failure_prefix(path: &std::path::Path, f: &CapabilityFailure) -> String {
 pub fn report_failure(path: &std::path::Path, e: &ContextError) -> anyhow::Result<Exit> {
     match e {
         ContextError::Capability(f) => {
-            eprintln!("{}error: {}", failure_prefix(path, f), f.message);
+            out::note!("{}error: {}", failure_prefix(path, f), f.message);
             Ok(Exit::BadInput)
         }
         ContextError::Session(_) => Err(anyhow::anyhow!("{e:#}")),
@@ -146,7 +145,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         })?),
         None => None,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = Out::stdout();
     match args.format {
         TextOrJson::Json => {
             let mut doc = serde_json::to_value(&view)?;
@@ -168,16 +167,16 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
                         .collect(),
                 );
             }
-            writeln!(out, "{}", json::stringify_pretty(&doc))?;
+            out.json(&(json::stringify_pretty(&doc) + "\n"))?;
         }
         TextOrJson::Text => {
-            out.write_all(view.to_text().as_bytes())?;
+            out.text(&view.to_text())?;
             match &choice.model {
-                Some(m) if !choice.in_catalog => writeln!(
+                Some(m) if !choice.in_catalog => outln!(
                     out,
                     "(model {m} is not in the catalog: presentation falls back to user updates)"
                 )?,
-                None => writeln!(
+                None => outln!(
                     out,
                     "(no model on this branch and no --model: presentation falls back to user updates)"
                 )?,
@@ -185,7 +184,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
             }
             if let Some(lib) = &library {
                 if lib.entries.is_empty() {
-                    writeln!(out, "No capabilities. Place JSON in .pi/forge/capabilities/ or ~/.pi/forge/capabilities/.")?;
+                    outln!(out, "No capabilities. Place JSON in .pi/forge/capabilities/ or ~/.pi/forge/capabilities/.")?;
                 }
                 for c in &lib.entries {
                     let mut line = c.key.to_string();
@@ -197,7 +196,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
                             c.diagnostics.iter().map(|d| d.message.as_str()).collect();
                         line.push_str(&format!(" [invalid: {}]", errs.join("; ")));
                     }
-                    writeln!(out, "{line}")?;
+                    outln!(out, "{line}")?;
                 }
             }
         }

@@ -5,7 +5,6 @@
 //! Structural checks come from the session crate; later checks (capabilities, request recovery)
 //! plug in at [`extra_checks`].
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::error::chain as error_chain;
@@ -15,6 +14,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::args::{CheckArgs, TextOrJson};
+use crate::out::Out;
 use crate::Exit;
 
 /// What checking one file found.
@@ -106,8 +106,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             out = json::stringify_pretty(&Value::Object(doc)) + "\n";
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
+    let mut stdout = Out::stdout();
+    match args.format {
+        TextOrJson::Text => stdout.text(&out)?,
+        TextOrJson::Json => stdout.json(&out)?,
+    }
     stdout.flush()?;
 
     let unreadable = reports.iter().any(|r| r.result.is_err());
@@ -148,6 +151,10 @@ fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         };
         for entry in rd.flatten() {
+            // forge-replay's own temporary files and staged sets are not sessions to check.
+            if forge_replay_io::is_temp_name(&entry.file_name()) {
+                continue;
+            }
             let p = entry.path();
             if p.is_dir() {
                 stack.push(p);

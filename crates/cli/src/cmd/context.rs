@@ -16,6 +16,7 @@ use forge_replay_session::{Diagnostic, Projection, Session};
 use serde_json::Value;
 
 use crate::args::{ContextArgs, Presentation};
+use crate::out::{self, Out};
 use crate::Exit;
 
 /// At most this many diagnostics of one code are printed to stderr by [`open_session`].
@@ -32,19 +33,16 @@ pub fn open_session(path: &Path) -> anyhow::Result<Session> {
 /// Prints warnings and errors to stderr as `file:line: warning: cause`.
 pub fn print_diagnostics(path: &Path, diags: &[Diagnostic]) {
     let mut per_code: BTreeMap<&str, usize> = BTreeMap::new();
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
     for d in diags.iter().filter(|d| d.is_finding()) {
         let n = per_code.entry(d.code).or_default();
         *n += 1;
         if *n <= MAX_PER_CODE {
-            let _ = writeln!(err, "{}", d.display(path));
+            out::note!("{}", d.display(path));
         }
     }
     for (code, n) in per_code {
         if n > MAX_PER_CODE {
-            let _ = writeln!(
-                err,
+            out::note!(
                 "{}: note: {} more [{code}] diagnostics not shown (run `forge-replay check`)",
                 path.display(),
                 n - MAX_PER_CODE
@@ -58,14 +56,13 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = Out::stdout();
     match args.capabilities {
         None => write_streamed(&mut out, &session.plan(leaf), args.llm)?,
         Some(presentation) => {
             let projection = session.context(leaf)?;
             let doc = capability_context(&session, &projection, presentation, args.llm)?;
-            out.write_all(json::stringify_pretty(&doc).as_bytes())?;
-            out.write_all(b"\n")?;
+            out.json(&(json::stringify_pretty(&doc) + "\n"))?;
         }
     }
     out.flush()?;
@@ -74,15 +71,15 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
 
 /// Writes `JSON.stringify({leafId, messages}, null, 2)` one context entry at a time, so a large
 /// context is never held in memory at once (the bytes equal `stringify_pretty` of the whole
-/// document; a test checks it).
-fn write_streamed(
-    out: &mut impl Write,
+/// document; a test checks it). Each message is redacted on its own.
+fn write_streamed<W: Write>(
+    out: &mut Out<W>,
     plan: &forge_replay_session::ContextPlan<'_>,
     llm: bool,
 ) -> anyhow::Result<()> {
-    out.write_all(b"{\n  \"leafId\": ")?;
-    out.write_all(json::stringify_pretty(&plan.leaf_id()).as_bytes())?;
-    out.write_all(b",\n  \"messages\": [")?;
+    out.frame(b"{\n  \"leafId\": ")?;
+    out.json(&json::stringify_pretty(&plan.leaf_id()))?;
+    out.frame(b",\n  \"messages\": [")?;
     let mut first = true;
     let mut text = String::new();
     for pos in 0..plan.entries().len() {
@@ -91,9 +88,9 @@ fn write_streamed(
             if let Some(raw) = plan.entry_message_raw(pos) {
                 text.clear();
                 if transcode::transcode_pretty_requiring(raw, 2, "content", &mut text) {
-                    out.write_all(if first { b"\n    " } else { b",\n    " })?;
+                    out.frame(if first { b"\n    " } else { b",\n    " })?;
                     first = false;
-                    out.write_all(text.as_bytes())?;
+                    out.json(&text)?;
                     continue;
                 }
             }
@@ -107,14 +104,14 @@ fn write_streamed(
             } else {
                 message
             };
-            out.write_all(if first { b"\n    " } else { b",\n    " })?;
+            out.frame(if first { b"\n    " } else { b",\n    " })?;
             first = false;
             // JSON text has no raw newlines inside strings, so re-indenting lines is exact.
             let text = json::stringify_pretty(&message);
-            out.write_all(text.replace('\n', "\n    ").as_bytes())?;
+            out.json(&text.replace('\n', "\n    "))?;
         }
     }
-    out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+    out.frame(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
     Ok(())
 }
 

@@ -1,11 +1,12 @@
 //! `forge-replay diff A.json B.json`: structural diff of two payload files.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 
 use forge_replay_engine::{diff, payload};
 use forge_replay_model::json;
 
 use crate::args::{DiffArgs, TextOrJson};
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
@@ -19,24 +20,32 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
     };
     let (left, right) = payload::comparable(&a, &b);
     let d = diff::diff(&left, &right);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Compared on the real values; shown with both sides of a secret redacted.
+    let shown = if out::redacting() {
+        diff::redacted(&d)
+    } else {
+        d.clone()
+    };
+    let mut out = Out::stdout();
     match args.format {
-        TextOrJson::Json => writeln!(out, "{}", json::stringify_pretty(&diff::render_json(&d)))?,
+        TextOrJson::Json => {
+            out.json(&(json::stringify_pretty(&diff::render_json(&shown)) + "\n"))?
+        }
         TextOrJson::Text => {
             if d.is_empty() {
-                writeln!(out, "equal")?;
+                outln!(out, "equal")?;
             } else {
-                writeln!(out, "--- {}\n+++ {}", args.a.display(), args.b.display())?;
+                outln!(out, "--- {}\n+++ {}", args.a.display(), args.b.display())?;
                 let opts = diff::RenderOptions {
                     color: std::io::stdout().is_terminal(),
                     max_changes: 0,
                 };
-                out.write_all(diff::render_text(&d, opts).as_bytes())?;
-                writeln!(out, "{} change(s)", d.changes.len())?;
+                out.text(&diff::render_text(&shown, opts))?;
+                outln!(out, "{} change(s)", d.changes.len())?;
             }
         }
     }
+    out.flush()?;
     Ok(if d.is_empty() {
         Exit::Ok
     } else {
@@ -45,6 +54,6 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
 }
 
 fn bad_input(e: &dyn std::error::Error) -> anyhow::Result<Exit> {
-    eprintln!("forge-replay: error: {e}");
+    out::error!("{e}");
     Ok(Exit::BadInput)
 }

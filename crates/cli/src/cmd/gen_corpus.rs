@@ -4,11 +4,12 @@ use anyhow::Context;
 use forge_replay_usage::gen::{generate, GenOptions};
 
 use crate::args::GenCorpusArgs;
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
     if !(0.0..=1.0).contains(&args.forks) {
-        eprintln!("forge-replay: --forks must be a fraction between 0 and 1");
+        out::error!("--forks must be a fraction between 0 and 1");
         return Ok(Exit::BadInput);
     }
     let opts = GenOptions {
@@ -19,13 +20,16 @@ pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
     };
     let summary = generate(&args.out, &opts)
         .with_context(|| format!("generating a corpus in {}", args.out.display()))?;
-    println!(
+    let mut out = Out::stdout();
+    outln!(
+        out,
         "wrote {} sessions ({} forks), {} lines each, {:.1} MB under {}",
         summary.files.len(),
         summary.forks,
         opts.entries.max(8),
         summary.bytes as f64 / 1e6,
         args.out.display()
-    );
+    )?;
+    out.flush()?;
     Ok(Exit::Ok)
 }

@@ -1,13 +1,12 @@
 //! `forge-replay models [--api A] [--flagged] [--format table|json] [--catalog F]`: the model
 //! catalog (pi-ai 0.87.1, plus a user catalog) with its compat flags.
 
-use std::io::Write as _;
-
 use forge_replay_model::json;
 use forge_replay_wire::{Api, Model};
 use serde_json::{Map, Value};
 
 use crate::args::{ModelsArgs, TableOrJson};
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 /// Compat flags shown in the table, with their short column labels.
@@ -24,17 +23,14 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
     if let Some(api) = &args.api {
         if Api::from_name(api).is_none() {
             let known: Vec<&str> = Api::ALL.iter().map(|a| a.name()).collect();
-            eprintln!(
-                "forge-replay: error: unknown api `{api}`; known apis: {}",
-                known.join(", ")
-            );
+            out::error!("unknown api `{api}`; known apis: {}", known.join(", "));
             return Ok(Exit::BadInput);
         }
     }
     let catalog = match super::assemble::load_catalog(args.catalog.as_deref()) {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("forge-replay: error: {msg}");
+            out::error!("{msg}");
             return Ok(Exit::BadInput);
         }
     };
@@ -43,12 +39,11 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
         .filter(|m| args.api.as_deref().is_none_or(|a| m.api_name() == a))
         .filter(|m| !args.flagged || m.is_flagged())
         .collect();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = Out::stdout();
     match args.format {
         TableOrJson::Json => {
             let rows: Vec<Value> = models.iter().map(|m| row_json(m)).collect();
-            writeln!(out, "{}", json::stringify_pretty(&Value::Array(rows)))?;
+            out.json(&(json::stringify_pretty(&Value::Array(rows)) + "\n"))?;
         }
         TableOrJson::Table => {
             let mut rows: Vec<[String; 5]> = vec![[
@@ -89,11 +84,12 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
                         line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
                     }
                 }
-                writeln!(out, "{}", line.trim_end())?;
+                outln!(out, "{}", line.trim_end())?;
             }
-            writeln!(out, "{} model(s)", models.len())?;
+            outln!(out, "{} model(s)", models.len())?;
         }
     }
+    out.flush()?;
     Ok(Exit::Ok)
 }
 

@@ -1,9 +1,8 @@
 //! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it.
 
-use std::io::Write as _;
 use std::path::Path;
 
-use forge_replay_engine::golden::{model_slug, write_atomic};
+use forge_replay_engine::golden::model_slug;
 use forge_replay_engine::replay::{self, ReplayOptions, Target};
 use forge_replay_model::json;
 use forge_replay_session::Session;
@@ -12,6 +11,7 @@ use serde_json::json;
 
 use crate::args::{ReplayArgs, TextOrJson};
 use crate::cmd::error_chain;
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 /// The catalog: pi-ai's built-in one, with `--catalog` layered on top.
@@ -35,11 +35,11 @@ pub(crate) fn open_with_catalog(
     catalog: Option<&Path>,
 ) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
     let (session, _diags) = Session::open(session).map_err(|e| {
-        eprintln!("forge-replay: error: {}", error_chain(&e));
+        out::error!("{}", error_chain(&e));
         Exit::BadInput
     })?;
     let catalog = load_catalog(catalog).map_err(|e| {
-        eprintln!("forge-replay: error: {e:#}");
+        out::error!("{e:#}");
         Exit::BadInput
     })?;
     Ok((session, catalog))
@@ -58,8 +58,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         match replay::representative_model(api) {
             Some(m) => Target::Models(vec![m.to_string()]),
             None => {
-                eprintln!(
-                    "forge-replay: error: unknown API {api:?}; expected one of {}",
+                out::error!(
+                    "unknown API {api:?}; expected one of {}",
                     replay::REPRESENTATIVE_MODELS
                         .iter()
                         .map(|(a, _)| *a)
@@ -75,9 +75,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         Target::Recorded
     };
     // Requests are written as they are built: memory stays at one request, whatever the length.
-    let result = if let Some(out) = &args.out {
+    let result = if let Some(out_dir) = &args.out {
+        // The directory is one set: staged beside the target, renamed in when complete.
+        let mut set = forge_replay_io::DirSet::begin(out_dir, "replay")?;
+        set.note("redacted", if out::redacting() { "true" } else { "false" });
         let mut index = Vec::new();
         let r = replay::replay_each(&session, &opts, |r| {
+            forge_replay_io::path::check_component("entry id", &r.entry_id).map_err(|e| {
+                std::io::Error::other(format!(
+                    "{}:{}: {e}, so it cannot name a --out file",
+                    args.session.display(),
+                    r.line
+                ))
+            })?;
             let name = format!(
                 "{:03}-{}-{}.json",
                 r.index,
@@ -87,7 +97,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             let mut text = String::new();
             r.write_pretty(0, &mut text);
             text.push('\n');
-            write_atomic(&out.join(&name), text.as_bytes()).map_err(std::io::Error::other)?;
+            set.write(&name, out::json(&text).as_bytes())
+                .map_err(std::io::Error::other)?;
             index.push(json!({
                 "file": name, "index": r.index, "entryId": r.entry_id, "api": r.api.name(),
                 "provider": r.provider, "model": r.model,
@@ -95,22 +106,30 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             Ok(())
         });
         if r.is_ok() {
-            let doc = json!({"session": args.session.to_string_lossy(), "requests": index});
+            let doc = json!({
+                "session": args.session.to_string_lossy(),
+                "redacted": out::redacting(),
+                "requests": index,
+            });
             let mut text = json::stringify_pretty(&doc);
             text.push('\n');
-            write_atomic(&out.join("index.json"), text.as_bytes())?;
-            eprintln!("{} request(s) written to {}", index.len(), out.display());
+            set.write("index.json", out::json(&text).as_bytes())?;
+            set.commit()?;
+            out::note!(
+                "{} request(s) written to {}",
+                index.len(),
+                out_dir.display()
+            );
         }
         r
     } else {
-        let stdout = std::io::stdout();
-        let mut w = std::io::BufWriter::new(stdout.lock());
+        let mut w = Out::stdout();
         let mut first = true;
         let mut text = String::new();
         let r = replay::replay_each(&session, &opts, |r| match args.format {
             TextOrJson::Json => {
                 // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
-                w.write_all(if first {
+                w.frame(if first {
                     b"{\n  \"requests\": [\n"
                 } else {
                     b",\n"
@@ -119,14 +138,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                 text.clear();
                 text.push_str("    ");
                 r.write_pretty(2, &mut text);
-                w.write_all(text.as_bytes())
+                w.json(&text)
             }
             TextOrJson::Text => {
                 let bytes = r
                     .wire
                     .as_ref()
                     .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
-                writeln!(
+                outln!(
                     w,
                     "{:03} {} {} {}/{} {} bytes",
                     r.index,
@@ -139,7 +158,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             }
         });
         if r.is_ok() && args.format == TextOrJson::Json {
-            w.write_all(if first {
+            w.frame(if first {
                 b"{\n  \"requests\": []\n}\n"
             } else {
                 b"\n  ]\n}\n"
@@ -152,7 +171,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         Ok(()) => Ok(Exit::Ok),
         Err(replay::ReplayError::Sink(e)) => Err(e.into()),
         Err(e) => {
-            eprintln!("forge-replay: error: {}", error_chain(&e));
+            out::error!("{}", error_chain(&e));
             Ok(Exit::BadInput)
         }
     }

@@ -4,8 +4,7 @@
 //! listed in the report); 2 bad input (unreadable catalog, a `--sessions` path that does not
 //! exist, unwritable output).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use forge_replay_report::provider::{
@@ -16,6 +15,7 @@ use forge_replay_report::provider::{
 use forge_replay_wire::Catalog;
 
 use crate::args::{ReportFormat, ReportProvidersArgs};
+use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
@@ -57,18 +57,27 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
         _ => Vec::new(),
     };
     let rendered = render(&report, format, &plots);
+    let text = out::text(&rendered.text);
 
     match &args.out {
-        Some(out) => {
-            write_atomic(out, rendered.text.as_bytes())?;
-            let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+        Some(path) => {
+            forge_replay_io::write_atomic(path, text.as_bytes())?;
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             for (name, bytes) in &rendered.files {
-                write_atomic(&dir.join(name), bytes)?;
+                forge_replay_io::path::check_component("plot file name", name)?;
+                let shown = out::text(&String::from_utf8_lossy(bytes)).into_owned();
+                // SVG plots are text: redacted like the report (their labels come from sessions).
+                let bytes = if std::str::from_utf8(bytes).is_ok() {
+                    shown.as_bytes()
+                } else {
+                    bytes
+                };
+                forge_replay_io::write_atomic(&dir.join(name), bytes)?;
             }
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(rendered.text.as_bytes())?;
+            let mut stdout = Out::stdout();
+            stdout.frame(text.as_bytes())?;
             stdout.flush()?;
         }
     }
@@ -77,20 +86,4 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
         .as_ref()
         .is_some_and(|c| !c.unreadable.is_empty());
     Ok(if unreadable { Exit::Findings } else { Exit::Ok })
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }

@@ -4,29 +4,33 @@
 use forge_replay_engine::scenario;
 
 use crate::args::ScenarioArgs;
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
     let loaded = match scenario::load(&args.scenario) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("forge-replay: error: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
     let compiled = match scenario::compile(&loaded) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("forge-replay: error: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
-    scenario::write(&compiled, &args.out)?;
-    println!(
+    scenario::write(&compiled, &args.out, out::redacting())?;
+    let mut out = Out::stdout();
+    outln!(
+        out,
         "{}: {} entries -> {}",
         compiled.name,
         compiled.entries,
         args.out.join("session.jsonl").display()
-    );
+    )?;
+    out.flush()?;
     Ok(Exit::Ok)
 }

@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use forge_replay_model::js;
 use forge_replay_model::json;
@@ -16,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{TextOrJson, TreeArgs};
 use crate::cmd::context::open_session;
+use crate::out::Out;
 use crate::Exit;
 
 const PREVIEW: usize = 60;
@@ -23,12 +23,13 @@ const PREVIEW: usize = 60;
 pub fn run(args: TreeArgs) -> anyhow::Result<Exit> {
     let session = open_session(&args.session)?;
     let labels = labels(&session);
-    let out = match args.format {
-        TextOrJson::Text => render_text(&session, &labels),
-        TextOrJson::Json => json::stringify_pretty(&render_json(&session, &labels)?) + "\n",
-    };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
+    let mut stdout = Out::stdout();
+    match args.format {
+        TextOrJson::Text => stdout.text(&render_text(&session, &labels))?,
+        TextOrJson::Json => {
+            stdout.json(&(json::stringify_pretty(&render_json(&session, &labels)?) + "\n"))?
+        }
+    }
     stdout.flush()?;
     Ok(Exit::Ok)
 }

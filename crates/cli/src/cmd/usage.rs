@@ -1,6 +1,5 @@
 //! `forge-replay usage`: prompt-cache usage of one session (pi-forge's semantics) or a corpus.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -19,6 +18,7 @@ use forge_replay_usage::{
 use serde_json::{json, Map, Value};
 
 use crate::args::{UsageArgs, UsageFormat};
+use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
@@ -28,21 +28,19 @@ pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
             Some(if r > 1.0 { r / 100.0 } else { r })
         }
         Some(r) => {
-            eprintln!(
-                "forge-replay: --min-hit-rate {r} is not a rate (0..1, or a percentage up to 100)"
-            );
+            out::error!("--min-hit-rate {r} is not a rate (0..1, or a percentage up to 100)");
             return Ok(Exit::BadInput);
         }
     };
     match (&args.corpus, &args.session) {
         (Some(_), Some(_)) => {
-            eprintln!("forge-replay: give either a SESSION file or --corpus, not both");
+            out::error!("give either a SESSION file or --corpus, not both");
             Ok(Exit::BadInput)
         }
         (Some(dirs), None) => run_corpus(&args, dirs.clone(), threshold),
         (None, Some(session)) => run_session(&args, session, threshold),
         (None, None) => {
-            eprintln!("forge-replay: give a SESSION file or --corpus [DIR...]");
+            out::error!("give a SESSION file or --corpus [DIR...]");
             Ok(Exit::BadInput)
         }
     }
@@ -57,14 +55,28 @@ fn cost(v: f64) -> String {
     format!("${v:.2}")
 }
 
-fn out(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
+/// Prints text (a table) or, with `json`, a JSON document, redacted, ending with a newline.
+fn print(text: &str, json: bool) -> anyhow::Result<()> {
+    let mut stdout = Out::stdout();
+    let mut text = text.to_string();
     if !text.ends_with('\n') {
-        stdout.write_all(b"\n")?;
+        text.push('\n');
+    }
+    if json {
+        stdout.json(&text)?;
+    } else {
+        stdout.text(&text)?;
     }
     stdout.flush()?;
     Ok(())
+}
+
+fn out(text: &str) -> anyhow::Result<()> {
+    print(text, false)
+}
+
+fn out_json(text: &str) -> anyhow::Result<()> {
+    print(text, true)
 }
 
 /// The threshold check: `{min, rate, passed}`. An undefined rate (nothing sent, or no cache data)
@@ -100,18 +112,18 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let (session, diagnostics) = match Session::open(path) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("forge-replay: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
     let findings: Vec<_> = diagnostics.iter().filter(|d| d.is_finding()).collect();
     for d in &findings {
-        eprintln!("{}", d.display(session.path()));
+        out::note!("{}", d.display(session.path()));
     }
     let leaf = match session.resolve_leaf(args.leaf.as_deref()) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("forge-replay: {}: {e}", path.display());
+            out::error!("{}: {e}", path.display());
             return Ok(Exit::BadInput);
         }
     };
@@ -155,7 +167,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             if let Some((_, t, _)) = &check {
                 v.insert("threshold".into(), t.clone());
             }
-            out(&stringify_pretty(&Value::Object(v)))?;
+            out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
             let table = if args.requests {
@@ -197,13 +209,17 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
     }
     if let Some(file) = &args.plot {
-        let title = format!("{session_id} — {} requests on the active path", rows.len());
+        let title = out::text(&format!(
+            "{session_id} — {} requests on the active path",
+            rows.len()
+        ))
+        .into_owned();
         plot::plot_session(&session_plot(title, &rows, Vec::new()), file)
             .with_context(|| format!("plotting {}", file.display()))?;
-        eprintln!("wrote {}", file.display());
+        out::note!("wrote {}", file.display());
     }
     if let Some((passed, _, message)) = check {
-        eprintln!("{message}");
+        out::note!("{message}");
         if !passed {
             return Ok(Exit::Findings);
         }
@@ -368,7 +384,7 @@ fn run_corpus(
         match default_sessions_dir() {
             Some(d) => dirs.push(d),
             None => {
-                eprintln!("forge-replay: no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)");
+                out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)");
                 return Ok(Exit::BadInput);
             }
         }
@@ -378,7 +394,7 @@ fn run_corpus(
         Some(s) => match GroupBy::parse(s) {
             Some(b) => b,
             None => {
-                eprintln!("forge-replay: --by {s}: expected session, project, model, provider, api or day");
+                out::error!("--by {s}: expected session, project, model, provider, api or day");
                 return Ok(Exit::BadInput);
             }
         },
@@ -394,7 +410,7 @@ fn run_corpus(
     let (since, until) = match (day("--since", &args.since), day("--until", &args.until)) {
         (Ok(s), Ok(u)) => (s, u),
         (Err(m), _) | (_, Err(m)) => {
-            eprintln!("forge-replay: {m}");
+            out::error!("{m}");
             return Ok(Exit::BadInput);
         }
     };
@@ -404,15 +420,23 @@ fn run_corpus(
         model: args.model_filter.clone(),
         project: args.project.clone(),
     };
-    let corpus = Corpus::scan(&dirs);
+    let mut corpus = Corpus::scan(&dirs);
     if corpus.files.is_empty() && !corpus.walk_errors.is_empty() {
         for (p, m) in &corpus.walk_errors {
-            eprintln!("forge-replay: cannot read {}: {m}", p.display());
+            out::error!("cannot read {}: {m}", p.display());
         }
         return Ok(Exit::BadInput);
     }
     let df = corpus.frame(&filter)?;
-    let groups = corpus.group(&df, by)?;
+    let mut groups = corpus.group(&df, by)?;
+    // Filters and groups saw the real strings; everything shown or exported from here on is
+    // redacted (paths, session ids, projects, models).
+    if out::redacting() {
+        corpus.redact_strings();
+        for g in &mut groups {
+            g.key = out::text(&g.key).into_owned();
+        }
+    }
     let mut all = Totals::default();
     let mut active = Totals::default();
     let mut abandoned = Totals::default();
@@ -432,19 +456,19 @@ fn run_corpus(
         corpus
             .write_csv(&df, p)
             .with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("wrote {}", p.display());
+        out::note!("wrote {}", p.display());
     }
     if let Some(p) = &args.json {
         corpus
             .write_ndjson(&df, p)
             .with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("wrote {}", p.display());
+        out::note!("wrote {}", p.display());
     }
     if let Some(p) = &args.parquet {
         let parts = corpus
             .write_parquet_dataset(&df, p)
             .with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("wrote {} partitions under {}", parts.len(), p.display());
+        out::note!("wrote {} partitions under {}", parts.len(), p.display());
     }
     if let Some(p) = &args.plot {
         let models = if by == GroupBy::Model {
@@ -455,7 +479,7 @@ fn run_corpus(
         let bars = models
             .iter()
             .map(|g| ModelBar {
-                label: g.key.clone(),
+                label: out::text(&g.key).into_owned(),
                 hit_rate: if g.totals.no_cache_data() {
                     None
                 } else {
@@ -471,7 +495,7 @@ fn run_corpus(
         );
         plot::plot_corpus(&CorpusPlot { title, bars }, p)
             .with_context(|| format!("plotting {}", p.display()))?;
-        eprintln!("wrote {}", p.display());
+        out::note!("wrote {}", p.display());
     }
 
     let bad: Vec<(String, u32, String)> = corpus
@@ -572,7 +596,7 @@ fn run_corpus(
             if let Some((_, t, _)) = &check {
                 v.insert("threshold".into(), t.clone());
             }
-            out(&stringify_pretty(&Value::Object(v)))?;
+            out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
             let table = groups_table(by, &groups, &all, total_cost);
@@ -613,21 +637,21 @@ fn run_corpus(
     } else {
         50
     }) {
-        eprintln!("{f}:{l}: skipped malformed line: {m}");
+        out::note!("{f}:{l}: skipped malformed line: {m}");
     }
     if bad.len() > 50 && args.format != UsageFormat::Json {
-        eprintln!("… {} more malformed lines", bad.len() - 50);
+        out::note!("… {} more malformed lines", bad.len() - 50);
     }
     if args.format != UsageFormat::Json {
         for (f, m) in &unreadable {
-            eprintln!("{f}: unreadable: {m}");
+            out::note!("{f}: unreadable: {m}");
         }
         if not_sessions > 0 {
-            eprintln!("{not_sessions} files are not Pi sessions (no session header)");
+            out::note!("{not_sessions} files are not Pi sessions (no session header)");
         }
     }
     if let Some((passed, _, message)) = check {
-        eprintln!("{message}");
+        out::note!("{message}");
         if !passed {
             return Ok(Exit::Findings);
         }

@@ -6,7 +6,6 @@
 //! (non-hidden `*.json`, JavaScript sort order, symlinks to files followed, duplicate ids
 //! reported across its files); a project root holding `.pi/forge/capabilities/` is read there.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -16,6 +15,7 @@ use forge_replay_model::json;
 use serde_json::{json, Value};
 
 use crate::args::{TextOrJson, ValidateArgs};
+use crate::out::{outln, Out};
 use crate::Exit;
 
 fn scope_of(path: &Path) -> Scope {
@@ -49,7 +49,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
         all.extend(collect(p)?);
     }
     let invalid = all.iter().filter(|c| !c.is_usable()).count();
-    let mut out = std::io::stdout().lock();
+    let mut out = Out::stdout();
     match args.format {
         TextOrJson::Json => {
             let items: Vec<Value> = all
@@ -66,12 +66,12 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
                 })
                 .collect();
             let doc = json!({"files": items, "invalid": invalid});
-            writeln!(out, "{}", json::stringify_pretty(&doc))?;
+            out.json(&(json::stringify_pretty(&doc) + "\n"))?;
         }
         TextOrJson::Text => {
             for c in &all {
                 if c.is_usable() {
-                    writeln!(
+                    outln!(
                         out,
                         "{}: ok ({}:{})",
                         c.path.display(),
@@ -79,16 +79,16 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
                         c.key.id
                     )?;
                 } else {
-                    writeln!(out, "{}: invalid", c.path.display())?;
+                    outln!(out, "{}: invalid", c.path.display())?;
                 }
                 for d in &c.diagnostics {
                     match &d.field {
-                        Some(f) => writeln!(out, "  error [{f}]: {}", d.message)?,
-                        None => writeln!(out, "  error: {}", d.message)?,
+                        Some(f) => outln!(out, "  error [{f}]: {}", d.message)?,
+                        None => outln!(out, "  error: {}", d.message)?,
                     }
                 }
             }
-            writeln!(
+            outln!(
                 out,
                 "{} file(s), {} valid, {invalid} invalid",
                 all.len(),

@@ -1,16 +1,17 @@
 //! `forge-replay verify [SCENARIO|DIR]...`: scenarios × models compared with their goldens.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use forge_replay_engine::diff;
-use forge_replay_engine::golden::{write_atomic, GoldenStore};
+use forge_replay_engine::golden::GoldenStore;
 use forge_replay_engine::replay::{self, REPRESENTATIVE_MODELS};
 use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
 use forge_replay_model::json;
 
 use crate::args::{TextOrJson, VerifyArgs};
+use crate::out::{self, outln, Out};
 use crate::Exit;
 
 fn targets(args: &VerifyArgs) -> Result<Vec<String>, String> {
@@ -49,18 +50,18 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     let scenarios = match scenario::discover(&paths) {
         Ok(s) if !s.is_empty() => s,
         Ok(_) => {
-            eprintln!("forge-replay: error: no scenario files under {paths:?}");
+            out::error!("no scenario files under {paths:?}");
             return Ok(Exit::BadInput);
         }
         Err(e) => {
-            eprintln!("forge-replay: error: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
     let models = match targets(&args) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("forge-replay: error: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
@@ -73,7 +74,8 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             args.golden_dir
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("fixtures/golden")),
-        ),
+        )
+        .redacting(out::redacting()),
         bless: args.bless,
     };
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -89,36 +91,44 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             b.inc(1);
         }
     };
-    let cases = verify::verify_with_progress(&opts, &tick);
+    let result = verify::verify_with_progress(&opts, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    let mut cases = match result {
+        Ok(c) => c,
+        Err(e) => {
+            out::error!("{}", crate::cmd::error_chain(&e));
+            return Ok(Exit::BadInput);
+        }
+    };
+    if out::redacting() {
+        verify::redact_cases(&mut cases);
+    }
     if let Some(j) = &args.junit {
-        write_atomic(j, verify::junit_xml(&cases).as_bytes())?;
+        forge_replay_io::write_atomic(j, out::text(&verify::junit_xml(&cases)).as_bytes())?;
     }
     let summary = verify::summarize(&cases);
-    let stdout = std::io::stdout();
-    let color = stdout.is_terminal();
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    let color = std::io::stdout().is_terminal();
+    let mut w = Out::stdout();
     match args.format {
-        TextOrJson::Json => writeln!(
-            w,
-            "{}",
-            json::stringify_pretty(&verify::report_json(&cases))
-        )?,
+        TextOrJson::Json => {
+            w.json(&(json::stringify_pretty(&verify::report_json(&cases)) + "\n"))?
+        }
         TextOrJson::Text => {
             for c in &cases {
                 match &c.outcome {
                     Outcome::Pass => {}
-                    Outcome::Blessed(n) if *n > 0 => writeln!(
+                    Outcome::Blessed(n) if *n > 0 => outln!(
                         w,
                         "blessed {} × {}: {n} file(s) written",
-                        c.scenario, c.model
+                        c.scenario,
+                        c.model
                     )?,
                     Outcome::Blessed(_) => {}
-                    Outcome::Error(m) => writeln!(w, "ERROR {} × {}: {m}", c.scenario, c.model)?,
+                    Outcome::Error(m) => outln!(w, "ERROR {} × {}: {m}", c.scenario, c.model)?,
                     Outcome::Fail(ms) => {
-                        writeln!(
+                        outln!(
                             w,
                             "FAIL {} × {} ({})",
                             c.scenario,
@@ -126,7 +136,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
                             c.scenario_file.display()
                         )?;
                         for m in ms {
-                            writeln!(w, "  {}", m.summary())?;
+                            outln!(w, "  {}", m.summary())?;
                             if let MismatchKind::Changed(d) = &m.kind {
                                 let text = diff::render_text(
                                     d,
@@ -136,14 +146,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
                                     },
                                 );
                                 for line in text.lines() {
-                                    writeln!(w, "    {line}")?;
+                                    outln!(w, "    {line}")?;
                                 }
                             }
                         }
                     }
                 }
             }
-            writeln!(
+            outln!(
                 w,
                 "{} case(s), {} request(s): {} passed, {} failed, {} errors{}",
                 summary.cases,

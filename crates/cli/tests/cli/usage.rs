@@ -213,11 +213,23 @@ fn corpus_with_forks_bad_lines_and_exports() {
         .map(|g| g["requests"].as_f64().unwrap())
         .sum();
     assert_eq!(grouped, total);
-    // Hive layout: day=YYYY-MM-DD/part-0.parquet.
+    // Hive layout: day=YYYY-MM-DD/part-0.parquet, plus the hidden completion marker (hive
+    // readers skip hidden files) listing every partition.
     let days: Vec<String> = std::fs::read_dir(&parquet)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".forge-replay-set")
         .collect();
+    let marker = std::fs::read_to_string(parquet.join(".forge-replay-set")).unwrap();
+    assert!(
+        marker.starts_with("forge-replay set v1\nkind: parquet-dataset\n"),
+        "{marker}"
+    );
+    assert_eq!(
+        marker.matches("\nfile: day=").count(),
+        days.len(),
+        "{marker}"
+    );
     assert!(
         !days.is_empty() && days.iter().all(|d| d.starts_with("day=20")),
         "{days:?}"

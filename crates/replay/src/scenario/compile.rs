@@ -55,8 +55,13 @@ impl Compiled {
 
     /// Lowercase hex SHA-256 of the session bytes.
     pub fn session_sha256(&self) -> String {
-        hex(&Sha256::digest(self.session_jsonl.as_bytes()))
+        sha256_hex(self.session_jsonl.as_bytes())
     }
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -147,6 +152,24 @@ struct Builder<'a> {
 /// Compiles a loaded scenario.
 pub fn compile(src: &Loaded) -> Result<Compiled, ScenarioError> {
     let f = &src.file;
+    // The name is a directory under the golden tree: it must stay inside it.
+    let name = src.name();
+    if let Err(e) = forge_replay_io::path::check_relative("scenario name", &name) {
+        let from = if f.name.is_some() {
+            ""
+        } else {
+            " (taken from the file name)"
+        };
+        return Err(ScenarioError::Invalid {
+            path: src.path.clone(),
+            line: src.line_of_key("name"),
+            field: "name".into(),
+            message: format!(
+                "{:?}{from} {}; the name is the scenario's directory under the golden tree",
+                e.value, e.reason
+            ),
+        });
+    }
     let start = f
         .start
         .clone()

@@ -47,12 +47,8 @@ pub enum ScenarioError {
         reference: String,
         reason: &'static str,
     },
-    #[error("cannot write {path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] forge_replay_io::WriteError),
 }
 
 /// A parsed scenario with the text it came from (for line numbers).
@@ -233,35 +229,35 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// Writes `session.jsonl`, `.pi/forge/capabilities/*.json` and `scenario.json` under `out`.
-pub fn write(compiled: &Compiled, out: &Path) -> Result<(), ScenarioError> {
-    let werr = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ScenarioError::Write { path, source }
+/// Writes `session.jsonl`, `.pi/forge/capabilities/*.json` and `scenario.json` under `out`, each
+/// file atomically. With `redact`, secrets in the session and the library are redacted
+/// ([`forge_replay_model::redact::json_text`]) and `sessionSha256` is the hash of the bytes written.
+pub fn write(compiled: &Compiled, out: &Path, redact: bool) -> Result<(), ScenarioError> {
+    let shown = |text: &str| -> String {
+        if redact {
+            forge_replay_model::redact::json_text(text).into_owned()
+        } else {
+            text.to_string()
+        }
     };
-    let session = out.join("session.jsonl");
-    crate::golden::write_atomic(&session, compiled.session_jsonl.as_bytes()).map_err(
-        |e| match e {
-            crate::golden::GoldenError::Write { path, source } => {
-                ScenarioError::Write { path, source }
-            }
-            other => ScenarioError::Write {
-                path: session.clone(),
-                source: std::io::Error::other(other.to_string()),
-            },
-        },
-    )?;
+    let session = shown(&compiled.session_jsonl);
+    forge_replay_io::write_atomic(&out.join("session.jsonl"), session.as_bytes())?;
     let lib = out.join(".pi/forge/capabilities");
-    if !compiled.library.is_empty() {
-        std::fs::create_dir_all(&lib).map_err(werr(&lib))?;
-    }
     for (name, bytes) in &compiled.library {
-        let p = lib.join(name);
-        std::fs::write(&p, bytes).map_err(werr(&p))?;
+        // Library names are the file names of the scenario's own library directory.
+        forge_replay_io::path::check_component("capability file name", name)
+            .map_err(forge_replay_io::WriteError::from)?;
+        let text = String::from_utf8_lossy(bytes);
+        let bytes = match (redact, forge_replay_model::redact::json_text(&text)) {
+            (true, std::borrow::Cow::Owned(r)) => r.into_bytes(),
+            _ => bytes.clone(),
+        };
+        forge_replay_io::write_atomic(&lib.join(name), &bytes)?;
     }
-    let meta = out.join("scenario.json");
-    let mut text = forge_replay_model::json::stringify_pretty(&compiled.metadata());
+    let mut meta = compiled.metadata();
+    meta["sessionSha256"] = compile::sha256_hex(session.as_bytes()).into();
+    let mut text = forge_replay_model::json::stringify_pretty(&meta);
     text.push('\n');
-    std::fs::write(&meta, text).map_err(werr(&meta))?;
+    forge_replay_io::write_atomic(&out.join("scenario.json"), shown(&text).as_bytes())?;
     Ok(())
 }

@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::render::Plot;
 use super::variants::CatalogModel;
 use crate::plot::{
-    plot_corpus, plot_session, BreakMarker, CorpusPlot, ModelBar, PlotError,
+    corpus_svg, session_svg, BreakMarker, CorpusPlot, ModelBar, PlotError,
     RequestPoint as PlotPoint, SessionPlot,
 };
 
@@ -310,6 +310,9 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
             .unwrap_or_default();
         entries.sort();
         for e in entries {
+            if e.file_name().is_some_and(forge_replay_io::is_temp_name) {
+                continue;
+            }
             if e.is_dir() || e.extension().is_some_and(|x| x == "jsonl") {
                 collect(&e, out);
             }
@@ -323,24 +326,7 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
 /// marked) and one bar chart of hit rate per delivery and position. `stem` prefixes the file
 /// names (`provider-support` → `provider-support-cache-1.svg`).
 pub fn plots(section: &CacheSection, stem: &str) -> Result<Vec<Plot>, PlotError> {
-    let dir = std::env::temp_dir().join(format!("forge-replay-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|source| PlotError::Write {
-        path: dir.clone(),
-        source,
-    })?;
-    let result = draw_all(section, stem, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
-}
-
-fn draw_all(section: &CacheSection, stem: &str, dir: &Path) -> Result<Vec<Plot>, PlotError> {
     let mut out = Vec::new();
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).map_err(|source| PlotError::Write {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
     for (i, s) in section.sessions.iter().enumerate() {
         let data = SessionPlot {
             title: format!("{}: hit rate per request", s.path),
@@ -367,15 +353,14 @@ fn draw_all(section: &CacheSection, stem: &str, dir: &Path) -> Result<Vec<Plot>,
                 .collect(),
         };
         let file_name = format!("{stem}-cache-{}.svg", i + 1);
-        let path = dir.join(&file_name);
-        plot_session(&data, &path)?;
+        let svg = session_svg(&data, &file_name)?;
         out.push(Plot {
             file_name,
             alt: format!(
                 "Hit rate per request of {} with tool changes marked",
                 s.path
             ),
-            svg: read(&path)?,
+            svg,
         });
     }
     if !section.sessions.is_empty() {
@@ -393,12 +378,11 @@ fn draw_all(section: &CacheSection, stem: &str, dir: &Path) -> Result<Vec<Plot>,
             bars,
         };
         let file_name = format!("{stem}-cache-phases.svg");
-        let path = dir.join(&file_name);
-        plot_corpus(&data, &path)?;
+        let svg = corpus_svg(&data, &file_name)?;
         out.push(Plot {
             file_name,
             alt: "Hit rate around tool changes, native vs fallback delivery".to_string(),
-            svg: read(&path)?,
+            svg,
         });
     }
     Ok(out)

@@ -197,7 +197,7 @@ impl WireRequest {
         WireRequest {
             url,
             method: "POST".into(),
-            headers: crate::redact::redact_headers(&headers),
+            headers: forge_replay_model::redact::redact_headers(&headers),
             body_text,
         }
     }
