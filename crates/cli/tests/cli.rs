@@ -21,3 +21,6 @@ mod cache;
 
 #[path = "cli/docs.rs"]
 mod docs;
+
+#[path = "cli/integrity.rs"]
+mod integrity;

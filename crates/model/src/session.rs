@@ -439,3 +439,146 @@ mod tests {
         assert_eq!(EntryType::from_name("future").name(), "future");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// What is a Pi session
+
+/// One line as Pi's `loadEntriesFromFile` reads it before it has a header: blank lines
+/// (JavaScript `trim()`), lines `JSON.parse` rejects and falsy values are skipped; the first
+/// line left decides whether the file is a session ([`check_header`]).
+#[derive(Debug)]
+pub enum FirstLine {
+    Blank,
+    Invalid(crate::json::ParseError),
+    /// `null`, `false`, `0` or `""`.
+    Falsy(&'static str),
+    Kept(Value),
+}
+
+/// Classifies one line (its text, decoded as Pi decodes files: UTF-8 with U+FFFD).
+pub fn classify_line(text: &str) -> FirstLine {
+    if crate::js::trim(text).is_empty() {
+        return FirstLine::Blank;
+    }
+    match crate::json::parse(text) {
+        Err(e) => FirstLine::Invalid(e),
+        Ok(v) => match &v {
+            Value::Null => FirstLine::Falsy("null"),
+            Value::Bool(false) => FirstLine::Falsy("false"),
+            Value::Number(n) if crate::json::number_to_f64(n) == 0.0 => FirstLine::Falsy("0"),
+            Value::String(s) if s.is_empty() => FirstLine::Falsy("\"\""),
+            _ => FirstLine::Kept(v),
+        },
+    }
+}
+
+/// Why the first kept line does not make a file a session forge-replay reads. One definition
+/// for every reader: `usage FILE`, `usage --corpus`, `check`, `replay`, … (Pi's own test is
+/// `type === "session"` with a string `id`; forge-replay also refuses versions it cannot read).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderProblem {
+    #[error("the first JSON line must be a `session` header with a string `id`, found a JSON value that is not an object: {shown:?}")]
+    NotAnObject { shown: String },
+    #[error("the first JSON line must be a `session` header with a string `id`, found an entry of type {found:?}")]
+    NotAHeader { found: String },
+    #[error("the first JSON line must be a `session` header with a string `id`, found a `session` line without a string `id`")]
+    NoStringId,
+    #[error("unsupported session version {version}: forge-replay reads Pi 0.87.1 session files (version 3, and older versions migrated as Pi does)")]
+    UnsupportedVersion {
+        /// The version as written (`4`, or `v4 (kind "header")` for pi-agent-core's format).
+        version: String,
+    },
+}
+
+/// Checks the first kept value of a file (`text` is its line, shown when it is not an object).
+pub fn check_header(value: &Value, text: &str) -> Result<(), HeaderProblem> {
+    let Value::Object(o) = value else {
+        let mut shown: String = text.chars().take(40).collect();
+        if shown.len() < text.len() {
+            shown.push('…');
+        }
+        return Err(HeaderProblem::NotAnObject { shown });
+    };
+    if o.get("kind").and_then(Value::as_str) == Some("header") {
+        let v = o
+            .get("v")
+            .map_or_else(|| "?".to_string(), crate::json::stringify);
+        return Err(HeaderProblem::UnsupportedVersion {
+            version: format!("{v} (pi-agent-core's JSONL format, `kind: \"header\"`)"),
+        });
+    }
+    match o.get("type").and_then(Value::as_str) {
+        Some("session") => {}
+        Some(other) => {
+            return Err(HeaderProblem::NotAHeader {
+                found: other.to_string(),
+            })
+        }
+        None => {
+            return Err(HeaderProblem::NotAHeader {
+                found: String::new(),
+            })
+        }
+    }
+    if !o.get("id").is_some_and(Value::is_string) {
+        return Err(HeaderProblem::NoStringId);
+    }
+    if let Some(v) = o.get("version") {
+        if v.as_f64()
+            .is_some_and(|n| n > f64::from(CURRENT_SESSION_VERSION))
+        {
+            return Err(HeaderProblem::UnsupportedVersion {
+                version: crate::json::stringify(v),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    fn check(line: &str) -> Result<(), HeaderProblem> {
+        match classify_line(line) {
+            FirstLine::Kept(v) => check_header(&v, line),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_is_a_session() {
+        check(r#"{"type":"session","version":3,"id":"a"}"#).unwrap();
+        check(r#"{"type":"session","id":"a"}"#).unwrap();
+        check(r#"{"type":"session","version":1,"id":"\ud800x"}"#).unwrap();
+        assert!(matches!(
+            check(r#"{"type":"session","version":99,"id":"a"}"#),
+            Err(HeaderProblem::UnsupportedVersion { version }) if version == "99"
+        ));
+        assert!(matches!(
+            check(r#"{"kind":"header","v":4}"#),
+            Err(HeaderProblem::UnsupportedVersion { .. })
+        ));
+        assert!(matches!(
+            check(r#"{"type":"message","id":"a"}"#),
+            Err(HeaderProblem::NotAHeader { found }) if found == "message"
+        ));
+        assert_eq!(
+            check(r#"{"type":"session","id":5}"#),
+            Err(HeaderProblem::NoStringId)
+        );
+        assert!(matches!(check("5"), Err(HeaderProblem::NotAnObject { .. })));
+        assert!(matches!(
+            check("[1]"),
+            Err(HeaderProblem::NotAnObject { .. })
+        ));
+        assert!(matches!(classify_line("  \t"), FirstLine::Blank));
+        assert!(matches!(classify_line("{oops"), FirstLine::Invalid(_)));
+        assert!(matches!(classify_line("0"), FirstLine::Falsy("0")));
+        assert!(matches!(classify_line("\"\""), FirstLine::Falsy(_)));
+        assert!(matches!(
+            classify_line("\u{feff}{\"a\":1}"),
+            FirstLine::Invalid(_)
+        ));
+    }
+}

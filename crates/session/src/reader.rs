@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use forge_replay_model::js;
 use forge_replay_model::json;
-use forge_replay_model::session::{EntryType, CURRENT_SESSION_VERSION};
+use forge_replay_model::session::{check_header, EntryType, HeaderProblem};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -305,9 +305,7 @@ impl State<'_> {
         self.ordinal += 1;
 
         if self.header.is_none() {
-            self.header = Some(make_header(
-                self.path, line_no, &text, &head, is_object, entry_type,
-            )?);
+            self.header = Some(make_header(self.path, line_no, &text)?);
             return Ok(());
         }
         if entry_type == EntryType::Session {
@@ -335,64 +333,21 @@ impl State<'_> {
     }
 }
 
-fn make_header(
-    path: &Path,
-    line: u64,
-    text: &str,
-    head: &head::Head,
-    is_object: bool,
-    entry_type: EntryType,
-) -> Result<Header, ReadError> {
-    let path_buf = || PathBuf::from(path);
-    if is_object
-        && head
-            .fields()
-            .and_then(|f| f.kind.as_ref())
-            .and_then(Value::as_str)
-            == Some("header")
-    {
-        let v = head
-            .fields()
-            .and_then(|f| f.v.as_ref())
-            .map_or_else(|| "?".to_string(), json::stringify);
-        return Err(ReadError::UnsupportedVersion {
-            path: path_buf(),
-            line,
-            version: format!("{v} (pi-agent-core's JSONL format, `kind: \"header\"`)"),
-        });
-    }
-    let id_ok = head.id.as_ref().is_some_and(Value::is_string);
-    if !is_object || entry_type != EntryType::Session || !id_ok {
-        let found = if !is_object {
-            let mut shown: String = text.chars().take(40).collect();
-            if shown.len() < text.len() {
-                shown.push('…');
-            }
-            format!("a JSON value that is not an object: {shown:?}")
-        } else if entry_type != EntryType::Session {
-            format!("an entry of type {:?}", entry_type.name())
-        } else {
-            "a `session` line without a string `id`".to_string()
-        };
-        return Err(ReadError::NotASession {
-            path: path_buf(),
-            line: Some(line),
-            cause: format!(
-                "the first JSON line must be a `session` header with a string `id`, found {found}"
-            ),
-        });
-    }
-    let version = head.fields().and_then(|f| f.version.as_ref());
-    if let Some(v) = version.and_then(Value::as_f64) {
-        if v > f64::from(CURRENT_SESSION_VERSION) {
-            return Err(ReadError::UnsupportedVersion {
-                path: path_buf(),
-                line,
-                version: version.map(json::stringify).unwrap_or_default(),
-            });
-        }
-    }
+fn make_header(path: &Path, line: u64, text: &str) -> Result<Header, ReadError> {
+    // One definition of "a Pi session" for every reader (`forge_replay_model::session`).
     let value = json::parse(text).unwrap_or(Value::Null);
+    check_header(&value, text).map_err(|problem| match problem {
+        HeaderProblem::UnsupportedVersion { version } => ReadError::UnsupportedVersion {
+            path: PathBuf::from(path),
+            line,
+            version,
+        },
+        other => ReadError::NotASession {
+            path: PathBuf::from(path),
+            line: Some(line),
+            cause: other.to_string(),
+        },
+    })?;
     Ok(Header {
         line,
         raw: text.into(),

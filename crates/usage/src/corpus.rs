@@ -80,6 +80,8 @@ pub struct CorpusFile {
     pub bad_lines: Vec<BadLine>,
     /// Set when the file could not be read (the run continues).
     pub error: Option<String>,
+    /// Set when the file is read but is not a Pi session (the same rule as for one session).
+    pub not_session: Option<crate::session::NotASession>,
 }
 
 /// Interned strings; index 0 of each table is the empty string (unknown).
@@ -257,6 +259,7 @@ fn scan_file(path: &Path) -> FileScan {
         entries: 0,
         bad_lines: Vec::new(),
         error: None,
+        not_session: None,
     };
     let data = match SessionData::read(path) {
         Ok(d) => d,
@@ -276,6 +279,7 @@ fn scan_file(path: &Path) -> FileScan {
         .and_then(|h| h.cwd.clone())
         .unwrap_or_else(|| project_from_dir(path));
     file.bad_lines = data.bad_lines.clone();
+    file.not_session = data.not_session.clone();
     file.entries = data.entries.len();
     if let Some(h) = &data.header {
         file.session_id = Some(h.id.clone());
@@ -780,6 +784,9 @@ impl Corpus {
             }
             for b in &mut f.bad_lines {
                 fix(&mut b.message);
+            }
+            if let Some(n) = &mut f.not_session {
+                fix(&mut n.reason);
             }
         }
         for (p, m) in &mut self.walk_errors {

@@ -16,12 +16,22 @@ pub struct BadLine {
     pub message: String,
 }
 
+/// Why a file is not a Pi session (the one rule: [`forge_replay_model::session::check_header`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotASession {
+    /// The line that decided it, when one did.
+    pub line: Option<u32>,
+    pub reason: String,
+}
+
 /// One session file reduced to usage records.
 #[derive(Debug, Clone, Default)]
 pub struct SessionData {
-    /// The header; `None` when the first parsed line is not a session header (Pi then treats the
-    /// file as empty, and so do we: `entries` is empty).
+    /// The header; `None` when the file is not a Pi session ([`SessionData::not_session`] says
+    /// why; Pi then treats the file as empty, and so do we: `entries` is empty).
     pub header: Option<Header>,
+    /// Set when the file is not a session.
+    pub not_session: Option<NotASession>,
     /// Entries in file order.
     pub entries: Vec<EntryRecord>,
     pub bad_lines: Vec<BadLine>,
@@ -78,6 +88,7 @@ impl SessionData {
         let mut carry: Vec<u8> = Vec::new();
         let mut line_no: u32 = 0;
         let mut seen_first = false;
+        let mut any_bytes = false;
         loop {
             let buf = match reader.fill_buf() {
                 Ok(b) => b,
@@ -91,8 +102,19 @@ impl SessionData {
                         return Ok(data);
                     }
                 }
+                if !seen_first {
+                    data.not_session = Some(NotASession {
+                        line: None,
+                        reason: if any_bytes {
+                            "not a pi session: the file holds only blank or skipped lines".into()
+                        } else {
+                            "empty file, not a pi session".into()
+                        },
+                    });
+                }
                 return Ok(data);
             }
+            any_bytes = true;
             let (used, stop) = match memchr::memchr(b'\n', buf) {
                 Some(at) => {
                     line_no += 1;
@@ -118,8 +140,11 @@ impl SessionData {
         }
     }
 
-    /// Handles one line; `true` when reading stops (the first parsed line is not a header).
+    /// Handles one line; `true` when reading stops (the first kept line is not a header).
     fn take_line(&mut self, bytes: &[u8], line_no: u32, seen_first: &mut bool) -> bool {
+        if !*seen_first {
+            return self.take_first(bytes, line_no, seen_first);
+        }
         let parsed = if bytes.first() == Some(&b'{') {
             parse_line_bytes(bytes, line_no)
         } else {
@@ -155,6 +180,55 @@ impl SessionData {
                 }
             }
         }
+        false
+    }
+
+    /// A line before the header, read by the one rule every reader shares
+    /// ([`forge_replay_model::session`]): skipped lines are skipped, the first kept one decides.
+    fn take_first(&mut self, bytes: &[u8], line_no: u32, seen_first: &mut bool) -> bool {
+        use forge_replay_model::session::{check_header, classify_line, FirstLine};
+        let text = String::from_utf8_lossy(bytes);
+        let value = match classify_line(&text) {
+            FirstLine::Blank | FirstLine::Falsy(_) => return false,
+            FirstLine::Invalid(e) => {
+                self.bad_lines.push(BadLine {
+                    line: line_no,
+                    message: e.to_string(),
+                });
+                return false;
+            }
+            FirstLine::Kept(v) => v,
+        };
+        *seen_first = true;
+        if let Err(problem) = check_header(&value, &text) {
+            let reason = match problem {
+                forge_replay_model::session::HeaderProblem::UnsupportedVersion { .. } => {
+                    problem.to_string()
+                }
+                other => format!("not a pi session: {other}"),
+            };
+            self.not_session = Some(NotASession {
+                line: Some(line_no),
+                reason,
+            });
+            return true;
+        }
+        let s = |k: &str| {
+            value
+                .get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        self.header = Some(Header {
+            id: s("id").unwrap_or_default(),
+            version: value
+                .get("version")
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(1.0),
+            timestamp: s("timestamp"),
+            cwd: s("cwd"),
+            parent_session: s("parentSession"),
+        });
         false
     }
 

@@ -522,11 +522,20 @@ fn run_corpus(
                 .map(|(p, m)| (p.display().to_string(), m.clone())),
         )
         .collect();
-    let not_sessions = corpus
+    // Files that are not Pi sessions, named with the reason (the rule `usage FILE` applies).
+    let rejected: Vec<(String, Option<u32>, String)> = corpus
         .files
         .iter()
         .filter(|f| f.error.is_none() && f.session_id.is_none())
-        .count();
+        .map(|f| {
+            let (line, reason) = f
+                .not_session
+                .as_ref()
+                .map_or((None, String::new()), |n| (n.line, n.reason.clone()));
+            (f.path.display().to_string(), line, reason)
+        })
+        .collect();
+    let not_sessions = rejected.len();
     let check = threshold.map(|min| check_threshold(min, &all));
 
     match args.format {
@@ -547,6 +556,15 @@ fn run_corpus(
             v.insert("sessions".into(), json!(corpus.sessions()));
             v.insert("forks".into(), json!(corpus.forks()));
             v.insert("notSessions".into(), json!(not_sessions));
+            v.insert(
+                "notSessionFiles".into(),
+                Value::Array(
+                    rejected
+                        .iter()
+                        .map(|(f, l, m)| json!({"file": f, "line": l, "message": m}))
+                        .collect(),
+                ),
+            );
             v.insert("by".into(), json!(by.name()));
             v.insert(
                 "filters".into(),
@@ -646,8 +664,14 @@ fn run_corpus(
         for (f, m) in &unreadable {
             out::note!("{f}: unreadable: {m}");
         }
+        for (f, l, m) in &rejected {
+            match l {
+                Some(l) => out::note!("{f}:{l}: skipped: {m}"),
+                None => out::note!("{f}: skipped: {m}"),
+            }
+        }
         if not_sessions > 0 {
-            out::note!("{not_sessions} files are not Pi sessions (no session header)");
+            out::note!("{not_sessions} files are not Pi sessions (named above)");
         }
     }
     if let Some((passed, _, message)) = check {
