@@ -24,3 +24,6 @@ mod docs;
 
 #[path = "cli/integrity.rs"]
 mod integrity;
+
+#[path = "cli/secrets.rs"]
+mod secrets;

@@ -140,13 +140,19 @@ pub fn redact_in_place(value: &mut Value) -> usize {
     match value {
         Value::Array(items) => items.iter_mut().map(redact_in_place).sum(),
         Value::Object(map) => redact_map(map),
-        Value::String(s) => match string_content(s) {
-            Cow::Owned(r) => {
+        Value::String(s) => {
+            if let Some(r) = decoded_json(s) {
                 *s = r;
-                1
+                return 1;
             }
-            Cow::Borrowed(_) => 0,
-        },
+            match string_content(s) {
+                Cow::Owned(r) => {
+                    *s = r;
+                    1
+                }
+                Cow::Borrowed(_) => 0,
+            }
+        }
         _ => 0,
     }
 }
@@ -426,6 +432,41 @@ fn decode_key(token: &str) -> Cow<'_, str> {
     }
 }
 
+/// For a string token whose content is itself JSON text (an object or array, as in tool-call
+/// `arguments` sent as a string), the token with that JSON redacted and encoded again; `None`
+/// when the content is not JSON or holds nothing to redact.
+fn encoded_json(token: &str, inner: &str) -> Option<String> {
+    let first = inner.trim_start_matches([' ', '\t']).as_bytes().first()?;
+    if !matches!(first, b'{' | b'[') {
+        return None;
+    }
+    let Ok(Value::String(decoded)) = crate::json::parse(token) else {
+        return None;
+    };
+    crate::json::parse(&decoded).ok()?;
+    match json_text(&decoded) {
+        Cow::Owned(r) => {
+            let mut out = String::with_capacity(token.len());
+            crate::json::write_string(&mut out, &r);
+            Some(out)
+        }
+        Cow::Borrowed(_) => None,
+    }
+}
+
+/// [`encoded_json`] for a decoded string value.
+fn decoded_json(s: &str) -> Option<String> {
+    let first = s.trim_start().as_bytes().first()?;
+    if !matches!(first, b'{' | b'[') {
+        return None;
+    }
+    crate::json::parse(s).ok()?;
+    match json_text(s) {
+        Cow::Owned(r) => Some(r),
+        Cow::Borrowed(_) => None,
+    }
+}
+
 /// JSON text (one value, or several such as JSON Lines, in any layout) with every secret
 /// redacted as [`redact_value`] would; the bytes outside the replaced values are unchanged.
 /// Text that is not JSON is not an error: it comes back with its credential-shaped parts
@@ -460,7 +501,11 @@ pub fn json_text(text: &str) -> Cow<'_, str> {
                     } else {
                         end
                     };
-                    if let Cow::Owned(r) = string_content(&text[i + 1..inner_end]) {
+                    let inner = &text[i + 1..inner_end];
+                    if let Some(r) = encoded_json(&text[i..end], inner) {
+                        // JSON inside a string (OpenAI-style tool-call `arguments`).
+                        sp.replace(i, end, &r);
+                    } else if let Cow::Owned(r) = string_content(inner) {
                         sp.replace(i + 1, inner_end, &r);
                     }
                 }
@@ -699,6 +744,16 @@ mod tests {
             let reparsed = crate::json::parse(&got).unwrap();
             assert_eq!(crate::json::stringify_pretty(&reparsed), want);
         }
+        // JSON inside a string, as OpenAI-style APIs send tool-call arguments.
+        let args = json!({"arguments": "{\"cmd\":\"ls\",\"password\":\"p\"}", "text": "{not json"});
+        assert_eq!(
+            json_text(&crate::json::stringify(&args)),
+            r#"{"arguments":"{\"cmd\":\"ls\",\"password\":\"[redacted]\"}","text":"{not json"}"#
+        );
+        assert_eq!(
+            redact_value(&args)["arguments"],
+            json!("{\"cmd\":\"ls\",\"password\":\"[redacted]\"}")
+        );
         let escaped = r#"{"\u0061piKey": "x", "n": 1}"#;
         assert_eq!(
             json_text(escaped),

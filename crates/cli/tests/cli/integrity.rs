@@ -406,3 +406,254 @@ fn one_definition_of_a_pi_session() {
         .stderr_contains("2 files are not Pi sessions")
         .run();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Killed writers (SIGKILL at random points, and at the moments between the steps of a commit)
+
+#[cfg(unix)]
+mod killed {
+    use super::*;
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    fn spawn(args: &[&str]) -> Child {
+        Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn forge-replay")
+    }
+
+    /// Where to kill a run.
+    #[derive(Debug, Clone, Copy)]
+    enum When {
+        /// After this fraction (in thousandths) of a complete run's duration.
+        After(u64),
+        /// As soon as an entry whose name contains this appears in the directory.
+        Seen(&'static str),
+    }
+
+    /// Runs `args`, kills it with SIGKILL as `when` says, waits for it (so its pid is gone), and
+    /// returns whether it had already finished.
+    fn run_and_kill(args: &[&str], when: When, full: Duration, watch: &Path) -> bool {
+        let mut child = spawn(args);
+        let start = Instant::now();
+        let limit = full * 3 + Duration::from_secs(5);
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                return true;
+            }
+            let now = start.elapsed();
+            let fire = match when {
+                When::After(k) => now >= full * (k as u32) / 1000,
+                When::Seen(part) => {
+                    now > limit
+                        || std::fs::read_dir(watch)
+                            .into_iter()
+                            .flatten()
+                            .flatten()
+                            .any(|e| e.file_name().to_string_lossy().contains(part))
+                }
+            };
+            if fire {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    fn without_temporaries(t: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+        t.into_iter()
+            .filter(|(n, _)| !n.split('/').any(|c| c.starts_with(".forge-replay-tmp.")))
+            .collect()
+    }
+
+    fn timed(args: &[&str]) -> Duration {
+        let t = Instant::now();
+        let s = spawn(args).wait_with_output().unwrap();
+        assert!(s.status.success(), "{args:?}");
+        t.elapsed()
+    }
+
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+
+    fn plan(seed: u64, trials: usize, event: &'static str) -> Vec<When> {
+        let mut rng = forge_replay_model::rng::XorShift64::new(seed);
+        (0..trials)
+            .map(|i| {
+                if i % 3 == 2 {
+                    When::Seen(event)
+                } else {
+                    When::After(rng.below(1050))
+                }
+            })
+            .collect()
+    }
+
+    /// `verify --bless` killed anywhere leaves the old golden tree, or a journal that makes
+    /// `verify` refuse the tree until the next bless finishes it: never a mix of old and new
+    /// goldens that reads as complete.
+    #[test]
+    fn a_killed_bless_never_leaves_a_mixed_golden_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for v in ["a", "b"] {
+            std::fs::create_dir_all(root.join(v)).unwrap();
+            for i in 0..5 {
+                std::fs::write(
+                    root.join(v).join(format!("s{i}.toml")),
+                    scenario_text(Some(&format!("s{i}")), 6, v),
+                )
+                .unwrap();
+            }
+        }
+        let s = |p: &Path| p.to_str().unwrap().to_string();
+        let bless_args = |v: &str, golden: &Path| {
+            vec![
+                "verify".to_string(),
+                s(&root.join(v)),
+                "--bless".to_string(),
+                "--golden-dir".to_string(),
+                s(golden),
+            ]
+        };
+        let mut reference = std::collections::HashMap::new();
+        let mut full = Duration::ZERO;
+        for v in ["a", "b"] {
+            let r = root.join(format!("ref-{v}"));
+            full = full.max(timed(&args(&bless_args(v, &r))));
+            reference.insert(v, tree(&r));
+        }
+        assert_ne!(reference["a"], reference["b"]);
+        let golden = root.join("golden");
+        timed(&args(&bless_args("a", &golden)));
+        let mut current = "a";
+        let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+        for when in plan(20, 9, ".journal.") {
+            let next = if current == "a" { "b" } else { "a" };
+            let finished = run_and_kill(&args(&bless_args(next, &golden)), when, full, &golden);
+            let pending = std::fs::read_dir(&golden)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().contains(".journal."));
+            let visible = without_temporaries(tree(&golden));
+            let verify_next = Test::new()
+                .args(["verify", &s(&root.join(next)), "--golden-dir", &s(&golden)])
+                .any_status()
+                .run();
+            if pending {
+                *seen.entry("interrupted (journal)").or_default() += 1;
+                assert_eq!(verify_next.status.code(), Some(2), "{when:?}");
+                assert!(String::from_utf8_lossy(&verify_next.stderr)
+                    .contains("an interrupted `verify --bless` left the golden tree half updated"));
+            } else if visible == reference[next] {
+                *seen
+                    .entry(if finished { "finished" } else { "new" })
+                    .or_default() += 1;
+                assert_eq!(verify_next.status.code(), Some(0), "{when:?}");
+            } else {
+                *seen.entry("old").or_default() += 1;
+                assert!(
+                    visible == reference[current],
+                    "{when:?}: the golden tree is neither the old nor the new set"
+                );
+                assert_eq!(verify_next.status.code(), Some(1), "{when:?}");
+            }
+            // The next bless finishes (or redoes) the job and cleans up.
+            timed(&args(&bless_args(next, &golden)));
+            assert_eq!(tree(&golden), reference[next], "{when:?}");
+            assert!(temporaries(&golden).is_empty(), "{when:?}");
+            current = next;
+        }
+        eprintln!("killed bless outcomes: {seen:?}");
+    }
+
+    /// `usage --corpus --parquet` killed anywhere leaves the old dataset (or, only between the two
+    /// renames of the swap, none, which the next export puts back): never some partitions of the
+    /// new export mixed with the old ones, and never a dataset without its completion marker.
+    #[test]
+    fn a_killed_parquet_export_never_leaves_a_partial_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let s = |p: &Path| p.to_str().unwrap().to_string();
+        for (c, seed) in [("c1", "1"), ("c2", "2")] {
+            let out = Test::new()
+                .args([
+                    "gen-corpus",
+                    "--out",
+                    &s(&root.join(c)),
+                    "--sessions",
+                    "120",
+                    "--entries",
+                    "40",
+                    "--seed",
+                    seed,
+                ])
+                .run();
+            assert!(out.status.success());
+        }
+        let export = |c: &str, p: &Path| {
+            vec![
+                "usage".to_string(),
+                "--corpus".to_string(),
+                s(&root.join(c)),
+                "--format".to_string(),
+                "json".to_string(),
+                "--parquet".to_string(),
+                s(p),
+            ]
+        };
+        let mut reference = std::collections::HashMap::new();
+        let mut full = Duration::ZERO;
+        for c in ["c1", "c2"] {
+            let r = root.join(format!("ref-{c}"));
+            full = full.max(timed(&args(&export(c, &r))));
+            let t = tree(&r);
+            assert!(t.len() > 40, "{} partitions", t.len());
+            reference.insert(c, t);
+        }
+        assert_ne!(reference["c1"], reference["c2"]);
+        let out = root.join("out/dataset");
+        timed(&args(&export("c1", &out)));
+        let mut current = "c1";
+        let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+        for when in plan(17, 9, ".old.") {
+            let next = if current == "c1" { "c2" } else { "c1" };
+            let finished = run_and_kill(&args(&export(next, &out)), when, full, &root.join("out"));
+            if out.exists() {
+                // What a reader checks: the marker is there and lists exactly the files.
+                let visible = tree(&out);
+                let marker = std::fs::read_to_string(out.join(".forge-replay-set"))
+                    .unwrap_or_else(|_| panic!("{when:?}: a dataset without its marker"));
+                let listed: Vec<&str> = marker
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("file: "))
+                    .collect();
+                assert_eq!(listed.len() + 1, visible.len(), "{when:?}");
+                if visible == reference[next] {
+                    *seen
+                        .entry(if finished { "finished" } else { "new" })
+                        .or_default() += 1;
+                } else {
+                    *seen.entry("old").or_default() += 1;
+                    assert!(
+                        visible == reference[current],
+                        "{when:?}: the dataset is neither the old nor the new set"
+                    );
+                }
+            } else {
+                *seen.entry("absent between the renames").or_default() += 1;
+            }
+            timed(&args(&export(next, &out)));
+            assert_eq!(tree(&out), reference[next], "{when:?}");
+            assert!(temporaries(&root.join("out")).is_empty(), "{when:?}");
+            current = next;
+        }
+        eprintln!("killed parquet export outcomes: {seen:?}");
+    }
+}
