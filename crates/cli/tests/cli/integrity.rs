@@ -102,6 +102,26 @@ fn bless_refuses_scenario_names_that_leave_the_golden_tree() {
     std::fs::create_dir_all(&golden).unwrap();
     let long = "n".repeat(300);
     let absolute = victim.display().to_string();
+    // Each case is checked on its own; the failures are listed together.
+    let mut wrong = Vec::new();
+    let mut check = |name: &str, expect: &[&str]| {
+        let s = dir.path().join("s.toml");
+        std::fs::write(&s, scenario_text(Some(name), 2, "a")).unwrap();
+        let out = bless(&s, &golden).any_status().run();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let escaped = !tree(&victim)
+            .iter()
+            .all(|(n, _)| n == "007.json" || n == "notes.txt")
+            || tree(&victim).len() != 2
+            || !tree(&golden).iter().all(|(n, _)| n == "linked");
+        if out.status.code() != Some(2) || escaped || !expect.iter().all(|e| stdout.contains(e)) {
+            wrong.push(format!(
+                "{:?}: exit {:?}, wrote outside or into the root: {escaped}, stdout: {stdout}",
+                name.chars().take(40).collect::<String>(),
+                out.status.code()
+            ));
+        }
+    };
     for (name, why) in [
         (absolute.as_str(), "is an absolute path"),
         ("../../victim", "escapes its directory with `..`"),
@@ -110,26 +130,19 @@ fn bless_refuses_scenario_names_that_leave_the_golden_tree() {
         (".", "`.` or `..`"),
         (long.as_str(), "300 bytes long"),
     ] {
-        let s = dir.path().join("s.toml");
-        std::fs::write(&s, scenario_text(Some(name), 2, "a")).unwrap();
-        bless(&s, &golden)
-            .status(2)
-            .stdout_contains("field `name`")
-            .stdout_contains(why)
-            .run();
+        check(name, &["field `name`", why]);
     }
     // A directory of the golden tree that is a symlink to somewhere else.
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&victim, golden.join("linked")).unwrap();
-        let s = dir.path().join("s.toml");
-        std::fs::write(&s, scenario_text(Some("linked"), 2, "a")).unwrap();
-        bless(&s, &golden)
-            .status(2)
-            .stdout_contains("scenario name \"linked/anthropic--claude-opus-4-8\" leads outside")
-            .run();
+        check(
+            "linked",
+            &["scenario name \"linked/anthropic--claude-opus-4-8\" leads outside"],
+        );
         std::fs::remove_file(golden.join("linked")).unwrap();
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(
         tree(&victim),
         [
@@ -158,11 +171,6 @@ fn bless_deletes_only_the_files_its_index_lists() {
         .stdout_contains("blessed s × anthropic/claude-opus-4-8: 3 file(s) written")
         .run();
     let case = golden.join("s/anthropic--claude-opus-4-8");
-    let index = std::fs::read_to_string(case.join("index.json")).unwrap();
-    assert!(
-        index.contains("\"files\": [\n    \"000.json\",\n    \"001.json\",\n    \"002.json\"\n  ]"),
-        "{index}"
-    );
     // Files bless did not write, some of them golden-shaped.
     std::fs::write(case.join("007.json"), "{}").unwrap();
     std::fs::write(case.join("user-data.json"), "{\"mine\": true}").unwrap();
@@ -179,6 +187,11 @@ fn bless_deletes_only_the_files_its_index_lists() {
             "notes.txt",
             "user-data.json"
         ]
+    );
+    let index = std::fs::read_to_string(case.join("index.json")).unwrap();
+    assert!(
+        index.contains("\"redacted\": true,\n  \"files\": [\n    \"000.json\"\n  ]"),
+        "{index}"
     );
     // Files the index does not list are not goldens: verify passes.
     Test::new()
