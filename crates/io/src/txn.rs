@@ -177,14 +177,12 @@ fn sweep(dir: &Path) {
         let Ok(ft) = e.file_type() else { continue };
         let name = e.file_name();
         match name.to_str().and_then(parse_temp_name) {
-            Some(t) if t.role != "journal" => {
-                if !owner_alive(t.pid, &path) {
-                    let _ = if ft.is_dir() {
-                        std::fs::remove_dir_all(&path)
-                    } else {
-                        std::fs::remove_file(&path)
-                    };
-                }
+            Some(t) if t.role != "journal" && !owner_alive(t.pid, &path) => {
+                let _ = if ft.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
             }
             Some(_) => {}
             None if ft.is_dir() => sweep(&path),

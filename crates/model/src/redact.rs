@@ -39,20 +39,33 @@ pub const REDACTED: &str = "[redacted]";
 /// pi-forge's secret-key test: the key contains (case-insensitively) `apikey`/`api-key`/`api_key`,
 /// `authorization`, `bearer`, `token`, `secret`, `password`, `cookie` or `credential`.
 pub fn matches_secret_pattern(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    const WORDS: [&str; 10] = [
-        "authorization",
-        "bearer",
-        "token",
-        "secret",
-        "password",
-        "cookie",
-        "credential",
-        "apikey",
-        "api-key",
-        "api_key",
-    ];
-    WORDS.iter().any(|w| k.contains(w))
+    let k = key.as_bytes();
+    // Every word is at least five bytes: most keys (`role`, `type`, `text`, `id`) stop here.
+    if k.len() < 5 {
+        return false;
+    }
+    let at =
+        |i: usize, w: &[u8]| k.len() - i >= w.len() && k[i..i + w.len()].eq_ignore_ascii_case(w);
+    for i in 0..=k.len() - 5 {
+        let hit = match k[i] | 0x20 {
+            b'a' => {
+                at(i, b"authorization")
+                    || at(i, b"apikey")
+                    || at(i, b"api-key")
+                    || at(i, b"api_key")
+            }
+            b'b' => at(i, b"bearer"),
+            b't' => at(i, b"token"),
+            b's' => at(i, b"secret"),
+            b'p' => at(i, b"password"),
+            b'c' => at(i, b"cookie") || at(i, b"credential"),
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+    }
+    false
 }
 
 /// Header names whose values are secrets although pi-forge's pattern misses them.
@@ -119,7 +132,8 @@ pub fn is_safe_token_count_key(key: &str) -> bool {
 /// Whether the value under this key is a secret: pi-forge's pattern or a known auth header, and
 /// not a token count.
 pub fn is_secret_key(key: &str) -> bool {
-    (matches_secret_pattern(key) || SECRET_HEADERS.contains(&key.to_ascii_lowercase().as_str()))
+    (matches_secret_pattern(key)
+        || (key.len() >= 14 && SECRET_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(key))))
         && !is_safe_token_count_key(key)
 }
 
@@ -296,15 +310,46 @@ fn credential_at(b: &[u8], i: usize) -> Option<(usize, usize)> {
                     .windows(9)
                     .position(|w| w == b"-----END ")?;
             let close = end_at + 9 + b[end_at + 9..].windows(5).position(|w| w == b"-----")?;
-            Some((i, close + 5))
+            // Within one string of JSON text: never across a quote.
+            (!b[i..close].contains(&b'"')).then_some((i, close + 5))
         }
         _ => None,
     }
 }
 
-/// Bytes that can start a credential (a quick filter before [`credential_at`]).
-fn may_start(c: u8) -> bool {
-    matches!(c, b's' | b'B' | b'A' | b'g' | b'x' | b'e' | b'-')
+/// Second bytes that, after a first byte, can start a credential: `sk`, `Be`, `AK`/`AS`/`AI`,
+/// `gh`/`gi`/`gl`, `xo`, `ey`, `--` (a quick filter before [`credential_at`]); 0 for a byte that
+/// starts none.
+static NEXT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b's' as usize] = 1;
+    t[b'B' as usize] = 2;
+    t[b'A' as usize] = 3;
+    t[b'g' as usize] = 4;
+    t[b'x' as usize] = 5;
+    t[b'e' as usize] = 6;
+    t[b'-' as usize] = 7;
+    t
+};
+
+#[inline]
+fn may_start_at(b: &[u8], i: usize) -> bool {
+    let kind = NEXT[b[i] as usize];
+    if kind == 0 {
+        return false;
+    }
+    let Some(&next) = b.get(i + 1) else {
+        return false;
+    };
+    match kind {
+        1 => next == b'k',
+        2 => next == b'e',
+        3 => matches!(next, b'K' | b'S' | b'I'),
+        4 => matches!(next, b'h' | b'i' | b'l'),
+        5 => next == b'o',
+        6 => next == b'y',
+        _ => next == b'-',
+    }
 }
 
 /// Replaces `ranges` of `s` with `[redacted]`.
@@ -322,17 +367,36 @@ fn splice(s: &str, ranges: &[(usize, usize)]) -> String {
 
 fn credential_ranges(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
-    let mut ranges = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if may_start(b[i]) && starts_word(b, i) {
+    // Every credential has a distinctive byte at a fixed offset from its start: `-` (`sk-`,
+    // `xoxb-`, `glpat-`, `-----BEGIN`), `_` (`ghp_`, `github_pat_`), `J` (`eyJ`), `A` (`AKIA`,
+    // `AIza`), `B` (`Bearer`). SIMD scans find those; only their candidate starts are checked.
+    let mut starts: Vec<usize> = Vec::new();
+    for p in memchr::memchr3_iter(b'-', b'_', b'J', b) {
+        let back: &[usize] = match b[p] {
+            b'-' => &[2, 4, 5, 0],
+            b'_' => &[3, 6],
+            _ => &[2],
+        };
+        starts.extend(back.iter().filter_map(|&k| p.checked_sub(k)));
+    }
+    starts.extend(memchr::memchr2_iter(b'A', b'B', b));
+    if starts.is_empty() {
+        return Vec::new();
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut done = 0;
+    for i in starts {
+        if i < done {
+            continue;
+        }
+        if may_start_at(b, i) && starts_word(b, i) {
             if let Some((from, to)) = credential_at(b, i) {
                 ranges.push((from, to));
-                i = to;
-                continue;
+                done = to;
             }
         }
-        i += 1;
     }
     ranges
 }
@@ -340,9 +404,6 @@ fn credential_ranges(s: &str) -> Vec<(usize, usize)> {
 /// A string with every credential-shaped part replaced by `[redacted]` (borrowed when there is
 /// none). Works on plain text and on the escaped content of a JSON string alike.
 pub fn string_content(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(may_start) {
-        return Cow::Borrowed(s);
-    }
     let ranges = credential_ranges(s);
     if ranges.is_empty() {
         Cow::Borrowed(s)
@@ -354,26 +415,16 @@ pub fn string_content(s: &str) -> Cow<'_, str> {
 // ---------------------------------------------------------------------------------------------
 // JSON text
 
-/// Collects the output of [`json_text`]: the input, with replacements spliced in.
-struct Splicer<'a> {
-    text: &'a str,
-    out: Option<String>,
-    last: usize,
-}
-
-impl Splicer<'_> {
-    fn replace(&mut self, from: usize, to: usize, with: &str) {
-        let out = self
-            .out
-            .get_or_insert_with(|| String::with_capacity(self.text.len()));
-        out.push_str(&self.text[self.last..from]);
-        out.push_str(with);
-        self.last = to;
-    }
-}
-
 /// Index just past the string starting at `i` (a `"`), or the end of the text.
 fn string_end(b: &[u8], i: usize) -> usize {
+    // Most strings are short: a plain loop before the SIMD search.
+    for (k, &c) in b.iter().enumerate().skip(i + 1).take(24) {
+        match c {
+            b'"' => return k + 1,
+            b'\\' => break,
+            _ => {}
+        }
+    }
     let mut j = i + 1;
     while let Some(k) = memchr::memchr2(b'"', b'\\', &b[j..]) {
         let at = j + k;
@@ -473,17 +524,18 @@ fn decoded_json(s: &str) -> Option<String> {
 /// replaced as far as the scan can tell.
 pub fn json_text(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
-    let mut sp = Splicer {
-        text,
-        out: None,
-        last: 0,
-    };
+    // Values under secret keys, and JSON carried in strings: (from, to, replacement).
+    let mut values: Vec<(usize, usize, String)> = Vec::new();
     let mut stack: Vec<u8> = Vec::new();
     let mut expect_key = false;
     let mut secret = false;
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
+        // Indentation and separators: skipped in one tight loop.
+        while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t' | b':') {
+            i += 1;
+        }
+        let Some(&c) = b.get(i) else { break };
         match c {
             b'"' => {
                 let end = string_end(b, i);
@@ -492,21 +544,13 @@ pub fn json_text(text: &str) -> Cow<'_, str> {
                     expect_key = false;
                 } else if secret {
                     if &text[i..end] != "\"[redacted]\"" {
-                        sp.replace(i, end, "\"[redacted]\"");
+                        values.push((i, end, "\"[redacted]\"".into()));
                     }
                     secret = false;
-                } else if end > i + 1 {
-                    let inner_end = if b[end - 1] == b'"' && end - 1 > i {
-                        end - 1
-                    } else {
-                        end
-                    };
-                    let inner = &text[i + 1..inner_end];
-                    if let Some(r) = encoded_json(&text[i..end], inner) {
-                        // JSON inside a string (OpenAI-style tool-call `arguments`).
-                        sp.replace(i, end, &r);
-                    } else if let Cow::Owned(r) = string_content(inner) {
-                        sp.replace(i + 1, inner_end, &r);
+                } else if end > i + 2 && matches!(b[i + 1], b'{' | b'[' | b' ') {
+                    // JSON inside a string (OpenAI-style tool-call `arguments`).
+                    if let Some(r) = encoded_json(&text[i..end], &text[i + 1..end - 1]) {
+                        values.push((i, end, r));
                     }
                 }
                 i = end;
@@ -514,7 +558,7 @@ pub fn json_text(text: &str) -> Cow<'_, str> {
             b'{' | b'[' => {
                 if secret {
                     let end = container_end(b, i);
-                    sp.replace(i, end, "\"[redacted]\"");
+                    values.push((i, end, "\"[redacted]\"".into()));
                     secret = false;
                     i = end;
                 } else {
@@ -534,17 +578,12 @@ pub fn json_text(text: &str) -> Cow<'_, str> {
                 secret = false;
                 i += 1;
             }
-            b':' => i += 1,
-            c if c.is_ascii_whitespace() => i += 1,
             _ => {
                 let n = run(b, i, |c| !is_delimiter(c)).max(1);
                 let end = (i + n).min(b.len());
                 let word = &b[i..end];
                 if secret && !matches!(word, b"true" | b"false" | b"null") {
-                    sp.replace(i, end, "\"[redacted]\"");
-                } else if let Cow::Owned(r) = string_content(&text[i..end]) {
-                    // Not JSON (a bare word): still no credential.
-                    sp.replace(i, end, &r);
+                    values.push((i, end, "\"[redacted]\"".into()));
                 }
                 secret = false;
                 i = end;
@@ -554,13 +593,34 @@ pub fn json_text(text: &str) -> Cow<'_, str> {
             }
         }
     }
-    match sp.out {
-        None => Cow::Borrowed(text),
-        Some(mut out) => {
-            out.push_str(&text[sp.last..]);
-            Cow::Owned(out)
-        }
+    // Credential-shaped strings: one scan of the whole text (they never cross a `"`); those
+    // inside a value already replaced are dropped.
+    let creds = credential_ranges(text);
+    if values.is_empty() && creds.is_empty() {
+        return Cow::Borrowed(text);
     }
+    let mut all: Vec<(usize, usize, &str)> = values
+        .iter()
+        .map(|(a, z, r)| (*a, *z, r.as_str()))
+        .collect();
+    let mut v = values.iter().peekable();
+    for (a, z) in creds {
+        while v.next_if(|(_, vz, _)| *vz <= a).is_some() {}
+        if v.peek().is_some_and(|(va, _, _)| *va < z) {
+            continue;
+        }
+        all.push((a, z, REDACTED));
+    }
+    all.sort_unstable_by_key(|r| r.0);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (a, z, r) in all {
+        out.push_str(&text[last..a]);
+        out.push_str(r);
+        last = z;
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
 }
 
 // ---------------------------------------------------------------------------------------------
