@@ -22,8 +22,12 @@ pub fn run() -> i32 {
                 let _ = e.print();
                 return 0;
             }
-            // Usage errors echo the arguments: redacted like every other output.
-            eprint!("{}", forge_replay_model::redact::text(&e.to_string()));
+            // Usage errors echo the arguments: redacted like every other output (whether
+            // `--no-redact` was given is not known yet).
+            #[allow(clippy::disallowed_macros)]
+            {
+                eprint!("{}", forge_replay_model::redact::text(&e.to_string()));
+            }
             return 2;
         }
     };

@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::atomic::{parent_dir, sync_dir};
-use crate::path::{check_component, check_relative};
+use crate::path::check_relative;
 use crate::temp::{fresh_id, remove_stale, temp_name};
 use crate::WriteError;
 
@@ -68,7 +68,20 @@ impl DirSet {
                     "an output directory must have a name",
                 ),
             })?;
-        check_component("output directory name", &name)?;
+        // The name is the user's choice (any name will do); it only has to leave room for the
+        // temporary names built from it.
+        if name.len() > crate::path::MAX_COMPONENT {
+            return Err(crate::path::UnsafePath {
+                field: "output directory name".into(),
+                value: name.chars().take(120).collect(),
+                reason: format!(
+                    "is {} bytes long; at most {} are allowed",
+                    name.len(),
+                    crate::path::MAX_COMPONENT
+                ),
+            }
+            .into());
+        }
         std::fs::create_dir_all(&parent).map_err(WriteError::io(&parent))?;
         remove_stale(&parent).map_err(WriteError::io(&parent))?;
         match std::fs::symlink_metadata(target) {
@@ -269,6 +282,14 @@ mod tests {
         std::fs::create_dir_all(&empty).unwrap();
         DirSet::begin(&empty, "test").unwrap().commit().unwrap();
         assert!(read_set_manifest(&empty).is_some());
+    }
+
+    #[test]
+    fn any_output_name_will_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = dir.path().join(".hidden-out");
+        DirSet::begin(&hidden, "test").unwrap().commit().unwrap();
+        assert!(read_set_manifest(&hidden).is_some());
     }
 
     #[test]

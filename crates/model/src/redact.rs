@@ -46,8 +46,8 @@ pub fn matches_secret_pattern(key: &str) -> bool {
     }
     let at =
         |i: usize, w: &[u8]| k.len() - i >= w.len() && k[i..i + w.len()].eq_ignore_ascii_case(w);
-    for i in 0..=k.len() - 5 {
-        let hit = match k[i] | 0x20 {
+    for (i, &c) in k.iter().enumerate().take(k.len() - 4) {
+        let hit = match c | 0x20 {
             b'a' => {
                 at(i, b"authorization")
                     || at(i, b"apikey")
