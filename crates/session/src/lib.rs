@@ -47,6 +47,7 @@
 //! dropped, timestamps are `new Date(iso).getTime()`).
 
 mod check;
+pub mod describe;
 pub mod diag;
 mod entry;
 mod error;
