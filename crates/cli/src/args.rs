@@ -316,6 +316,26 @@ pub struct GenCorpusArgs {
 pub enum ReportCommand {
     /// The provider-support report.
     Providers(ReportProvidersArgs),
+    /// One self-contained HTML page about one session: tree, hit rates, tokens, cost, breaks, diffs.
+    Session(ReportSessionArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportSessionArgs {
+    /// Session JSONL file.
+    pub session: PathBuf,
+    /// Write the page here (default: stdout, when it is not a terminal).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
+    #[arg(long)]
+    pub leaf: Option<String>,
+    /// Extra model catalog (JSON) layered over pi-ai's.
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+    /// Cache retention the session ran with (as `cache explain --retention`).
+    #[arg(long, value_enum, default_value = "short")]
+    pub retention: CacheRetention,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -30,3 +30,6 @@ mod integrity;
 
 #[path = "cli/secrets.rs"]
 mod secrets;
+
+#[path = "cli/report.rs"]
+mod report;

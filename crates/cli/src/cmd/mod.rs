@@ -14,6 +14,7 @@ pub mod gen_corpus;
 pub mod models;
 pub mod replay;
 pub mod report;
+pub mod report_session;
 pub mod scenario;
 pub mod tree;
 pub mod usage;
@@ -38,5 +39,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Cache(CacheCommand::Explain(a)) => cache::run(a),
         Command::GenCorpus(a) => gen_corpus::run(a),
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
+        Command::Report(ReportCommand::Session(a)) => report_session::run(a),
     }
 }
