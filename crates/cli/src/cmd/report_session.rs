@@ -38,6 +38,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     };
     let mut opts = ReportOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
+    opts.redact = out::redacting();
     opts.retention = match args.retention {
         CacheRetention::Short => Retention::Short,
         CacheRetention::Long => Retention::Long,

@@ -296,6 +296,8 @@ fn no_output_of_any_command_holds_a_planted_credential() {
             "--format",
             "html",
         ],
+        vec!["report", "session", &s, "--out", &o("session.html")],
+        vec!["report", "session", &p(&odd), "--out", &o("odd.html")],
         vec![
             "gen-corpus",
             "--out",
@@ -413,6 +415,7 @@ fn no_output_of_any_command_holds_a_planted_credential() {
             || r.name.contains("PLANTEDverifyMODEL")
             || r.name.contains("PLANTEDcapMODEL")
             || r.name.contains("odd/o.jsonl") && r.name.starts_with("replay")
+            || r.name.contains("odd/o.jsonl") && r.name.starts_with("report session")
             || r.name.starts_with("check")
             || r.name.starts_with("diff")
             || r.name.starts_with("capability validate");

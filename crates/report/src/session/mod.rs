@@ -90,6 +90,9 @@ pub struct ReportOptions<'c> {
     pub leaf: Option<String>,
     pub catalog: &'c Catalog,
     pub retention: Retention,
+    /// Redact secrets in payloads by key (the default; `--no-redact` turns it off). Credential
+    /// shapes in the rendered page's text are redacted by the caller's output step.
+    pub redact: bool,
 }
 
 impl<'c> ReportOptions<'c> {
@@ -98,6 +101,7 @@ impl<'c> ReportOptions<'c> {
             leaf: None,
             catalog,
             retention: Retention::Short,
+            redact: true,
         }
     }
 }
@@ -236,9 +240,9 @@ pub struct BreakView {
     pub cache_read: f64,
 }
 
-/// Text from the session on its way into the page: the project's redaction step for printed
-/// text. On this branch that is the identity (main has key-based redaction for JSON values only,
-/// applied to payloads below); it is the one place to call the text redaction once it exists.
+/// Text from the session on its way into the page. The page as a whole goes through the output
+/// redaction step (`forge_replay_model::redact::text`, via the CLI) after rendering, so this is the
+/// identity; payloads are redacted by key while the model is built (see [`ReportOptions::redact`]).
 pub fn redact_text(s: &str) -> Cow<'_, str> {
     Cow::Borrowed(s)
 }
@@ -405,7 +409,11 @@ pub fn build(
     let mut prev: Option<Value> = None;
     let mut rebuilt = 0;
     let replayed = replay::replay_each(session, &ropts, |r| {
-        let payload = forge_replay_wire::redact::redact_value(&r.payload);
+        let payload = if opts.redact {
+            forge_replay_model::redact::redact_value(&r.payload)
+        } else {
+            r.payload.clone()
+        };
         if let (Some(p), Some(view)) = (&prev, requests.get_mut(r.index)) {
             view.diff = request_diff(p, &payload);
         }
