@@ -56,7 +56,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     match &args.out {
         Some(path) => {
             if let Err(e) = forge_replay_io::write_atomic(path, page.as_bytes()) {
-                error!("{e:#}");
+                error!("{}", error_chain(&e));
                 return Ok(Exit::BadInput);
             }
             note!(

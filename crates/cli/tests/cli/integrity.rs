@@ -486,8 +486,15 @@ mod killed {
 
     fn timed(args: &[&str]) -> Duration {
         let t = Instant::now();
-        let s = spawn(args).wait_with_output().unwrap();
-        assert!(s.status.success(), "{args:?}");
+        let s = Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+            .args(args)
+            .output()
+            .expect("run forge-replay");
+        assert!(
+            s.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&s.stderr)
+        );
         t.elapsed()
     }
 

@@ -66,7 +66,8 @@ fn report_session_bad_input_writes_nothing() {
             "--out",
         ])
         .arg(blocker.join("report.html"))
-        .stderr_contains("forge-replay: error: cannot create")
+        .stderr_contains("forge-replay: error: cannot write")
+        .stderr_contains("File exists")
         .status(2)
         .run();
 }
