@@ -11,6 +11,11 @@
 //!   input is indistinguishable from a stand-in; that range is private use and never seen in practice.
 //! * **Numbers are doubles.** Every number is written as ECMAScript `Number::toString` writes the
 //!   double it parses to (`1.0` → `1`, `1e21` → `1e+21`, `-0` → `0`, large integers rounded).
+//! * **Numbers beyond the double range.** `JSON.parse("1e400")` is `Infinity` (and `-1e400` is
+//!   `-Infinity`), where serde_json refuses the text. A [`Value`] cannot hold an infinity, so [`parse`]
+//!   reads such a literal as `null`: what `JSON.stringify` writes for it whenever Pi sends or stores
+//!   the value again. (Arithmetic on it would differ from Pi's; no real count or time overflows a
+//!   double.)
 //! * **Key order.** Objects keep insertion order, except that array-index keys (`"0"`, `"17"`) come
 //!   first in ascending numeric order, as in every JavaScript engine.
 
@@ -47,15 +52,73 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseEr
     } else {
         text
     };
-    serde_json::from_str(text).map_err(|e| ParseError {
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-        column: e.column(),
-        eof: e.is_eof(),
+    serde_json::from_str(text).or_else(|e| {
+        // Only on the error path: a literal beyond the double range is `null` (module docs).
+        if e.to_string().starts_with("number out of range") {
+            if let Some(fixed) = overflowing_numbers_to_null(text) {
+                if let Ok(v) = serde_json::from_str(&fixed) {
+                    return Ok(v);
+                }
+            }
+        }
+        Err(ParseError {
+            message: e
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            column: e.column(),
+            eof: e.is_eof(),
+        })
+    })
+}
+
+/// `text` with every number literal outside strings that parses to an infinite double replaced by
+/// `null`, or `None` when there is none.
+fn overflowing_numbers_to_null(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut changed = false;
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+            {
+                i += 1;
+            }
+            if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                out.push_str(&text[copied..start]);
+                out.push_str("null");
+                copied = i;
+                changed = true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    changed.then(|| {
+        out.push_str(&text[copied..]);
+        out
     })
 }
 
@@ -576,5 +639,19 @@ mod tests {
         let e = parse(r#"{"a":"#).unwrap_err();
         assert!(e.eof);
         assert!(!parse("{x}").unwrap_err().eof);
+    }
+
+    #[test]
+    fn numbers_beyond_the_double_range_read_as_what_pi_writes_for_them() {
+        // JSON.parse gives ±Infinity; JSON.stringify writes null. Strings are left alone.
+        let v =
+            parse(r#"{"a":178981E+23000,"b":[-1e400,1e308],"c":"1e400","d":"x\"1e999"}"#).unwrap();
+        assert_eq!(
+            stringify(&v),
+            r#"{"a":null,"b":[null,1e+308],"c":"1e400","d":"x\"1e999"}"#
+        );
+        // Other errors keep their message and column.
+        let e = parse("[1e400,]").unwrap_err();
+        assert!(e.message.starts_with("number out of range"), "{e}");
     }
 }
