@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use forge_replay_session::{EntryType, Projection, Session};
+use forge_replay_session::{EntryType, Projection, PushEffect, Session};
 use serde_json::Value;
 
 use crate::anchor::{materialize_canonical, ContextEntry};
-use crate::history::{CapabilityHistory, EntryLocation, HistoryBuilder, HistoryError};
+use crate::history::{CapabilityHistory, EntryLocation, HistoryBuilder, HistoryError, HistoryUndo};
 use crate::projection::{project_unique_events, strip_markers, Presentation, UpdateKind};
 
 /// How to project one request.
@@ -122,14 +122,7 @@ impl EntryCache {
         match self.values.entry(i) {
             std::collections::hash_map::Entry::Occupied(o) => Ok(o.into_mut()),
             std::collections::hash_map::Entry::Vacant(v) => {
-                let e = session.entry(i);
-                let parsed = e.value().map_err(|source| {
-                    ContextError::Session(forge_replay_session::ProjectError::Parse {
-                        path: session.path().to_path_buf(),
-                        line: e.line(),
-                        source,
-                    })
-                })?;
+                let parsed = session.entry(i).value()?;
                 Ok(v.insert(parsed))
             }
         }
@@ -245,7 +238,9 @@ fn finish(
 /// *before* pushing A: the request was built at A's parent).
 ///
 /// Pushing an entry that is not a child of the last one restarts from that entry's own path,
-/// so a caller may visit a tree depth-first; cloning a `Replayer` forks it.
+/// so a caller may visit a tree depth-first; cloning a `Replayer` forks it. A replayer made with
+/// [`Replayer::with_undo`] can also take pushes back ([`Replayer::pop`]), so a depth-first walk
+/// extends and shortens one path instead of copying it at every branch point.
 #[derive(Debug, Clone)]
 pub struct Replayer<'s> {
     session: &'s Session,
@@ -253,6 +248,23 @@ pub struct Replayer<'s> {
     history: HistoryBuilder,
     cache: EntryCache,
     last: Option<usize>,
+    /// One record per push, when pops are enabled.
+    undo: Option<Vec<Undo>>,
+}
+
+/// How to take back one [`Replayer::push`].
+#[derive(Debug, Clone)]
+enum Undo {
+    Push {
+        history: HistoryUndo,
+        last: Option<usize>,
+        effect: PushEffect,
+    },
+    /// A push that restarted on another path: the whole history before it.
+    Restart {
+        history: Box<HistoryBuilder>,
+        last: Option<usize>,
+    },
 }
 
 impl<'s> Replayer<'s> {
@@ -264,6 +276,16 @@ impl<'s> Replayer<'s> {
             history: HistoryBuilder::new(),
             cache: EntryCache::default(),
             last: None,
+            undo: None,
+        }
+    }
+
+    /// An empty path whose pushes [`Replayer::pop`] can take back.
+    pub fn with_undo(session: &'s Session) -> Self {
+        Self {
+            context: session.builder().with_undo(),
+            undo: Some(Vec::new()),
+            ..Self::new(session)
         }
     }
 
@@ -271,19 +293,104 @@ impl<'s> Replayer<'s> {
     ///
     /// A capability failure is remembered and returned by every later [`Replayer::project`]
     /// (Forge fails closed from that entry on); `push` itself only fails on unreadable entries.
+    /// With [`Replayer::with_undo`] a failed push leaves the replayer as it was.
     pub fn push(&mut self, i: usize) -> Result<(), ContextError> {
+        self.push_effect(i).map(|_| ())
+    }
+
+    /// [`Replayer::push`], saying which earlier context slots of Pi's projection changed.
+    pub fn push_effect(&mut self, i: usize) -> Result<PushEffect, ContextError> {
+        if self.undo.is_none() {
+            if self.session.tree().parent(i) != self.last {
+                self.history = HistoryBuilder::new();
+                for p in self.session.path_to(i) {
+                    if p != i {
+                        self.push_one_history(p)?;
+                    }
+                }
+            }
+            self.push_one_history(i)?;
+            let effect = self.context.push_effect(i)?;
+            self.last = Some(i);
+            return Ok(effect);
+        }
+        let last = self.last;
         if self.session.tree().parent(i) != self.last {
-            self.history = HistoryBuilder::new();
+            let old = std::mem::take(&mut self.history);
+            let mut result = Ok(());
             for p in self.session.path_to(i) {
-                if p != i {
-                    self.push_one_history(p)?;
+                result = self.push_one_history(p);
+                if result.is_err() {
+                    break;
+                }
+            }
+            let effect = result.and_then(|()| Ok(self.context.push_effect(i)?));
+            return match effect {
+                Ok(effect) => {
+                    self.last = Some(i);
+                    if let Some(u) = &mut self.undo {
+                        u.push(Undo::Restart {
+                            history: Box::new(old),
+                            last,
+                        });
+                    }
+                    Ok(effect)
+                }
+                Err(e) => {
+                    self.history = old;
+                    Err(e)
+                }
+            };
+        }
+        let history = self.push_one_history_undoable(i)?;
+        match self.context.push_effect(i) {
+            Ok(effect) => {
+                self.last = Some(i);
+                if let Some(u) = &mut self.undo {
+                    u.push(Undo::Push {
+                        history,
+                        last,
+                        effect,
+                    });
+                }
+                Ok(effect)
+            }
+            Err(e) => {
+                self.history.undo(history);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Takes back the last push (see [`Replayer::with_undo`]) and returns its effect.
+    ///
+    /// # Panics
+    /// Without undo, or when nothing was pushed since.
+    pub fn pop(&mut self) -> PushEffect {
+        let u = self
+            .undo
+            .as_mut()
+            .and_then(Vec::pop)
+            .expect("Replayer::pop without a recorded push (use Replayer::with_undo)");
+        self.context.pop();
+        match u {
+            Undo::Push {
+                history,
+                last,
+                effect,
+            } => {
+                self.history.undo(history);
+                self.last = last;
+                effect
+            }
+            Undo::Restart { history, last } => {
+                self.history = *history;
+                self.last = last;
+                PushEffect {
+                    rewrote_from: Some(0),
                 }
             }
         }
-        self.push_one_history(i)?;
-        self.context.push(i)?;
-        self.last = Some(i);
-        Ok(())
     }
 
     fn push_one_history(&mut self, i: usize) -> Result<(), ContextError> {
@@ -291,6 +398,19 @@ impl<'s> Replayer<'s> {
             Err(ContextError::Capability(_)) | Ok(()) => Ok(()),
             Err(e) => Err(e),
         }
+    }
+
+    fn push_one_history_undoable(&mut self, i: usize) -> Result<HistoryUndo, ContextError> {
+        let e = self.session.entry(i);
+        let line = Some(e.line() as usize);
+        let (_, undo) = if reads_entry(e.entry_type()) {
+            let v = self.cache.get(self.session, i)?;
+            self.history.push_undoable(v, line)
+        } else {
+            self.history.push_undoable(&Value::Null, line)
+        };
+        // A capability failure is kept in the history (returned by `project`), as in `push`.
+        Ok(undo)
     }
 
     /// The context at the last entry pushed.
@@ -308,6 +428,32 @@ impl<'s> Replayer<'s> {
     /// The capability history at the last entry pushed.
     pub fn history(&self) -> Result<CapabilityHistory, CapabilityFailure> {
         Ok(self.history.finish()?)
+    }
+
+    /// Whether [`Replayer::project`] would pass the history step (`Err`: Forge's failure),
+    /// without building the history or the context.
+    pub fn history_status(&self) -> Result<(), CapabilityFailure> {
+        Ok(self.history.status()?)
+    }
+
+    /// The incremental history (checkpoint, activations seen so far).
+    pub fn history_builder(&self) -> &HistoryBuilder {
+        &self.history
+    }
+
+    /// Pi's projection of the path so far, slot by slot.
+    pub fn context(&self) -> &forge_replay_session::ContextBuilder<'s> {
+        &self.context
+    }
+
+    /// The last entry pushed.
+    pub fn last(&self) -> Option<usize> {
+        self.last
+    }
+
+    /// The parsed raw entry `i` (cached for the capability entries the history reads).
+    pub fn raw_entry(&mut self, i: usize) -> Result<&Value, ContextError> {
+        self.cache.get(self.session, i)
     }
 }
 

@@ -84,6 +84,16 @@ pub fn load_file(path: &Path, scope: Scope) -> LoadedCapability {
     let oversize =
         |n: u64| format!("Capability capability file size ({n} bytes) exceeds 1MiB limit.");
     match std::fs::metadata(path) {
+        // A FIFO, socket or device would block or never end: refused before it is opened.
+        Ok(m) if forge_replay_session::input::special_kind(&m.file_type()).is_some() => {
+            let e = forge_replay_session::input::check(path)
+                .err()
+                .map_or_else(|| "is not a regular file".to_string(), |e| e.to_string());
+            return fault(
+                format!("Failed to read capability: {}: {e}", path.display()),
+                None,
+            );
+        }
         Ok(m) if m.len() > MAX_CAPABILITY_SOURCE_SIZE => return fault(oversize(m.len()), None),
         Ok(_) => {}
         Err(e) => {
@@ -93,7 +103,7 @@ pub fn load_file(path: &Path, scope: Scope) -> LoadedCapability {
             )
         }
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match forge_replay_session::input::read(path) {
         Ok(b) => b,
         Err(e) => {
             return fault(

@@ -222,6 +222,33 @@ impl CapabilityHistory {
     }
 }
 
+/// How to take back one [`HistoryBuilder::push_undoable`].
+#[derive(Debug, Clone)]
+pub enum HistoryUndo {
+    /// The push failed at once (an earlier error): nothing changed.
+    Nothing,
+    /// An entry the history does not read: only the position moved.
+    Position,
+    /// A capability entry: the state before it.
+    Saved(Box<Saved>),
+}
+
+/// The fields of a [`HistoryBuilder`] a capability entry may change, as they were before it.
+#[derive(Debug, Clone)]
+pub struct Saved {
+    position: usize,
+    reduce_error: Option<HistoryError>,
+    checkpoint_through: Option<String>,
+    events_len: usize,
+    anchors_len: usize,
+    last_anchored_index: isize,
+    last_new: Option<String>,
+    last_new_event_position: Option<usize>,
+    new_event_id: Option<String>,
+    reducer: Option<crate::reducer::ReducerUndo>,
+    tools_raw: Option<(Value, EntryLocation)>,
+}
+
 /// Builds a [`CapabilityHistory`] entry by entry (see the module docs).
 #[derive(Debug, Clone)]
 pub struct HistoryBuilder {
@@ -275,7 +302,7 @@ impl HistoryBuilder {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
-        let r = self.push_inner(raw, line);
+        let r = self.push_inner(raw, line, &mut None);
         self.position += 1;
         if let Err(e) = &r {
             self.error = Some(e.clone());
@@ -283,7 +310,112 @@ impl HistoryBuilder {
         r
     }
 
-    fn push_inner(&mut self, raw: &Value, line: Option<usize>) -> Result<(), HistoryError> {
+    /// [`HistoryBuilder::push`], with what [`HistoryBuilder::undo`] needs to take it back (for
+    /// a depth-first walk that extends and shortens one path).
+    pub fn push_undoable(
+        &mut self,
+        raw: &Value,
+        line: Option<usize>,
+    ) -> (Result<(), HistoryError>, HistoryUndo) {
+        if let Some(e) = &self.error {
+            return (Err(e.clone()), HistoryUndo::Nothing);
+        }
+        let kind = raw.get("type").and_then(Value::as_str).unwrap_or("");
+        if !matches!(kind, "compaction" | "custom" | "custom_message") {
+            self.position += 1;
+            return (Ok(()), HistoryUndo::Position);
+        }
+        let mut saved = Box::new(Saved {
+            position: self.position,
+            reduce_error: self.reduce_error.clone(),
+            checkpoint_through: self.history.checkpoint_through.clone(),
+            events_len: self.history.events.len(),
+            anchors_len: self.history.anchors.len(),
+            last_anchored_index: self.history.last_anchored_index,
+            last_new: self.last_new.clone(),
+            last_new_event_position: self.history.last_new_event_position,
+            new_event_id: None,
+            reducer: None,
+            tools_raw: self.tools_raw.clone(),
+        });
+        let mut reducer_undo = None;
+        let r = self.push_inner(raw, line, &mut Some(&mut reducer_undo));
+        saved.reducer = reducer_undo;
+        if let Some(last) = self.history.events.get(saved.events_len) {
+            if last.first {
+                saved.new_event_id = Some(last.event.event_id.clone());
+            }
+        }
+        self.position += 1;
+        if let Err(e) = &r {
+            self.error = Some(e.clone());
+        }
+        (r, HistoryUndo::Saved(saved))
+    }
+
+    /// Takes back the [`HistoryBuilder::push_undoable`] that returned `u` (the last one not
+    /// taken back).
+    pub fn undo(&mut self, u: HistoryUndo) {
+        match u {
+            HistoryUndo::Nothing => {}
+            HistoryUndo::Position => self.position -= 1,
+            HistoryUndo::Saved(s) => {
+                let s = *s;
+                self.error = None;
+                self.position = s.position;
+                self.reduce_error = s.reduce_error;
+                self.history.checkpoint_through = s.checkpoint_through;
+                self.history.events.truncate(s.events_len);
+                self.history.anchors.truncate(s.anchors_len);
+                self.history.last_anchored_index = s.last_anchored_index;
+                self.last_new = s.last_new;
+                self.history.last_new_event_position = s.last_new_event_position;
+                if let Some(id) = s.new_event_id {
+                    self.event_index.remove(&id);
+                }
+                if let Some(r) = s.reducer {
+                    self.reducer.undo(r);
+                }
+                self.tools_raw = s.tools_raw;
+            }
+        }
+    }
+
+    /// What [`HistoryBuilder::finish`] would return, without building the history: `Ok` or its
+    /// error (cheap: nothing is copied).
+    pub fn status(&self) -> Result<(), HistoryError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        if let Some(e) = &self.reduce_error {
+            return Err(e.clone());
+        }
+        if let Some((data, location)) = &self.tools_raw {
+            decode_tool_baseline(data).map_err(|message| HistoryError {
+                message,
+                location: location.clone(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `checkpointThrough` so far.
+    pub fn checkpoint_through(&self) -> Option<&str> {
+        self.history.checkpoint_through.as_deref()
+    }
+
+    /// Whether an activation with this id is among the branch's events so far (meaningful
+    /// while [`HistoryBuilder::status`] is `Ok`).
+    pub fn has_activation(&self, activation_id: &str) -> bool {
+        self.reducer.has_activation(activation_id)
+    }
+
+    fn push_inner(
+        &mut self,
+        raw: &Value,
+        line: Option<usize>,
+        reducer_undo: &mut Option<&mut Option<crate::reducer::ReducerUndo>>,
+    ) -> Result<(), HistoryError> {
         let kind = raw.get("type").and_then(Value::as_str).unwrap_or("");
         let custom_type = raw.get("customType").and_then(Value::as_str);
         let fail = |message: String| {
@@ -312,7 +444,15 @@ impl HistoryBuilder {
                         // Forge reduces after the whole walk, so a reduction failure is
                         // reported only if the walk itself succeeds (see `finish`).
                         if self.reduce_error.is_none() {
-                            if let Err(e) = self.reducer.apply(&ev) {
+                            let applied = match reducer_undo {
+                                Some(slot) => {
+                                    let (r, u) = self.reducer.apply_undoable(&ev);
+                                    **slot = Some(u);
+                                    r
+                                }
+                                None => self.reducer.apply(&ev),
+                            };
+                            if let Err(e) = applied {
                                 self.reduce_error = Some(HistoryError {
                                     message: format!(
                                         "Invalid Forge capability event {}: {}",

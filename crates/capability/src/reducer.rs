@@ -139,6 +139,69 @@ impl Reducer {
     }
 }
 
+/// How to take back one [`Reducer::apply`] ([`Reducer::apply_undoable`]).
+#[derive(Debug, Clone)]
+pub(crate) struct ReducerUndo {
+    count: usize,
+    last_event_id: Option<String>,
+    /// The event id `apply` recorded as seen, if it did.
+    new_event: Option<String>,
+    /// The activation id `apply` recorded as seen, if it did.
+    new_activation: Option<String>,
+    /// The active list before, when `apply` did more than append to it.
+    active: Option<Vec<ActiveCapability>>,
+    active_len: usize,
+}
+
+impl Reducer {
+    /// [`Reducer::apply`], with what [`Reducer::undo`] needs to take it back.
+    pub(crate) fn apply_undoable(
+        &mut self,
+        ev: &CapabilityEvent,
+    ) -> (Result<Applied, ReduceError>, ReducerUndo) {
+        let new_event = (!self.seen_events.contains_key(&ev.event_id)).then(|| ev.event_id.clone());
+        let (new_activation, active) = match (&ev.op, &new_event) {
+            (_, None) => (None, None),
+            (Op::Activate(s), Some(_)) => (
+                (!self.seen_activation.contains(&s.activation_id))
+                    .then(|| s.activation_id.clone()),
+                None,
+            ),
+            (_, Some(_)) => (None, Some(self.active.clone())),
+        };
+        let undo = ReducerUndo {
+            count: self.count,
+            last_event_id: self.last_event_id.clone(),
+            new_event,
+            new_activation,
+            active,
+            active_len: self.active.len(),
+        };
+        (self.apply(ev), undo)
+    }
+
+    /// Takes back the [`Reducer::apply_undoable`] that returned `u` (the last one not undone).
+    pub(crate) fn undo(&mut self, u: ReducerUndo) {
+        self.count = u.count;
+        self.last_event_id = u.last_event_id;
+        if let Some(e) = u.new_event {
+            self.seen_events.remove(&e);
+        }
+        if let Some(a) = u.new_activation {
+            self.seen_activation.remove(&a);
+        }
+        match u.active {
+            Some(a) => self.active = a,
+            None => self.active.truncate(u.active_len),
+        }
+    }
+
+    /// Whether an activation with this id was applied (first occurrences only).
+    pub(crate) fn has_activation(&self, activation_id: &str) -> bool {
+        self.seen_activation.contains(activation_id)
+    }
+}
+
 impl Reducer {
     /// Applies an event known to be a valid first occurrence (the projection's `E`, after the
     /// full list reduced successfully): only the effect on the active list.

@@ -197,7 +197,7 @@ pub fn status_view(
         baseline.map(|b| compute_effective(&ToolPolicy::default(), &b, None, &patches));
     StatusView {
         leaf_id: leaf
-            .and_then(|l| session.entry(l).id_value().cloned())
+            .and_then(|l| session.entry(l).id_value())
             .unwrap_or(Value::Null),
         presentation,
         delivery,

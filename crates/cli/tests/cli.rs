@@ -33,3 +33,6 @@ mod secrets;
 
 #[path = "cli/report.rs"]
 mod report;
+
+#[path = "cli/special.rs"]
+mod special;

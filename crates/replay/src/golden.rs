@@ -277,7 +277,7 @@ impl GoldenStore {
 
     /// Reads one golden; `Ok(None)` when the file does not exist.
     pub fn read(&self, path: &Path) -> Result<Option<Golden>, GoldenError> {
-        let text = match fs::read_to_string(path) {
+        let text = match forge_replay_session::input::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -302,7 +302,7 @@ impl GoldenStore {
     /// The index of one golden directory; `Ok(None)` for a directory without one.
     pub fn index(&self, scenario: &str, model: &str) -> Result<Option<GoldenIndex>, GoldenError> {
         let path = self.dir(scenario, model).join(INDEX_FILE);
-        match fs::read_to_string(&path) {
+        match forge_replay_session::input::read_to_string(&path) {
             Ok(text) => GoldenIndex::parse(&path, &text).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(GoldenError::Read { path, source }),
@@ -367,7 +367,7 @@ impl GoldenStore {
                     text = r;
                 }
             }
-            if fs::read_to_string(dir.join(&name)).is_ok_and(|old| old == text) {
+            if forge_replay_session::input::read_to_string(&dir.join(&name)).is_ok_and(|old| old == text) {
                 files.push(name);
                 continue;
             }
@@ -390,7 +390,7 @@ impl GoldenStore {
             files,
         };
         let text = index.to_text();
-        if fs::read_to_string(dir.join(INDEX_FILE)).ok().as_deref() != Some(text.as_str()) {
+        if forge_replay_session::input::read_to_string(&dir.join(INDEX_FILE)).ok().as_deref() != Some(text.as_str()) {
             // The index goes last: it names what the directory holds once the rest is in.
             stage.write(INDEX_FILE, text.as_bytes())?;
         }

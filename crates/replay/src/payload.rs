@@ -65,7 +65,7 @@ const TRUNCATION_MARKER: &str = "[pi-forge: payload truncated after ";
 
 /// Reads and classifies a payload file.
 pub fn load(path: &Path) -> Result<PayloadDoc, PayloadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PayloadError::Read {
+    let text = forge_replay_session::input::read_to_string(path).map_err(|source| PayloadError::Read {
         path: path.into(),
         source,
     })?;

@@ -1,8 +1,11 @@
 //! Recovery checks: does every leaf of a session recover the right capability state, and is every
 //! request well formed? (`forge-replay check`, beyond the structural checks.)
 //!
-//! The tree is walked depth first once, forking the incremental [`Replayer`] at branch points, so
-//! each entry is projected once per path through it. Findings are
+//! The tree is walked depth first once with one incremental [`Replayer`] that is extended on the
+//! way down and taken back on the way up ([`Replayer::pop`]), so each entry is pushed once
+//! whatever the shape of the tree. Requests and leaves are not projected one by one: the checks
+//! keep their own state along the path (open tool calls, declared tools, capability ids seen)
+//! and read only what the path added since the last request (see [`check`]). Findings are
 //! [`forge_replay_session::Diagnostic`]s with a code ([`code`]), the entry's line and its id in
 //! the message:
 //!
@@ -18,12 +21,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use forge_replay_capability::context::{CapabilityContext, ContextError, Options, Replayer};
+use forge_replay_capability::context::{
+    CapabilityContext, CapabilityFailure, ContextError, Options, Replayer,
+};
 use forge_replay_capability::event::Op;
 use forge_replay_capability::history::CapabilityHistory;
 use forge_replay_capability::projection::{Presentation, UpdateKind};
 use forge_replay_model::error::chain as error_chain;
-use forge_replay_session::{llm, Diagnostic, Session, Severity};
+use forge_replay_session::{llm, Diagnostic, EntryType, Session, Severity};
 use serde_json::{json, Value};
 
 /// Finding codes.
@@ -50,8 +55,11 @@ pub mod code {
 
 const SECTION_PREFIX: &str = "forge-capability-";
 
-/// Runs every recovery check on `session`.
-pub fn check(session: &Session) -> Vec<Diagnostic> {
+/// The first implementation of [`check`]: the replayer is copied at every branch point and every
+/// request and leaf is projected from scratch (work and memory grow with the square of the
+/// path). Kept as the reference [`check`] is tested against.
+#[doc(hidden)]
+pub fn check_reference(session: &Session) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let tree = session.tree();
     let mut stack: Vec<(usize, Replayer<'_>)> = tree
@@ -259,6 +267,17 @@ fn check_leaf(
     };
     let history = &ctx.history;
     check_leaks(session, i, &ctx, history, out);
+    check_checkpoint(session, i, &ctx, out);
+}
+
+/// The checkpoint part of [`check_leaf`].
+fn check_checkpoint(
+    session: &Session,
+    i: usize,
+    ctx: &CapabilityContext,
+    out: &mut Vec<Diagnostic>,
+) {
+    let history = &ctx.history;
     let Some(cp_id) = history.checkpoint_through.as_deref() else {
         return;
     };
@@ -381,5 +400,596 @@ fn check_leaks(
                 ));
             }
         }
+    }
+}
+
+/// Runs every recovery check on `session`: the same findings as the request-by-request
+/// projection ([`check_reference`]), in time and memory linear in the tree.
+///
+/// What makes it linear: along one path, Pi's projection only grows by appending context slots
+/// (a compaction or a context edit rewrites earlier ones, and then the state is rebuilt from
+/// there); the capability step adds only system messages with sections, which neither the tool
+/// checks nor the leak check look at, and it can only fail through the history (which the
+/// replayer checks without building anything). So the tool-pairing state of a request is the
+/// state of the previous request extended by the messages added since, and the capability ids of
+/// a leaf are those of its parent's path plus what the leaf added. Shapes this does not cover
+/// (a legacy `custom_message` delivery carrier in the context, a compaction whose checkpoint
+/// position depends on the capability scan) are checked by projecting that request or leaf in
+/// full, as before.
+pub fn check(session: &Session) -> Vec<Diagnostic> {
+    let mut w = Walker {
+        session,
+        rp: Replayer::with_undo(session),
+        out: Vec::new(),
+        reported: HashSet::new(),
+        tx: Transcript::default(),
+        facts: Facts::default(),
+        checkpoints: HashMap::new(),
+    };
+    enum Step {
+        Enter(usize),
+        Exit,
+    }
+    let tree = session.tree();
+    let roots: Vec<usize> = tree.roots().collect();
+    let mut stack: Vec<Step> = roots.into_iter().rev().map(Step::Enter).collect();
+    while let Some(step) = stack.pop() {
+        let i = match step {
+            Step::Exit => {
+                let effect = w.rp.pop();
+                let keep = w
+                    .rp
+                    .context()
+                    .slot_count()
+                    .min(effect.rewrote_from.unwrap_or(usize::MAX));
+                w.tx.truncate(keep);
+                w.facts.truncate(keep);
+                continue;
+            }
+            Step::Enter(i) => i,
+        };
+        if session.entry(i).is_assistant_message() {
+            w.request(i);
+        }
+        match w.rp.push_effect(i) {
+            Err(err) => {
+                w.out.push(finding(
+                    session,
+                    i,
+                    code::REQUEST_PROJECTION,
+                    error_chain(&err),
+                ));
+                continue;
+            }
+            Ok(effect) => {
+                if let Some(r) = effect.rewrote_from {
+                    w.tx.truncate(r);
+                    w.facts.truncate(r);
+                }
+            }
+        }
+        stack.push(Step::Exit);
+        let n = tree.child_count(i);
+        if n == 0 {
+            w.leaf(i);
+            continue;
+        }
+        // The visiting order of `check_reference`: the last child first, then the others in
+        // file order.
+        let children: Vec<usize> = tree.children(i).collect();
+        for &c in children[..n - 1].iter().rev() {
+            stack.push(Step::Enter(c));
+        }
+        stack.push(Step::Enter(children[n - 1]));
+    }
+    let mut out = w.out;
+    out.sort_by_key(|d| d.line);
+    out
+}
+
+/// The state of one depth-first walk.
+struct Walker<'s> {
+    session: &'s Session,
+    rp: Replayer<'s>,
+    out: Vec<Diagnostic>,
+    reported: HashSet<String>,
+    tx: Transcript,
+    facts: Facts,
+    /// Per compaction entry: the checkpoint checks that depend only on the path up to it.
+    checkpoints: HashMap<usize, Checkpoint>,
+}
+
+/// What the checkpoint check needs at every leaf below a compaction.
+struct Checkpoint {
+    /// The text state at the checkpoint event, reduced independently of the projection.
+    expected: Vec<(String, String)>,
+    /// The sections of the checkpoint message the projection writes (`None`: it writes none).
+    projected: Option<Value>,
+}
+
+impl<'s> Walker<'s> {
+    /// A capability failure of the history, reported once (as `project` reports it).
+    fn capability_failure(&mut self, i: usize, f: CapabilityFailure) {
+        let key = format!("{:?}{}", f.location, f.message);
+        if !self.reported.insert(key) {
+            return;
+        }
+        let c = if f.message.contains("delivery anchor") || f.message.contains("marker") {
+            code::ANCHOR_ORDER
+        } else {
+            code::CAPABILITY_HISTORY
+        };
+        let e = self.session.entry(i);
+        let (line, id) = match &f.location {
+            Some(l) => (l.line.map(|n| n as u64), l.entry_id.clone()),
+            None => (Some(e.line()), e.id().map(String::from)),
+        };
+        self.out.push(Diagnostic::new(
+            Severity::Error,
+            c,
+            line,
+            format!("entry {}: {}", id.as_deref().unwrap_or("?"), f.message),
+        ));
+    }
+
+    /// The request of assistant entry `i` (the path ends at its parent).
+    fn request(&mut self, i: usize) {
+        if let Err(f) = self.rp.history_status() {
+            self.capability_failure(i, f);
+            return;
+        }
+        self.facts.update(&self.rp);
+        if self.facts.markers > 0 {
+            // A legacy delivery carrier among Pi's messages: the projection's marker checks
+            // decide, so this request is projected in full.
+            let mut rp = self.full_replayer();
+            check_request(self.session, i, &mut rp, &mut self.out, &mut self.reported);
+            return;
+        }
+        self.tx
+            .update(self.session, i, &self.rp, &mut self.out, &mut self.reported);
+        // Calls still open at the end of the request's context.
+        for (id, name) in self.tx.open_calls() {
+            if !self.reported.insert(format!("unpaired:{id}")) {
+                continue;
+            }
+            self.out.push(finding(
+                self.session,
+                i,
+                code::UNPAIRED_TOOL_CALL,
+                format!("the request has tool call {id} ({name}) without a result; pi-ai sends \"No result provided\""),
+            ));
+        }
+    }
+
+    /// A replayer at the current path, built from scratch (for the cases checked in full).
+    fn full_replayer(&self) -> Replayer<'s> {
+        let mut rp = Replayer::new(self.session);
+        if let Some(last) = self.rp.last() {
+            for p in self.session.path_to(last) {
+                // The walk already pushed this path successfully.
+                let _ = rp.push(p);
+            }
+        }
+        rp
+    }
+
+    /// The leaf `i` (just pushed).
+    fn leaf(&mut self, i: usize) {
+        if let Err(f) = self.rp.history_status() {
+            self.capability_failure(i, f);
+            return;
+        }
+        self.facts.update(&self.rp);
+        if self.facts.markers > 0 {
+            let mut rp = self.full_replayer();
+            check_leaf(self.session, i, &mut rp, &mut self.out, &mut self.reported);
+            return;
+        }
+        // Capability text of activations not on this path, in order of first appearance.
+        let history = self.rp.history_builder();
+        for id in &self.facts.ids {
+            if !history.has_activation(id) {
+                self.out.push(finding(
+                    self.session,
+                    i,
+                    code::CAPABILITY_LEAK,
+                    format!("capability {id} appears in the context but was not activated on this branch"),
+                ));
+            }
+        }
+        let Some(cp_id) = history.checkpoint_through().map(str::to_string) else {
+            return;
+        };
+        // The usual shape: Pi's context starts with the compaction's system message and its
+        // summary, so the checkpoint goes right after the system message and before the summary.
+        let ctx = self.rp.context();
+        let (first, first_messages) = if ctx.slot_count() > 0 {
+            ctx.slot(0)
+        } else {
+            (usize::MAX, &[][..])
+        };
+        let fast = first != usize::MAX
+            && *self.session.entry(first).entry_type() == EntryType::Compaction
+            && first_messages.len() == 2
+            && first_messages[0]["role"] == "system"
+            && first_messages[1]["role"] == "compactionSummary";
+        if !fast {
+            let mut rp = self.full_replayer();
+            if let Some(ctx) = project(self.session, i, &mut rp, &mut self.out, &mut self.reported)
+            {
+                check_checkpoint(self.session, i, &ctx, &mut self.out);
+            }
+            return;
+        }
+        if !self.checkpoints.contains_key(&first) {
+            let Ok(history) = self.rp.history() else {
+                return;
+            };
+            let cp = checkpoint_facts(&history, &cp_id);
+            self.checkpoints.insert(first, cp);
+        }
+        let cp = &self.checkpoints[&first];
+        let Some(got) = &cp.projected else {
+            if !cp.expected.is_empty() {
+                self.out.push(finding(
+                    self.session,
+                    i,
+                    code::CHECKPOINT_STATE,
+                    format!(
+                        "no compaction checkpoint restates the {} capabilities active at event {cp_id}",
+                        cp.expected.len()
+                    ),
+                ));
+            }
+            return;
+        };
+        let expected: serde_json::Map<String, Value> = cp
+            .expected
+            .iter()
+            .map(|(a, c)| (format!("{SECTION_PREFIX}{a}"), Value::String(c.clone())))
+            .collect();
+        if *got != Value::Object(expected.clone()) {
+            self.out.push(finding(
+                self.session,
+                i,
+                code::CHECKPOINT_STATE,
+                format!(
+                    "the compaction checkpoint restates {} but the state at event {cp_id} is {}",
+                    forge_replay_model::json::stringify(got),
+                    forge_replay_model::json::stringify(&Value::Object(expected))
+                ),
+            ));
+        }
+        // Placement: message 1, after the leading system message, before the summary (2).
+    }
+}
+
+/// The checkpoint state the projection writes and the one the events give, at `cp_id`.
+fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
+    let mut expected: Vec<(String, String)> = Vec::new();
+    for ev in history.unique_events() {
+        match &ev.op {
+            Op::Activate(s) => {
+                if !forge_replay_model::text::js_trim(&s.content).is_empty() {
+                    expected.push((s.activation_id.clone(), s.content.clone()));
+                }
+            }
+            Op::Deactivate { activation_id } => expected.retain(|(a, _)| a != activation_id),
+            Op::Reset => expected.clear(),
+        }
+        if ev.event_id == cp_id {
+            break;
+        }
+    }
+    // The projection of an empty context: the checkpoint message (if any) comes first.
+    let unique: Vec<_> = history.unique_events().collect();
+    let projected = forge_replay_capability::projection::project_unique_events(
+        Vec::new(),
+        &unique,
+        Some(cp_id),
+        Presentation::Native,
+    )
+    .ok()
+    .and_then(|p| {
+        p.updates
+            .iter()
+            .find(|(_, k)| *k == UpdateKind::Checkpoint)
+            .map(|(pos, _)| p.messages[*pos].get("sections").cloned().unwrap_or(Value::Null))
+    });
+    Checkpoint {
+        expected,
+        projected,
+    }
+}
+
+/// One undoable change to the tool-pairing state.
+enum TxOp {
+    /// A tool name added to (`true`) or removed from (`false`) `declared`, that was not already
+    /// in that state.
+    Declared(String, bool),
+    /// An open call pushed.
+    Opened,
+    /// An open call closed by its result (position and the call).
+    Closed(usize, (String, String)),
+    /// Every open call, cleared by a user or assistant message.
+    Flushed(Vec<Option<(String, String)>>),
+    /// A call id seen for the first time.
+    Called(String),
+}
+
+/// The tool-pairing state of the transcript along the path: `check_request`'s loop, run once
+/// per message instead of once per request.
+#[derive(Default)]
+struct Transcript {
+    /// Context slots processed (their messages are in the state).
+    done: usize,
+    declared: HashSet<String>,
+    /// Open calls in order (`None`: closed since).
+    open: Vec<Option<(String, String)>>,
+    open_at: HashMap<String, Vec<usize>>,
+    called: HashSet<String>,
+    log: Vec<TxOp>,
+    /// `log.len()` before each processed slot.
+    marks: Vec<usize>,
+}
+
+impl Transcript {
+    fn open_calls(&self) -> impl Iterator<Item = &(String, String)> {
+        self.open.iter().flatten()
+    }
+
+    fn reindex_open(&mut self) {
+        self.open_at.clear();
+        for (k, c) in self.open.iter().enumerate() {
+            if let Some((id, _)) = c {
+                self.open_at.entry(id.clone()).or_default().push(k);
+            }
+        }
+    }
+
+    /// Rolls the state back to the first `slots` context slots.
+    fn truncate(&mut self, slots: usize) {
+        if slots >= self.done {
+            return;
+        }
+        let mark = self.marks[slots];
+        while self.log.len() > mark {
+            match self.log.pop().expect("log entry") {
+                TxOp::Declared(name, added) => {
+                    if added {
+                        self.declared.remove(&name);
+                    } else {
+                        self.declared.insert(name);
+                    }
+                }
+                TxOp::Opened => {
+                    if let Some(Some((id, _))) = self.open.pop() {
+                        if let Some(at) = self.open_at.get_mut(&id) {
+                            at.pop();
+                            if at.is_empty() {
+                                self.open_at.remove(&id);
+                            }
+                        }
+                    }
+                }
+                TxOp::Closed(k, call) => {
+                    self.open[k] = Some(call);
+                    self.reindex_open();
+                }
+                TxOp::Flushed(open) => {
+                    self.open = open;
+                    self.reindex_open();
+                }
+                TxOp::Called(id) => {
+                    self.called.remove(&id);
+                }
+            }
+        }
+        self.marks.truncate(slots);
+        self.done = slots;
+    }
+
+    /// Brings the state up to the replayer's context: the messages of the slots added since the
+    /// last request, with their findings at request `i`.
+    fn update(
+        &mut self,
+        session: &Session,
+        i: usize,
+        rp: &Replayer<'_>,
+        out: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<String>,
+    ) {
+        let ctx = rp.context();
+        while self.done < ctx.slot_count() {
+            self.marks.push(self.log.len());
+            for m in ctx.slot(self.done).1 {
+                // `convertToLlm`: the four LLM roles as they are (not copied), the others
+                // converted or dropped.
+                let passes = matches!(
+                    m.get("role").and_then(Value::as_str),
+                    Some("system" | "user" | "assistant" | "toolResult")
+                );
+                if passes {
+                    self.message(session, i, m, out, reported);
+                } else if let Some(m) = llm::convert_message(m) {
+                    self.message(session, i, &m, out, reported);
+                }
+            }
+            self.done += 1;
+        }
+    }
+
+    fn flush(&mut self, session: &Session, i: usize, out: &mut Vec<Diagnostic>, reported: &mut HashSet<String>) {
+        if self.open.is_empty() {
+            return;
+        }
+        for (id, name) in self.open.iter().flatten() {
+            if !reported.insert(format!("unpaired:{id}")) {
+                continue;
+            }
+            out.push(finding(
+                session,
+                i,
+                code::UNPAIRED_TOOL_CALL,
+                format!("the request has tool call {id} ({name}) without a result; pi-ai sends \"No result provided\""),
+            ));
+        }
+        let open = std::mem::take(&mut self.open);
+        self.open_at.clear();
+        self.log.push(TxOp::Flushed(open));
+    }
+
+    /// One transcript message, as `check_request`'s loop handles it.
+    fn message(
+        &mut self,
+        session: &Session,
+        i: usize,
+        m: &Value,
+        out: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<String>,
+    ) {
+        match m["role"].as_str() {
+            Some("system") => {
+                for r in m["toolsRemoved"].as_array().into_iter().flatten() {
+                    if let Some(n) = r["name"].as_str() {
+                        if self.declared.remove(n) {
+                            self.log.push(TxOp::Declared(n.to_string(), false));
+                        }
+                    }
+                }
+                for a in m["toolsAdded"].as_array().into_iter().flatten() {
+                    if let Some(n) = a["name"].as_str() {
+                        if self.declared.insert(n.to_string()) {
+                            self.log.push(TxOp::Declared(n.to_string(), true));
+                        }
+                    }
+                }
+            }
+            Some("assistant") => {
+                self.flush(session, i, out, reported);
+                if matches!(m["stopReason"].as_str(), Some("error" | "aborted")) {
+                    return;
+                }
+                for b in m["content"].as_array().into_iter().flatten() {
+                    if b["type"] != "toolCall" {
+                        continue;
+                    }
+                    let id = b["id"].as_str().unwrap_or_default().to_string();
+                    let name = b["name"].as_str().unwrap_or_default().to_string();
+                    if !self.declared.contains(&name) && reported.insert(format!("undeclared:{id}")) {
+                        out.push(finding(
+                            session,
+                            i,
+                            code::UNDECLARED_TOOL,
+                            format!("tool call {id} uses {name:?}, which the transcript did not declare at that point"),
+                        ));
+                    }
+                    if self.called.insert(id.clone()) {
+                        self.log.push(TxOp::Called(id.clone()));
+                    }
+                    self.open_at.entry(id.clone()).or_default().push(self.open.len());
+                    self.open.push(Some((id, name)));
+                    self.log.push(TxOp::Opened);
+                }
+            }
+            Some("toolResult") => {
+                let id = m["toolCallId"].as_str().unwrap_or_default();
+                let closed = self.open_at.remove(id).unwrap_or_default();
+                let any = !closed.is_empty();
+                for k in closed {
+                    if let Some(call) = self.open[k].take() {
+                        self.log.push(TxOp::Closed(k, call));
+                    }
+                }
+                if !any && !self.called.contains(id) && reported.insert(format!("orphan:{id}")) {
+                    out.push(finding(
+                        session,
+                        i,
+                        code::ORPHAN_TOOL_RESULT,
+                        format!("tool result for {id} has no matching tool call"),
+                    ));
+                }
+            }
+            Some("user") => self.flush(session, i, out, reported),
+            _ => {}
+        }
+    }
+}
+
+/// What the leaf checks read from Pi's messages along the path: the capability ids their text
+/// names (first appearance order) and how many are delivery markers.
+#[derive(Default)]
+struct Facts {
+    done: usize,
+    /// Messages that are delivery markers (legacy carriers: checked in full).
+    markers: usize,
+    /// Distinct capability ids in order of first appearance, with their counts.
+    ids: Vec<String>,
+    counts: HashMap<String, u32>,
+    /// Per processed slot: the markers it had and the ids it counted.
+    slots: Vec<(usize, Vec<String>)>,
+}
+
+impl Facts {
+    fn truncate(&mut self, slots: usize) {
+        while self.done > slots {
+            let (markers, ids) = self.slots.pop().expect("slot facts");
+            self.markers -= markers;
+            for id in ids.into_iter().rev() {
+                let n = self.counts.get_mut(&id).expect("counted id");
+                *n -= 1;
+                if *n == 0 {
+                    self.counts.remove(&id);
+                    self.ids.pop();
+                }
+            }
+            self.done -= 1;
+        }
+    }
+
+    fn update(&mut self, rp: &Replayer<'_>) {
+        let ctx = rp.context();
+        while self.done < ctx.slot_count() {
+            let mut markers = 0;
+            let mut ids = Vec::new();
+            for m in ctx.slot(self.done).1 {
+                if forge_replay_capability::projection::is_marker(m) {
+                    markers += 1;
+                }
+                capability_ids(m, &mut ids);
+            }
+            for id in &ids {
+                let n = self.counts.entry(id.clone()).or_insert(0);
+                if *n == 0 {
+                    self.ids.push(id.clone());
+                }
+                *n += 1;
+            }
+            self.markers += markers;
+            self.slots.push((markers, ids));
+            self.done += 1;
+        }
+    }
+}
+
+/// The capability ids a message names: its `forge-capability-*` sections, then the
+/// `section "forge-capability-…"` mentions of its string content (as `check_leaks` reads them).
+fn capability_ids(m: &Value, ids: &mut Vec<String>) {
+    if let Some(secs) = m["sections"].as_object() {
+        ids.extend(
+            secs.keys()
+                .filter_map(|k| k.strip_prefix(SECTION_PREFIX))
+                .map(String::from),
+        );
+    }
+    let mut rest = m["content"].as_str().unwrap_or_default();
+    while let Some(p) = rest.find("section \"forge-capability-") {
+        rest = &rest[p + "section \"".len()..];
+        let end = rest.find('"').unwrap_or(rest.len());
+        if let Some(id) = rest[..end].strip_prefix(SECTION_PREFIX) {
+            ids.push(id.to_string());
+        }
+        rest = &rest[end..];
     }
 }

@@ -172,7 +172,13 @@ fn verify_scenario(
         .unwrap_or_default();
     let compiled = match scenario::load(file).and_then(|l| scenario::compile(&l)) {
         Ok(c) => c,
-        Err(e) => return vec![error_case(fallback_name, "*", e.to_string())],
+        Err(e) => {
+            return vec![error_case(
+                fallback_name,
+                "*",
+                forge_replay_model::error::chain(&e),
+            )]
+        }
     };
     let session_name = file.with_extension("jsonl");
     let session = match Session::from_reader(compiled.session_jsonl.as_bytes(), &session_name) {

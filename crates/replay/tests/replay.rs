@@ -362,6 +362,155 @@ mod recovery {
         }
     }
 
+    /// Every session the suite has: compiled scenarios, the agent, session and capability
+    /// fixtures.
+    fn all_sessions() -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for f in scenarios() {
+            let c = scenario::compile(&scenario::load(&f).unwrap()).unwrap();
+            out.push((f.display().to_string(), c.session_jsonl));
+        }
+        for dir in ["fixtures/agent", "fixtures/sessions", "fixtures/cache"] {
+            for d in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+                let p = d.path().join("session.jsonl");
+                if let Ok(t) = std::fs::read_to_string(&p) {
+                    out.push((p.display().to_string(), t));
+                }
+            }
+        }
+        for d in std::fs::read_dir(root().join("fixtures/capabilities/sessions"))
+            .unwrap()
+            .flatten()
+        {
+            let p = d.path();
+            if p.extension().is_some_and(|e| e == "jsonl") {
+                out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+        out
+    }
+
+    /// Random trees built from the entries of every session the suite has: random parents (so
+    /// capability events, anchors, checkpoints and tool calls end up on other branches),
+    /// compactions keeping random entries, edits of random targets, tool call ids drawn from a
+    /// small pool (unpaired calls, orphan results, duplicates).
+    fn random_sessions(count: u64) -> Vec<String> {
+        use forge_replay_model::rng::XorShift64;
+        use serde_json::Value;
+        let mut pool: Vec<Value> = Vec::new();
+        for (_, text) in all_sessions() {
+            for line in text.lines().skip(1) {
+                if let Ok(v @ Value::Object(_)) = forge_replay_model::json::parse(line) {
+                    if v["type"] != "session" {
+                        pool.push(v);
+                    }
+                }
+            }
+        }
+        let calls = ["c1", "c2", "c3", "toolu_A1", "call_0001"];
+        let mut activations: Vec<String> = pool
+            .iter()
+            .filter_map(|v| v["data"]["snapshot"]["activationId"].as_str().map(String::from))
+            .collect();
+        activations.push("a-not-anywhere".into());
+        (0..count)
+            .map(|seed| {
+                let mut rng = XorShift64::new(seed + 1);
+                let n = 20 + rng.index(120);
+                let mut text = String::from(
+                    "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n",
+                );
+                for k in 0..n {
+                    let mut v = pool[rng.index(pool.len())].clone();
+                    // Fewer anchors (most random ones fail the whole branch), and some
+                    // messages naming capability sections (leaks when not activated there).
+                    if v["customType"] == "pi-forge-capability-delivery" && rng.below(4) != 0 {
+                        v = pool[rng.index(pool.len())].clone();
+                    }
+                    if rng.below(10) == 0 {
+                        let a = activations[rng.index(activations.len())].clone();
+                        v = if rng.below(2) == 0 {
+                            serde_json::json!({"type": "message", "message": {"role": "system", "content": "", "sections": {format!("forge-capability-{a}"): "x"}, "timestamp": 1}})
+                        } else {
+                            serde_json::json!({"type": "message", "message": {"role": "user", "content": format!("Updated system prompt section \"forge-capability-{a}\":\n\nx"), "timestamp": 1}})
+                        };
+                    }
+                    let id = format!("{:08x}", k + 1);
+                    let parent = if k == 0 || rng.below(12) == 0 {
+                        Value::Null
+                    } else if rng.below(3) == 0 {
+                        Value::from(format!("{:08x}", rng.index(k) + 1))
+                    } else {
+                        Value::from(format!("{k:08x}"))
+                    };
+                    let random_id = |rng: &mut XorShift64| {
+                        Value::from(format!("{:08x}", rng.index(k.max(1)) + 1))
+                    };
+                    let o = v.as_object_mut().unwrap();
+                    o.insert("id".into(), Value::from(id));
+                    o.insert("parentId".into(), parent);
+                    if o.contains_key("firstKeptEntryId") {
+                        o.insert("firstKeptEntryId".into(), random_id(&mut rng));
+                    }
+                    if o.contains_key("targetId") {
+                        o.insert("targetId".into(), random_id(&mut rng));
+                    }
+                    if let Some(m) = o.get_mut("message").and_then(Value::as_object_mut) {
+                        if m.contains_key("toolCallId") {
+                            m.insert("toolCallId".into(), Value::from(calls[rng.index(5)]));
+                        }
+                        if let Some(Value::Array(blocks)) = m.get_mut("content") {
+                            for b in blocks {
+                                if b["type"] == "toolCall" {
+                                    b["id"] = Value::from(calls[rng.index(5)]);
+                                }
+                            }
+                        }
+                    }
+                    text.push_str(&forge_replay_model::json::stringify(&v));
+                    text.push('\n');
+                }
+                text
+            })
+            .collect()
+    }
+
+    /// The linear walk finds exactly what the request-by-request projection finds, on every
+    /// session of the suite and on random trees of their entries.
+    #[test]
+    fn the_linear_check_equals_the_reference_check() {
+        let mut with_findings = 0;
+        let mut codes = std::collections::BTreeMap::new();
+        let sessions = all_sessions()
+            .into_iter()
+            .chain(random_sessions(400).into_iter().enumerate().map(|(k, t)| (format!("random-{k}"), t)));
+        for (name, text) in sessions {
+            let Ok((s, _)) = Session::from_reader(text.as_bytes(), &name) else {
+                continue;
+            };
+            let got = recovery::check(&s);
+            let want = recovery::check_reference(&s);
+            assert_eq!(got, want, "{name}");
+            with_findings += usize::from(!want.is_empty());
+            for d in &want {
+                *codes.entry(d.code).or_insert(0usize) += 1;
+            }
+        }
+        assert!(with_findings > 100, "only {with_findings} sessions had findings");
+        // The comparison covered every kind of finding the random trees can produce.
+        for c in [
+            code::ANCHOR_ORDER,
+            code::CAPABILITY_HISTORY,
+            code::CAPABILITY_LEAK,
+            code::CHECKPOINT_PLACEMENT,
+            code::ORPHAN_TOOL_RESULT,
+            code::UNDECLARED_TOOL,
+            code::UNPAIRED_TOOL_CALL,
+        ] {
+            assert!(codes.get(c).is_some_and(|&n| n > 10), "{c}: {codes:?}");
+        }
+    }
+
     #[test]
     fn finds_unpaired_calls_and_undeclared_tools() {
         let dir = tempfile::tempdir().unwrap();
@@ -499,4 +648,93 @@ fn replay_errors_print_each_cause_once() {
         "{text}"
     );
     assert_eq!(text.matches("unknown model").count(), 1, "{text}");
+}
+
+/// A scenario of `steps` steps: user/assistant turns with a tool call every third turn, a manual
+/// capability added and removed every 100 steps, a model switch and a thinking change every
+/// 1,000.
+fn long_scenario(steps: usize) -> String {
+    let mut t = String::from(
+        "format = \"forge-replay-scenario\"\nversion = 1\nmodel = \"anthropic/claude-opus-4-8\"\ntools = [\"read\", \"bash\"]\n",
+    );
+    let mut on = false;
+    for k in 0..steps {
+        t.push_str("\n[[step]]\n");
+        if k % 100 == 50 {
+            if on {
+                t.push_str("capability = { op = \"disable\", target = \"manual\" }\n");
+            } else {
+                t.push_str(&format!(
+                    "capability = {{ op = \"add\", text = \"Rule {k}: keep functions short.\" }}\n"
+                ));
+            }
+            on = !on;
+        } else if k % 1000 == 999 {
+            t.push_str("thinking = \"high\"\n");
+        } else if k % 2 == 0 {
+            t.push_str(&format!("user = \"Step {k}: look at file {k}.\"\n"));
+        } else if k % 3 == 0 {
+            t.push_str(&format!(
+                "assistant.text = \"Reading file {k}.\"\nassistant.tool_calls = [{{ name = \"read\", arguments = {{ path = \"src/f{k}.rs\" }}, result = \"fn f{k}() {{}}\" }}]\n"
+            ));
+        } else {
+            t.push_str(&format!("assistant.text = \"File {k} is fine.\"\n"));
+        }
+    }
+    t
+}
+
+/// The compiler's work per step does not grow with the path (issue 17: 20,000 steps used to take
+/// over 30 s; the time is measured by `scripts/bench-scale.sh`, not here). Its output is checked:
+/// every step only appends, so a prefix of the steps compiles to a prefix of the session, and the
+/// session reads back clean with every entry chained to the one before.
+#[test]
+fn a_20000_step_scenario_compiles_to_a_clean_session() {
+    use forge_replay_session::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let compile = |steps: usize| {
+        let f = dir.path().join(format!("long-{steps}.toml"));
+        std::fs::write(&f, long_scenario(steps)).unwrap();
+        scenario::compile(&scenario::load(&f).unwrap()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let full = compile(20_000);
+    let part = compile(2_000);
+    let body = |c: &scenario::Compiled| c.session_jsonl.split_once('\n').unwrap().1.to_string();
+    assert!(
+        body(&full).starts_with(&body(&part)),
+        "the first 2,000 steps compile to a prefix of the 20,000"
+    );
+    let (session, diags) =
+        Session::from_reader(full.session_jsonl.as_bytes(), dir.path().join("long.jsonl")).unwrap();
+    assert_eq!(session.entry_count(), full.entries);
+    let findings: Vec<_> = diags.iter().filter(|d| d.is_finding()).collect();
+    assert!(findings.is_empty(), "{findings:?}");
+    // One chain: every entry's parent is the entry before it.
+    for i in 1..session.entry_count() {
+        assert_eq!(session.tree().parent(i), Some(i - 1), "entry {i}");
+    }
+    let count = |ty: &str, custom: Option<&str>| {
+        body(&full)
+            .lines()
+            .filter(|l| {
+                let v = forge_replay_model::json::parse(l).unwrap();
+                v["type"] == ty && custom.is_none_or(|c| v["customType"] == c)
+            })
+            .count()
+    };
+    // 200 capability steps (100 adds, 100 removals), each an event and an anchor.
+    assert_eq!(
+        count("custom", Some("pi-forge-capability-event")),
+        200,
+        "events"
+    );
+    assert_eq!(
+        count("custom", Some("pi-forge-capability-delivery")),
+        200,
+        "anchors"
+    );
+    assert_eq!(count("thinking_level_change", None), 20);
+    // The recovery checks find nothing wrong with it either.
+    let findings = forge_replay_engine::recovery::check(&session);
+    assert!(findings.is_empty(), "{findings:?}");
 }

@@ -210,7 +210,10 @@ fn run(path: &std::path::Path, stream: bool) {
     let t_read = t0.elapsed();
     let c_read = cpu_ns() - c0;
     let rss_read = vm_rss_kb().unwrap_or(0);
-    let kept: u64 = session.entries().iter().map(|e| e.raw().len() as u64).sum();
+    let kept: u64 = session
+        .entries()
+        .map(|e| e.raw().map_or(0, |r| r.len() as u64))
+        .sum();
 
     // Project the default leaf: materialized (`Session::context`, what the library API returns),
     // or streamed (`ContextPlan`, what `forge-replay context` does), each message serialized.
@@ -225,7 +228,7 @@ fn run(path: &std::path::Path, stream: bool) {
             if let Some(raw) = plan.entry_message_raw(pos) {
                 text.clear();
                 if forge_replay_model::transcode::transcode_pretty_requiring(
-                    raw, 2, "content", &mut text,
+                    &raw, 2, "content", &mut text,
                 ) {
                     n += 1;
                     bytes += text.len();

@@ -4,18 +4,21 @@ use forge_replay_model::session::EntryType;
 use serde_json::Value;
 
 use crate::diag::{code, Diagnostic, Severity};
-use crate::head::{key_bit, MessageShape, TOP_KEYS};
+use crate::head::MessageShape;
 use crate::session::Session;
 
 pub(crate) fn entry_checks(s: &Session) -> Vec<Diagnostic> {
     let mut d = Vec::new();
     let tree = s.tree();
-    for (i, e) in s.entries().iter().enumerate() {
+    // Compactions whose `firstKeptEntryId` must be looked for on their path: resolved in one
+    // pass below instead of one walk per compaction.
+    let mut first_kept: Vec<(usize, usize)> = Vec::new();
+    for e in s.entries() {
+        let i = e.index();
         if !e.is_object() {
             continue;
         }
         let line = Some(e.line());
-        let has = |k: &str| e.head.keys & key_bit(&TOP_KEYS, k) != 0;
         match e.entry_type() {
             EntryType::Message => match e.message_shape() {
                 MessageShape::Missing | MessageShape::Null => d.push(Diagnostic::new(
@@ -51,7 +54,7 @@ pub(crate) fn entry_checks(s: &Session) -> Vec<Diagnostic> {
                         ),
                     )),
                 }
-                if !has("replacement") {
+                if !e.has_replacement() {
                     d.push(Diagnostic::new(
                         Severity::Error,
                         code::BAD_FIELD,
@@ -81,28 +84,15 @@ pub(crate) fn entry_checks(s: &Session) -> Vec<Diagnostic> {
                         line,
                         "compaction without `firstKeptEntryId`",
                     )),
-                    Some(fk) if Some(fk) == own => {}
-                    Some(fk) => {
-                        let mut cur = tree.parent(i);
-                        let mut found = false;
-                        while let Some(c) = cur {
-                            if s.entry(c).id_value() == Some(fk) {
-                                found = true;
-                                break;
-                            }
-                            cur = tree.parent(c);
-                        }
-                        if !found {
-                            d.push(Diagnostic::new(
-                                Severity::Warning,
-                                code::FIRST_KEPT_NOT_ON_PATH,
-                                line,
-                                format!(
-                                    "firstKeptEntryId {} is not on this compaction's path; no earlier entry is kept",
-                                    forge_replay_model::json::stringify(fk)
-                                ),
-                            ));
-                        }
+                    Some(fk) if own.as_ref() == Some(fk) => {}
+                    Some(_) => {
+                        first_kept.push((i, d.len()));
+                        d.push(Diagnostic::new(
+                            Severity::Warning,
+                            code::FIRST_KEPT_NOT_ON_PATH,
+                            line,
+                            String::new(),
+                        ));
                     }
                 }
             }
@@ -120,5 +110,20 @@ pub(crate) fn entry_checks(s: &Session) -> Vec<Diagnostic> {
             _ => {}
         }
     }
+    let found = crate::tree::ancestors_with_ids(s, &first_kept);
+    let mut keep = vec![true; d.len()];
+    for (&(i, at), found) in first_kept.iter().zip(found) {
+        if found {
+            keep[at] = false;
+            continue;
+        }
+        let fk = s.entry(i).first_kept_entry_id_value().cloned();
+        d[at].message = format!(
+            "firstKeptEntryId {} is not on this compaction's path; no earlier entry is kept",
+            forge_replay_model::json::stringify(&fk.unwrap_or_default())
+        );
+    }
+    let mut k = keep.into_iter();
+    d.retain(|_| k.next().unwrap_or(true));
     d
 }

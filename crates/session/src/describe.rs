@@ -193,7 +193,10 @@ pub fn describe(e: &Entry) -> String {
             if e.is_object() {
                 "(no type)".to_string()
             } else {
-                format!("(not an object) {}", preview(e.raw()))
+                format!(
+                    "(not an object) {}",
+                    preview(&e.raw().map(|r| r.into_owned()).unwrap_or_default())
+                )
             }
         }
     }
@@ -202,8 +205,8 @@ pub fn describe(e: &Entry) -> String {
 /// The entry id as written (a non-string id as JSON), or `(no id)`.
 pub fn id_text(e: &Entry) -> String {
     match e.id_value() {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => json::stringify(other),
+        Some(Value::String(s)) => s,
+        Some(other) => json::stringify(&other),
         None => "(no id)".to_string(),
     }
 }

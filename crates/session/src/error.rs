@@ -10,6 +10,15 @@ pub enum ReadError {
     NotFound { path: PathBuf },
     #[error("{}: is a directory, not a session file", path.display())]
     IsDirectory { path: PathBuf },
+    /// A FIFO, socket or device: refused before it is opened (opening a FIFO blocks).
+    #[error("{}: {what}", path.display())]
+    NotRegular {
+        path: PathBuf,
+        /// `is a FIFO (named pipe), not a regular file`, …
+        what: String,
+    },
+    #[error("{}: too large to index: {what}", path.display())]
+    TooLarge { path: PathBuf, what: &'static str },
     #[error("{}: cannot read the file", path.display())]
     Io {
         path: PathBuf,
@@ -53,4 +62,13 @@ pub enum ProjectError {
     },
     #[error("no entry with id {id:?}")]
     UnknownLeaf { id: String },
+    #[error("{}:{line}: the file changed since it was read (line {line} is no longer the entry read then)", path.display())]
+    Changed { path: PathBuf, line: u64 },
+    #[error("{}:{line}: cannot read line {line} again", path.display())]
+    Reread {
+        path: PathBuf,
+        line: u64,
+        #[source]
+        source: std::io::Error,
+    },
 }

@@ -133,7 +133,7 @@ pub struct MessageHead {
 }
 
 /// Fields only some entry types have (boxed: most entries are messages and have none).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Fields {
     pub provider: Option<Value>,
     pub model_id: Option<Value>,

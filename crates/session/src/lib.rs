@@ -10,9 +10,13 @@
 //!   one `String`), returns the session plus [`Diagnostic`]s for what Pi tolerates (blank,
 //!   unparseable or truncated lines, unknown types and fields, tree defects), and a
 //!   [`ReadError`] for files Pi cannot load (missing header, empty, version 4, …).
-//! * [`Entry`]: one line, kept as raw JSON text (so writing it back gives the same JSON) plus a
-//!   cheap head with the fields the tree and the projection need. [`Entry::value`] parses the
-//!   whole line; [`Entry::typed`] gives a [`forge_replay_model::session::TypedEntry`] view.
+//! * [`Entry`]: one line, as a handle on the session's compact index (type, role, ids, flags:
+//!   a few dozen bytes per entry). The text is not kept: [`Entry::raw`] reads the line again
+//!   from the file by offset (checking it did not change), [`Entry::value`] parses it, and
+//!   [`Entry::typed`] gives a [`forge_replay_model::session::TypedEntry`] view. Memory is the
+//!   index plus what the current projection holds, not the file.
+//! * [`input`]: opening input files without hanging (FIFOs, sockets and devices are refused
+//!   before they are opened), for every crate that reads one.
 //! * [`Tree`] ([`Session::tree`]): id → entry index (the last entry with an id wins, as in Pi),
 //!   parents, children, roots, leaves, [`Tree::path_to`]. Duplicate ids, missing parents, cycles
 //!   and orphan subtrees are found in linear passes and reported with line numbers.
@@ -52,6 +56,8 @@ pub mod diag;
 mod entry;
 mod error;
 mod head;
+mod index;
+pub mod input;
 pub mod llm;
 mod migrate;
 pub mod project;
@@ -63,6 +69,6 @@ pub use diag::{Diagnostic, Severity};
 pub use entry::Entry;
 pub use error::{ProjectError, ReadError};
 pub use forge_replay_model::session::EntryType;
-pub use project::{ContextBuilder, ContextEntry, ContextPlan, Projection};
-pub use session::{Header, Session};
+pub use project::{ContextBuilder, ContextEntry, ContextPlan, Projection, PushEffect};
+pub use session::{Entries, Header, Session};
 pub use tree::Tree;

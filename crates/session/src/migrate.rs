@@ -13,8 +13,9 @@ use forge_replay_model::session::EntryType;
 use serde_json::Value;
 
 use crate::diag::{code, Diagnostic, Severity};
-use crate::entry::Entry;
 use crate::head::{self, Parsed};
+use crate::index::{flag, ArenaFull, Rec, SLOT_ABSENT, SLOT_KEY, SLOT_NULL};
+use crate::reader::IndexBuilder;
 use crate::session::Header;
 
 /// `header.version ?? 1`, as a number (NaN when it is not a number).
@@ -35,24 +36,53 @@ fn header_version(header: &Header) -> f64 {
     }
 }
 
+/// Whether Pi would migrate a session with this header (`version < 3`).
+pub(crate) fn needs_migration(header: &Header) -> bool {
+    header_version(header) < 3.0
+}
+
+/// The entry's text in `text` (the session is held in memory when it is migrated).
+fn text_of<'t>(text: &'t str, r: &Rec) -> &'t str {
+    &text[r.offset as usize..r.offset as usize + r.len as usize]
+}
+
+/// The id an entry had before migration (`None` when absent).
+fn original_id(index: &IndexBuilder, r: &Rec) -> Option<Value> {
+    match r.id {
+        SLOT_ABSENT => None,
+        SLOT_NULL => Some(Value::Null),
+        slot if r.flags & flag::ID_STRING != 0 => Some(Value::String(
+            index.keys.get(slot - SLOT_KEY).to_string(),
+        )),
+        _ => index.extras[r.extra as usize].odd_id.clone(),
+    }
+}
+
 pub(crate) fn migrate(
     header: &mut Header,
-    entries: &mut [Entry],
+    entries: &mut [Rec],
+    text: &mut String,
+    index: &mut IndexBuilder,
     extra_header_ordinals: &[u32],
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Result<(), ArenaFull> {
     let version = header_version(header);
     // `version >= 3` (false for NaN: Pi then runs neither step but still calls it migrated).
     if version >= 3.0 || version.is_nan() {
-        return;
+        return Ok(());
     }
-    let from = json::format_f64(version);
     let mut values: Vec<Option<Value>> = entries
         .iter()
-        .map(|e| if e.is_object { e.value().ok() } else { None })
+        .map(|e| {
+            if e.flags & flag::OBJECT != 0 {
+                json::parse(text_of(text, e)).ok()
+            } else {
+                None
+            }
+        })
         .collect();
     if version < 2.0 {
-        migrate_v1(entries, &mut values, extra_header_ordinals);
+        migrate_v1(entries, index, &mut values, extra_header_ordinals);
         set_version(header, 2);
     }
     if version < 3.0 {
@@ -67,15 +97,36 @@ pub(crate) fn migrate(
         }
         set_version(header, 3);
     }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
     for (e, v) in entries.iter_mut().zip(values) {
-        let Some(v) = v else { continue };
-        let text = json::stringify(&v);
-        if let Ok(Parsed::Object(h)) = head::scan(&text) {
-            e.entry_type = h.entry_type();
-            e.head = *h;
-            e.raw = text.into();
+        let re_scanned = v.and_then(|v| {
+            let t = json::stringify(&v);
+            match head::scan(&t) {
+                Ok(Parsed::Object(h)) => Some((t, h)),
+                _ => None,
+            }
+        });
+        let offset = out.len() as u64;
+        match re_scanned {
+            Some((t, h)) => {
+                out.push_str(&t);
+                let len = u32::try_from(t.len()).map_err(|_| ArenaFull)?;
+                let ty = h.entry_type();
+                *e = index.rec(*h, true, &ty, e.line, e.ordinal, offset, len, 0)?;
+            }
+            None => {
+                out.push_str(text_of(text, e));
+                e.offset = offset;
+            }
         }
     }
+    *text = out;
+    note(header, version, diags);
+    Ok(())
+}
+
+fn note(header: &Header, version: f64, diags: &mut Vec<Diagnostic>) {
+    let from = json::format_f64(version);
     let ids = if version < 2.0 {
         " Pi assigns random 8-hex ids; forge-replay numbers them 00000001, 00000002, … instead."
     } else {
@@ -98,11 +149,17 @@ fn set_version(header: &mut Header, v: u32) {
     header.raw = json::stringify(&header.value).into();
 }
 
-fn migrate_v1(entries: &[Entry], values: &mut [Option<Value>], extra_headers: &[u32]) {
+fn migrate_v1(
+    entries: &[Rec],
+    index: &IndexBuilder,
+    values: &mut [Option<Value>],
+    extra_headers: &[u32],
+) {
     // Ids given so far, by ordinal (Pi reads `targetEntry.id` at the time it reaches the compaction).
     let mut assigned: Vec<Option<String>> = vec![None; entries.len()];
     let mut prev: Value = Value::Null;
     let mut n = 0u32;
+    let compaction = EntryType::Compaction;
     for i in 0..entries.len() {
         let Some(obj) = values[i].as_mut().and_then(Value::as_object_mut) else {
             continue;
@@ -113,15 +170,15 @@ fn migrate_v1(entries: &[Entry], values: &mut [Option<Value>], extra_headers: &[
         obj.insert("parentId".into(), prev.clone());
         prev = Value::from(id.clone());
         assigned[i] = Some(id);
-        if entries[i].entry_type != EntryType::Compaction {
+        if index.types[entries[i].ty as usize] != compaction {
             continue;
         }
-        let Some(index) = obj.get("firstKeptEntryIndex").and_then(Value::as_f64) else {
+        let Some(index_value) = obj.get("firstKeptEntryIndex").and_then(Value::as_f64) else {
             continue;
         };
         // `entries[index]` over Pi's parsed lines (header = 0, extra headers included).
-        let target = if index >= 0.0 && index.fract() == 0.0 {
-            let ord = index as u32;
+        let target = if index_value >= 0.0 && index_value.fract() == 0.0 {
+            let ord = index_value as u32;
             if ord == 0 || extra_headers.contains(&ord) {
                 None
             } else {
@@ -134,7 +191,7 @@ fn migrate_v1(entries: &[Entry], values: &mut [Option<Value>], extra_headers: &[
             let id = if t <= i {
                 assigned[t].clone().map(Value::from)
             } else {
-                entries[t].head.id.clone()
+                original_id(index, &entries[t])
             };
             match id {
                 Some(id) => {

@@ -79,7 +79,7 @@ fn map_key(v: Option<&Value>) -> Cow<'_, str> {
 }
 
 /// `getSessionContextSettings(path)`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Settings {
     thinking_level: Option<Value>,
     model: Value,
@@ -137,7 +137,10 @@ pub fn context_entries(s: &Session, path: &[usize]) -> Vec<usize> {
     };
     let comp = s.entry(c);
     let comp_id = comp.id_value();
-    let Some(comp_idx) = path.iter().position(|&i| s.entry(i).id_value() == comp_id) else {
+    let Some(comp_idx) = path
+        .iter()
+        .position(|&i| s.entry(i).id_is(comp_id.as_ref()))
+    else {
         return path.to_vec();
     };
     let first_kept = comp.first_kept_entry_id_value();
@@ -145,7 +148,7 @@ pub fn context_entries(s: &Session, path: &[usize]) -> Vec<usize> {
     let mut found = false;
     for &i in &path[..comp_idx] {
         let e = s.entry(i);
-        if e.id_value() == first_kept {
+        if e.id_is(first_kept) {
             found = true;
         }
         if found && !e.is_system_message() {
@@ -157,12 +160,7 @@ pub fn context_entries(s: &Session, path: &[usize]) -> Vec<usize> {
 }
 
 fn parse_entry(s: &Session, i: usize) -> Result<Value, ProjectError> {
-    let e = s.entry(i);
-    e.value().map_err(|source| ProjectError::Parse {
-        path: s.path().to_path_buf(),
-        line: e.line(),
-        source,
-    })
+    s.entry(i).value()
 }
 
 fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
@@ -324,7 +322,7 @@ pub fn message_count(s: &Session, leaf: usize) -> usize {
     for &i in &ctx {
         let e = s.entry(i);
         if *e.entry_type() == EntryType::ContextEdit {
-            omitted.insert(map_key(e.target_id_value()), e.head.replacement_null);
+            omitted.insert(map_key(e.target_id_value()), e.replacement_is_null());
         }
     }
     ctx.iter()
@@ -333,7 +331,7 @@ pub fn message_count(s: &Session, leaf: usize) -> usize {
             let e = s.entry(i);
             if !e.is_object()
                 || (!omitted.is_empty()
-                    && omitted.get(&map_key(e.id_value())).copied() == Some(true))
+                    && omitted.get(&e.id_map_key()).copied() == Some(true))
             {
                 return 0;
             }
@@ -344,7 +342,7 @@ pub fn message_count(s: &Session, leaf: usize) -> usize {
                 )),
                 EntryType::CustomMessage => 1,
                 EntryType::BranchSummary => usize::from(e.summary_is_truthy()),
-                EntryType::Compaction if pos == 0 => 1 + usize::from(e.head.system_message_truthy),
+                EntryType::Compaction if pos == 0 => 1 + usize::from(e.system_message_is_truthy()),
                 _ => 0,
             }
         })
@@ -410,7 +408,7 @@ impl<'s> ContextPlan<'s> {
     /// The leaf's `id` (JSON `null` when there is no leaf).
     pub fn leaf_id(&self) -> Value {
         self.leaf
-            .and_then(|l| self.session.entry(l).id_value().cloned())
+            .and_then(|l| self.session.entry(l).id_value())
             .unwrap_or(Value::Null)
     }
 
@@ -440,7 +438,7 @@ impl<'s> ContextPlan<'s> {
         let edit = if self.edits.is_empty() {
             None
         } else {
-            self.edits.get(&*map_key(e.id_value())).copied()
+            self.edits.get(&*e.id_map_key()).copied()
         };
         project_entry(s, i, edit)
     }
@@ -450,17 +448,28 @@ impl<'s> ContextPlan<'s> {
     /// `message` is an object. Only if it also has a non-null `content` (Pi fills a missing
     /// one), which [`forge_replay_model::transcode::transcode_pretty_requiring`] checks while
     /// re-emitting it; otherwise, and for `None`, use [`ContextPlan::entry_messages`].
-    pub fn entry_message_raw(&self, pos: usize) -> Option<&'s str> {
+    pub fn entry_message_raw(&self, pos: usize) -> Option<Cow<'s, str>> {
         let s: &'s Session = self.session;
         let e = s.entry(self.entries[pos]);
         if *e.entry_type() != EntryType::Message || !e.is_object() {
             return None;
         }
-        if !self.edits.is_empty() && self.edits.contains_key(&*map_key(e.id_value())) {
+        if !self.edits.is_empty() && self.edits.contains_key(&*e.id_map_key()) {
             return None;
         }
-        let message = transcode::member_raw(e.raw(), "message")?;
-        message.starts_with('{').then_some(message)
+        // A line that cannot be read again gives `None`: `entry_messages` then reports it.
+        match e.raw().ok()? {
+            Cow::Borrowed(raw) => {
+                let message = transcode::member_raw(raw, "message")?;
+                message.starts_with('{').then_some(Cow::Borrowed(message))
+            }
+            Cow::Owned(raw) => {
+                let message = transcode::member_raw(&raw, "message")?;
+                message
+                    .starts_with('{')
+                    .then(|| Cow::Owned(message.to_string()))
+            }
+        }
     }
 
     /// Builds every message (large contexts are parsed on all cores; order is kept).
@@ -523,7 +532,7 @@ fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settin
     Projection {
         leaf,
         leaf_id: leaf
-            .and_then(|l| s.entry(l).id_value().cloned())
+            .and_then(|l| s.entry(l).id_value())
             .unwrap_or(Value::Null),
         messages,
         entries,
@@ -559,6 +568,43 @@ pub struct ContextBuilder<'s> {
     /// Id key → positions in `slots`.
     by_id: HashMap<String, Vec<usize>>,
     settings: Settings,
+    /// One record per push, when [`ContextBuilder::pop`] is enabled.
+    undo: Option<Vec<Undo>>,
+}
+
+/// How to take back one push.
+#[derive(Debug, Clone)]
+enum Undo {
+    /// The push appended one slot (and, for a context edit, re-projected earlier ones).
+    Append {
+        /// Settings before, when the entry changed them.
+        settings: Option<Settings>,
+        /// The slot's id key (its position was pushed onto `by_id[key]`).
+        key: String,
+        /// A context edit: its target key, the edit it replaced, the re-projected slots' old
+        /// messages.
+        edit: Option<(String, Option<usize>, Vec<(usize, Vec<Value>)>)>,
+    },
+    /// The push replaced everything (a compaction, or a restart on another path).
+    Replace(Box<Replaced>),
+}
+
+#[derive(Debug, Clone)]
+struct Replaced {
+    path: Vec<usize>,
+    slots: Vec<Slot>,
+    edits: HashMap<String, usize>,
+    by_id: HashMap<String, Vec<usize>>,
+    settings: Settings,
+}
+
+/// What one [`ContextBuilder::push`] did to the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushEffect {
+    /// The first context slot whose messages changed other than by being appended (`None` when
+    /// the push only appended): a compaction or a restart rewrites from 0, a context edit from
+    /// its first target.
+    pub rewrote_from: Option<usize>,
 }
 
 impl<'s> ContextBuilder<'s> {
@@ -570,7 +616,15 @@ impl<'s> ContextBuilder<'s> {
             edits: HashMap::new(),
             by_id: HashMap::new(),
             settings: Settings::default(),
+            undo: None,
         }
+    }
+
+    /// Keeps what [`ContextBuilder::pop`] needs to take back each push (for a depth-first walk
+    /// of a tree that extends and shortens one path instead of copying it at every branch).
+    pub fn with_undo(mut self) -> Self {
+        self.undo = Some(Vec::new());
+        self
     }
 
     /// The path pushed so far.
@@ -578,48 +632,177 @@ impl<'s> ContextBuilder<'s> {
         &self.path
     }
 
+    fn take_state(&mut self) -> Replaced {
+        Replaced {
+            path: std::mem::take(&mut self.path),
+            slots: std::mem::take(&mut self.slots),
+            edits: std::mem::take(&mut self.edits),
+            by_id: std::mem::take(&mut self.by_id),
+            settings: std::mem::take(&mut self.settings),
+        }
+    }
+
+    fn put_state(&mut self, r: Replaced) {
+        self.path = r.path;
+        self.slots = r.slots;
+        self.edits = r.edits;
+        self.by_id = r.by_id;
+        self.settings = r.settings;
+    }
+
     /// Extends the path with entry `i`. When `i` is not a child of the last entry pushed, the
-    /// builder restarts from `i`'s own root→`i` path.
+    /// builder restarts from `i`'s own root→`i` path. On error the builder is unchanged.
     pub fn push(&mut self, i: usize) -> Result<(), ProjectError> {
+        self.push_effect(i).map(|_| ())
+    }
+
+    /// [`ContextBuilder::push`], saying which earlier context slots changed.
+    pub fn push_effect(&mut self, i: usize) -> Result<PushEffect, ProjectError> {
         let s = self.session;
         if s.tree().parent(i) != self.path.last().copied() {
-            let path = s.path_to(i);
-            *self = ContextBuilder::new(s);
-            for p in path {
-                self.push(p)?;
-            }
-            return Ok(());
-        }
-        self.path.push(i);
-        self.settings.apply(s, i);
-        let e = s.entry(i);
-        if *e.entry_type() == EntryType::Compaction {
-            let ctx = context_entries(s, &self.path);
-            self.slots = project_list(s, &ctx)?;
-            self.reindex();
-            return Ok(());
-        }
-        let key = map_key(e.id_value()).into_owned();
-        let edit = self.edits.get(&key).copied();
-        let messages = project_entry(s, i, edit)?;
-        self.by_id.entry(key).or_default().push(self.slots.len());
-        self.slots.push(Slot { index: i, messages });
-        if *e.entry_type() == EntryType::ContextEdit {
-            let target = map_key(e.target_id_value()).into_owned();
-            self.edits.insert(target.clone(), i);
-            if let Some(positions) = self.by_id.get(&target) {
-                for &p in positions {
-                    let idx = self.slots[p].index;
-                    self.slots[p].messages =
-                        if *s.entry(idx).entry_type() == EntryType::Compaction && p > 0 {
-                            Vec::new()
-                        } else {
-                            project_entry(s, idx, Some(i))?
-                        };
+            let old = self.take_state();
+            let undo = self.undo.take();
+            let mut fresh = ContextBuilder::new(s);
+            let result = s.path_to(i).into_iter().try_for_each(|p| fresh.push(p));
+            self.undo = undo;
+            match result {
+                Ok(()) => {
+                    let state = fresh.take_state();
+                    self.put_state(state);
+                    if let Some(u) = &mut self.undo {
+                        u.push(Undo::Replace(Box::new(old)));
+                    }
+                    return Ok(PushEffect {
+                        rewrote_from: Some(0),
+                    });
+                }
+                Err(e) => {
+                    self.put_state(old);
+                    return Err(e);
                 }
             }
         }
-        Ok(())
+        let e = s.entry(i);
+        if *e.entry_type() == EntryType::Compaction {
+            let mut path = self.path.clone();
+            path.push(i);
+            let ctx = context_entries(s, &path);
+            let slots = project_list(s, &ctx)?;
+            let old = self.take_state();
+            let mut settings = old.settings.clone();
+            settings.apply(s, i);
+            self.path = path;
+            self.slots = slots;
+            self.settings = settings;
+            self.reindex();
+            if let Some(u) = &mut self.undo {
+                u.push(Undo::Replace(Box::new(old)));
+            }
+            return Ok(PushEffect {
+                rewrote_from: Some(0),
+            });
+        }
+        let key = e.id_map_key().into_owned();
+        let edit = self.edits.get(&key).copied();
+        let messages = project_entry(s, i, edit)?;
+        // A context edit re-projects the slots it targets: all of them first, so that an error
+        // leaves the builder as it was.
+        let mut reprojected = Vec::new();
+        let mut target = None;
+        if *e.entry_type() == EntryType::ContextEdit {
+            let t = map_key(e.target_id_value()).into_owned();
+            if let Some(positions) = self.by_id.get(&t) {
+                for &p in positions {
+                    let idx = self.slots[p].index;
+                    let m = if *s.entry(idx).entry_type() == EntryType::Compaction && p > 0 {
+                        Vec::new()
+                    } else {
+                        project_entry(s, idx, Some(i))?
+                    };
+                    reprojected.push((p, m));
+                }
+            }
+            // An edit of its own id re-projects its own slot too (it is in `by_id` by then).
+            if t == key {
+                reprojected.push((self.slots.len(), project_entry(s, i, Some(i))?));
+            }
+            target = Some(t);
+        }
+        let changes_settings = matches!(
+            e.entry_type(),
+            EntryType::ThinkingLevelChange | EntryType::ModelChange
+        ) || e.is_assistant_message();
+        let old_settings = (self.undo.is_some() && changes_settings).then(|| self.settings.clone());
+        self.path.push(i);
+        self.settings.apply(s, i);
+        self.by_id.entry(key.clone()).or_default().push(self.slots.len());
+        self.slots.push(Slot { index: i, messages });
+        let mut rewrote_from = None;
+        let mut undo_edit = None;
+        if let Some(t) = target {
+            let previous = self.edits.insert(t.clone(), i);
+            let mut old_messages = Vec::new();
+            for (p, m) in reprojected {
+                rewrote_from = Some(rewrote_from.map_or(p, |r: usize| r.min(p)));
+                let old = std::mem::replace(&mut self.slots[p].messages, m);
+                old_messages.push((p, old));
+            }
+            undo_edit = Some((t, previous, old_messages));
+        }
+        if let Some(u) = &mut self.undo {
+            u.push(Undo::Append {
+                settings: old_settings,
+                key,
+                edit: undo_edit,
+            });
+        }
+        Ok(PushEffect { rewrote_from })
+    }
+
+    /// Takes back the last push (see [`ContextBuilder::with_undo`]): the context before that
+    /// push is restored exactly.
+    ///
+    /// # Panics
+    /// When undo is not enabled or nothing was pushed since.
+    pub fn pop(&mut self) {
+        let u = self
+            .undo
+            .as_mut()
+            .and_then(Vec::pop)
+            .expect("ContextBuilder::pop without a push recorded (enable with_undo)");
+        match u {
+            Undo::Replace(old) => self.put_state(*old),
+            Undo::Append {
+                settings,
+                key,
+                edit,
+            } => {
+                if let Some((target, previous, old_messages)) = edit {
+                    match previous {
+                        Some(p) => {
+                            self.edits.insert(target, p);
+                        }
+                        None => {
+                            self.edits.remove(&target);
+                        }
+                    }
+                    for (p, m) in old_messages {
+                        self.slots[p].messages = m;
+                    }
+                }
+                self.path.pop();
+                self.slots.pop();
+                if let Some(positions) = self.by_id.get_mut(&key) {
+                    positions.pop();
+                    if positions.is_empty() {
+                        self.by_id.remove(&key);
+                    }
+                }
+                if let Some(s) = settings {
+                    self.settings = s;
+                }
+            }
+        }
     }
 
     fn reindex(&mut self) {
@@ -632,10 +815,21 @@ impl<'s> ContextBuilder<'s> {
                     .insert(map_key(e.target_id_value()).into_owned(), slot.index);
             }
             self.by_id
-                .entry(map_key(e.id_value()).into_owned())
+                .entry(e.id_map_key().into_owned())
                 .or_default()
                 .push(p);
         }
+    }
+
+    /// Number of context slots (`buildContextEntries` of the path pushed so far).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Context slot `k`: its entry index and the messages it contributes now.
+    pub fn slot(&self, k: usize) -> (usize, &[Value]) {
+        let s = &self.slots[k];
+        (s.index, &s.messages)
     }
 
     /// The current messages (`buildSessionContext(entries, last pushed).messages`).

@@ -23,33 +23,40 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::diag::{code, Diagnostic, Severity};
-use crate::entry::Entry;
 use crate::error::ReadError;
-use crate::head::{self, key_bit, Parsed, MESSAGE_KEYS, TOP_KEYS};
-use crate::session::{Header, Session};
+use crate::head::{self, key_bit, Head, MessageShape, Parsed, MESSAGE_KEYS, TOP_KEYS};
+use crate::index::{
+    flag, line_hash, ArenaFull, Extra, Interner, Rec, Source, NONE, SLOT_ABSENT, SLOT_KEY,
+    SLOT_NULL,
+};
+use crate::session::{Header, Parts, Session};
 
 const READ_BUFFER: usize = 1 << 20;
 
 pub(crate) fn open(path: &Path) -> Result<(Session, Vec<Diagnostic>), ReadError> {
-    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => ReadError::NotFound {
-            path: path.to_path_buf(),
-        },
-        _ => ReadError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-    })?;
-    if meta.is_dir() {
+    let error = |source: std::io::Error| {
+        let path = path.to_path_buf();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => ReadError::NotFound { path },
+            _ if crate::input::is_refusal(&source) => ReadError::NotRegular {
+                path,
+                what: source.to_string(),
+            },
+            _ => ReadError::Io { path, source },
+        }
+    };
+    // Refused before opening: a FIFO, socket or device (opening a FIFO blocks).
+    if crate::input::check(path).map_err(error)?.is_dir() {
         return Err(ReadError::IsDirectory {
             path: path.to_path_buf(),
         });
     }
-    let file = File::open(path).map_err(|source| ReadError::Io {
+    let file = crate::input::open(path).map_err(error)?;
+    let reread = file.try_clone().map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    read(BufReader::with_capacity(READ_BUFFER, file), path)
+    read(BufReader::with_capacity(READ_BUFFER, file), path, Some(reread))
 }
 
 /// Per-type unknown-field tally: the first line and the count.
@@ -58,6 +65,12 @@ type UnknownTally = HashMap<(String, String), (u64, u64)>;
 /// One physical line, decoded.
 struct LineRec {
     line_no: u64,
+    /// Byte offset of the line in the input.
+    offset: u64,
+    /// [`line_hash`] of its bytes (without the `\n`).
+    hash: u32,
+    /// Its length in bytes (without the `\n`; the decoded text may differ).
+    raw_len: usize,
     had_newline: bool,
     text: Box<str>,
     lossy: bool,
@@ -67,12 +80,172 @@ struct LineRec {
 /// Lines are read in batches of about this many bytes; each batch is scanned on all cores.
 const BATCH_BYTES: usize = 4 << 20;
 
+/// The index being built: interned keys, types, roles and the shared [`Extra`]s.
+pub(crate) struct IndexBuilder {
+    pub keys: Interner,
+    pub types: Vec<EntryType>,
+    type_map: HashMap<String, u32>,
+    pub roles: Interner,
+    pub extras: Vec<Extra>,
+    /// Extras without per-entry fields, by `(provider, model)` JSON.
+    shared: HashMap<(Option<String>, Option<String>), u32>,
+}
+
+impl IndexBuilder {
+    pub fn new() -> Self {
+        IndexBuilder {
+            keys: Interner::default(),
+            types: Vec::new(),
+            type_map: HashMap::new(),
+            roles: Interner::default(),
+            extras: Vec::new(),
+            shared: HashMap::new(),
+        }
+    }
+
+    fn type_index(&mut self, t: &EntryType) -> u32 {
+        let name = match t {
+            EntryType::Missing => "\u{0}missing",
+            other => other.name(),
+        };
+        if let Some(&i) = self.type_map.get(name) {
+            return i;
+        }
+        let i = self.types.len() as u32;
+        self.types.push(t.clone());
+        self.type_map.insert(name.to_string(), i);
+        i
+    }
+
+    /// The slot and string flag of an id-like value, and the value itself when it is neither a
+    /// string nor `null`.
+    fn slot(&mut self, v: Option<&Value>) -> Result<(u32, bool, Option<Value>), ArenaFull> {
+        Ok(match v {
+            None => (SLOT_ABSENT, false, None),
+            Some(Value::Null) => (SLOT_NULL, false, None),
+            Some(Value::String(s)) => (SLOT_KEY + self.keys.intern(s)?, true, None),
+            Some(other) => {
+                let key = format!("\u{0}{}", json::stringify(other));
+                (SLOT_KEY + self.keys.intern(&key)?, false, Some(other.clone()))
+            }
+        })
+    }
+
+    /// The index record of one entry.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rec(
+        &mut self,
+        head: Head,
+        is_object: bool,
+        entry_type: &EntryType,
+        line: u32,
+        ordinal: u32,
+        offset: u64,
+        len: u32,
+        hash: u32,
+    ) -> Result<Rec, ArenaFull> {
+        let (id, id_string, odd_id) = self.slot(head.id.as_ref())?;
+        let (parent, parent_string, odd_parent) = self.slot(head.parent_id.as_ref())?;
+        let mut flags = 0u16;
+        let mut set = |on: bool, bit: u16| {
+            if on {
+                flags |= bit;
+            }
+        };
+        set(is_object, flag::OBJECT);
+        set(head.summary_truthy, flag::SUMMARY_TRUTHY);
+        set(head.system_message_truthy, flag::SYSTEM_MESSAGE_TRUTHY);
+        set(head.replacement_null, flag::REPLACEMENT_NULL);
+        set(
+            head.keys & key_bit(&TOP_KEYS, "replacement") != 0,
+            flag::HAS_REPLACEMENT,
+        );
+        set(id_string, flag::ID_STRING);
+        set(parent_string, flag::PARENT_STRING);
+        let (role, shape, provider, model) = match head.message {
+            None => (NONE, MessageShape::Missing, None, None),
+            Some(m) => {
+                let m = *m;
+                let role = match &m.role {
+                    Some(r) => self.roles.intern(r)?,
+                    None => NONE,
+                };
+                if m.role.as_deref() == Some("assistant") {
+                    (role, m.shape, m.provider, m.model)
+                } else {
+                    (role, m.shape, None, None)
+                }
+            }
+        };
+        let shape_bits: u16 = match shape {
+            MessageShape::Missing => 0,
+            MessageShape::Null => 1,
+            MessageShape::NotObject => 2,
+            MessageShape::Object => 3,
+        };
+        flags |= shape_bits << flag::SHAPE_SHIFT;
+        let extra = Extra {
+            provider,
+            model,
+            fields: head.fields,
+            odd_id,
+            odd_parent,
+        };
+        let extra = if extra == Extra::default() {
+            NONE
+        } else if extra.fields.is_none() && extra.odd_id.is_none() && extra.odd_parent.is_none()
+        {
+            let key = (
+                extra.provider.as_ref().map(json::stringify),
+                extra.model.as_ref().map(json::stringify),
+            );
+            match self.shared.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let i = self.push_extra(extra)?;
+                    self.shared.insert(key, i);
+                    i
+                }
+            }
+        } else {
+            self.push_extra(extra)?
+        };
+        Ok(Rec {
+            offset,
+            len,
+            hash,
+            line,
+            ordinal,
+            id,
+            parent,
+            ty: self.type_index(entry_type),
+            role,
+            extra,
+            flags,
+        })
+    }
+
+    fn push_extra(&mut self, extra: Extra) -> Result<u32, ArenaFull> {
+        let i = u32::try_from(self.extras.len()).map_err(|_| ArenaFull)?;
+        if i == NONE {
+            return Err(ArenaFull);
+        }
+        self.extras.push(extra);
+        Ok(i)
+    }
+}
+
 /// Everything the sequential pass accumulates.
 struct State<'p> {
     path: &'p Path,
     diags: Vec<Diagnostic>,
     header: Option<Header>,
-    entries: Vec<Entry>,
+    index: IndexBuilder,
+    recs: Vec<Rec>,
+    /// The entries' text, when it is kept in memory (no file to re-read, or a migration ahead).
+    text: Option<String>,
+    /// Whether the input is a file the entries can be read again from.
+    from_file: bool,
     ordinal: u32,
     first_parse_failure: Option<(u64, String)>,
     unknown: UnknownTally,
@@ -82,12 +255,16 @@ struct State<'p> {
 pub(crate) fn read<R: BufRead>(
     mut reader: R,
     path: &Path,
+    file: Option<File>,
 ) -> Result<(Session, Vec<Diagnostic>), ReadError> {
     let mut st = State {
         path,
         diags: Vec::new(),
         header: None,
-        entries: Vec::new(),
+        index: IndexBuilder::new(),
+        recs: Vec::new(),
+        text: file.is_none().then(String::new),
+        from_file: file.is_some(),
         ordinal: 0,
         first_parse_failure: None,
         unknown: HashMap::new(),
@@ -108,6 +285,7 @@ pub(crate) fn read<R: BufRead>(
                 source,
             })?;
         if n > 0 {
+            let offset = total_bytes;
             total_bytes += n as u64;
             line_no += 1;
             let had_newline = buf.last() == Some(&b'\n');
@@ -115,6 +293,7 @@ pub(crate) fn read<R: BufRead>(
                 buf.pop();
             }
             let len = buf.len();
+            let hash = if st.from_file { line_hash(&buf) } else { 0 };
             // One exact-size copy per line (moving the read buffer out fragments the heap).
             let (text, lossy): (Box<str>, bool) = match std::str::from_utf8(&buf) {
                 Ok(t) => (t.into(), false),
@@ -124,6 +303,9 @@ pub(crate) fn read<R: BufRead>(
             batch_bytes += len;
             batch.push(LineRec {
                 line_no,
+                offset,
+                hash,
+                raw_len: len,
                 had_newline,
                 text,
                 lossy,
@@ -154,7 +336,9 @@ pub(crate) fn read<R: BufRead>(
     let State {
         mut diags,
         header,
-        mut entries,
+        mut index,
+        mut recs,
+        text,
         first_parse_failure,
         unknown,
         extra_header_ordinals,
@@ -199,13 +383,47 @@ pub(crate) fn read<R: BufRead>(
         ));
     }
 
-    crate::migrate::migrate(
-        &mut header,
-        &mut entries,
-        &extra_header_ordinals,
-        &mut diags,
-    );
-    let (session, tree_diags) = Session::build(path.to_path_buf(), header, entries);
+    let too_large = |what| ReadError::TooLarge {
+        path: path.to_path_buf(),
+        what,
+    };
+    let source = match (text, file) {
+        (Some(mut text), _) => {
+            crate::migrate::migrate(
+                &mut header,
+                &mut recs,
+                &mut text,
+                &mut index,
+                &extra_header_ordinals,
+                &mut diags,
+            )
+            .map_err(|ArenaFull| too_large("more than 4 GiB of ids"))?;
+            text.shrink_to_fit();
+            Source::Memory(text)
+        }
+        (None, Some(file)) => Source::File(file),
+        (None, None) => Source::Memory(String::new()),
+    };
+    recs.shrink_to_fit();
+    index.keys.shrink();
+    index.roles.shrink();
+    let IndexBuilder {
+        keys,
+        types,
+        roles,
+        extras,
+        ..
+    } = index;
+    let (session, tree_diags) = Session::build(Parts {
+        path: path.to_path_buf(),
+        header,
+        source,
+        recs,
+        keys,
+        types,
+        roles,
+        extras,
+    });
     diags.extend(tree_diags);
     diags.sort_by_key(|d| d.line.unwrap_or(0));
     Ok((session, diags))
@@ -220,6 +438,9 @@ impl State<'_> {
     ) -> Result<(), ReadError> {
         let LineRec {
             line_no,
+            offset,
+            hash,
+            raw_len,
             had_newline,
             text,
             lossy,
@@ -305,7 +526,12 @@ impl State<'_> {
         self.ordinal += 1;
 
         if self.header.is_none() {
-            self.header = Some(make_header(self.path, line_no, &text)?);
+            let header = make_header(self.path, line_no, &text)?;
+            // A session Pi migrates is re-serialized entry by entry: keep its text in memory.
+            if self.text.is_none() && crate::migrate::needs_migration(&header) {
+                self.text = Some(String::new());
+            }
+            self.header = Some(header);
             return Ok(());
         }
         if entry_type == EntryType::Session {
@@ -321,14 +547,36 @@ impl State<'_> {
         if is_object {
             tally_unknown(&mut self.unknown, &entry_type, &head, line_no, diags);
         }
-        self.entries.push(Entry {
-            line: line_no,
-            ordinal: this_ordinal,
-            raw: text,
-            head,
-            entry_type,
-            is_object,
-        });
+        let too_large = |what| ReadError::TooLarge {
+            path: self.path.to_path_buf(),
+            what,
+        };
+        let line = u32::try_from(line_no).map_err(|_| too_large("more than 2^32 lines"))?;
+        // In memory the decoded text is kept; a file line is re-read as bytes (and decoded
+        // again the same way), so its length is the byte length.
+        let (offset, len) = match &mut self.text {
+            Some(t) => {
+                let at = t.len() as u64;
+                t.push_str(&text);
+                (at, text.len())
+            }
+            None => (offset, raw_len),
+        };
+        let len = u32::try_from(len).map_err(|_| too_large("a line of 4 GiB or more"))?;
+        let rec = self
+            .index
+            .rec(
+                head,
+                is_object,
+                &entry_type,
+                line,
+                this_ordinal,
+                offset,
+                len,
+                hash,
+            )
+            .map_err(|ArenaFull| too_large("more than 4 GiB of ids"))?;
+        self.recs.push(rec);
         Ok(())
     }
 }

@@ -5,9 +5,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use forge_replay_model::session::EntryType;
+
 use crate::diag::Diagnostic;
 use crate::entry::Entry;
 use crate::error::{ProjectError, ReadError};
+use crate::index::{Extra, Interner, Rec, Source};
 use crate::project::{ContextBuilder, ContextPlan, Projection};
 use crate::tree::Tree;
 
@@ -55,41 +60,105 @@ impl Header {
 }
 
 /// A Pi session file, read and indexed. Immutable; project any number of leaves from it.
+///
+/// The session keeps a compact index of its entries (a few dozen bytes each, plus the ids), not
+/// their text: an entry's JSON is read again from the file when it is projected
+/// ([`Entry::raw`]). Memory is the index plus whatever the current projection holds.
 #[derive(Debug, Clone)]
 pub struct Session {
     pub(crate) path: PathBuf,
     pub(crate) header: Header,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) source: Arc<Source>,
+    pub(crate) recs: Vec<Rec>,
+    /// Id and parent-id keys (`"\0" + JSON` for ids that are not strings).
+    pub(crate) keys: Arc<Interner>,
+    pub(crate) types: Vec<EntryType>,
+    pub(crate) roles: Interner,
+    pub(crate) extras: Vec<Extra>,
     pub(crate) tree: Tree,
 }
+
+/// The parts of a [`Session`] the reader collects before the tree is built.
+pub(crate) struct Parts {
+    pub path: PathBuf,
+    pub header: Header,
+    pub source: Source,
+    pub recs: Vec<Rec>,
+    pub keys: Interner,
+    pub types: Vec<EntryType>,
+    pub roles: Interner,
+    pub extras: Vec<Extra>,
+}
+
+/// Every entry of a session, in file order ([`Session::entries`]).
+#[derive(Debug, Clone)]
+pub struct Entries<'s> {
+    session: &'s Session,
+    range: std::ops::Range<usize>,
+}
+
+impl<'s> Iterator for Entries<'s> {
+    type Item = Entry<'s>;
+    fn next(&mut self) -> Option<Entry<'s>> {
+        self.range.next().map(|i| self.session.entry(i))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Entries<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.range.next_back().map(|i| self.session.entry(i))
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
 
 impl Session {
     /// Reads a session file line by line. Diagnostics are what Pi tolerates (skipped lines,
     /// unknown fields, tree defects); errors are files Pi cannot load as a session.
+    ///
+    /// Only regular files are read (a FIFO, socket or device is refused before it is opened,
+    /// since opening a FIFO blocks); the file is expected not to change while the session is in
+    /// use (an entry read again later that no longer matches is a [`ProjectError::Changed`]).
     pub fn open(path: impl AsRef<Path>) -> Result<(Session, Vec<Diagnostic>), ReadError> {
         crate::reader::open(path.as_ref())
     }
 
-    /// Reads a session from any buffered reader; `name` is used in messages.
+    /// Reads a session from any buffered reader; `name` is used in messages. The entries' text
+    /// is kept in memory (there is no file to read it again from).
     pub fn from_reader(
         reader: impl BufRead,
         name: impl AsRef<Path>,
     ) -> Result<(Session, Vec<Diagnostic>), ReadError> {
-        crate::reader::read(reader, name.as_ref())
+        crate::reader::read(reader, name.as_ref(), None)
     }
 
-    pub(crate) fn build(
-        path: PathBuf,
-        header: Header,
-        entries: Vec<Entry>,
-    ) -> (Session, Vec<Diagnostic>) {
-        let (tree, mut diags) = Tree::build(&entries);
-        let session = Session {
+    pub(crate) fn build(parts: Parts) -> (Session, Vec<Diagnostic>) {
+        let Parts {
             path,
             header,
-            entries,
-            tree,
+            source,
+            recs,
+            keys,
+            types,
+            roles,
+            extras,
+        } = parts;
+        let mut session = Session {
+            path,
+            header,
+            source: Arc::new(source),
+            recs,
+            keys: Arc::new(keys),
+            types,
+            roles,
+            extras,
+            tree: Tree::default(),
         };
+        let (tree, mut diags) = Tree::build(&session);
+        session.tree = tree;
         diags.extend(crate::check::entry_checks(&session));
         (session, diags)
     }
@@ -104,12 +173,25 @@ impl Session {
     }
 
     /// Every tree entry in file order (the header and extra `session` lines excluded).
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn entries(&self) -> Entries<'_> {
+        Entries {
+            session: self,
+            range: 0..self.recs.len(),
+        }
     }
 
-    pub fn entry(&self, i: usize) -> &Entry {
-        &self.entries[i]
+    /// Number of tree entries.
+    pub fn entry_count(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// Entry `i` (panics when out of range, like slice indexing).
+    pub fn entry(&self, i: usize) -> Entry<'_> {
+        assert!(i < self.recs.len(), "entry index {i} out of range");
+        Entry {
+            session: self,
+            index: i,
+        }
     }
 
     pub fn tree(&self) -> &Tree {
@@ -123,7 +205,7 @@ impl Session {
 
     /// The leaf Pi selects on load: the last entry of the file. `None` without entries.
     pub fn default_leaf(&self) -> Option<usize> {
-        self.entries.len().checked_sub(1)
+        self.recs.len().checked_sub(1)
     }
 
     /// Resolves `--leaf`: an id, or the default leaf when `None`.

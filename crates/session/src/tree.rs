@@ -6,13 +6,13 @@
 //! Where Pi would loop forever (a `parentId` cycle), the cycle is cut at the entry where the walk
 //! closes it and reported.
 
-use std::collections::HashMap;
-
 use forge_replay_model::json;
 use serde_json::Value;
 
 use crate::diag::{code, Diagnostic, Severity};
-use crate::entry::Entry;
+use crate::index::{Interner, NONE, SLOT_KEY};
+use crate::session::Session;
+use std::sync::Arc;
 
 /// Map key for an id value: strings as themselves, other truthy values tagged so they never equal
 /// a string (JavaScript `Map` keys compare by type).
@@ -30,7 +30,10 @@ pub(crate) fn id_key(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
 /// Parent links and child lists, by entry index.
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
-    pub(crate) index: HashMap<Box<str>, u32>,
+    /// Id key → the last entry with that id ([`NONE`] for keys no entry has as its id).
+    by_key: Vec<u32>,
+    /// The session's keys (shared with the session; lookups by string go through them).
+    keys: Arc<Interner>,
     parent: Vec<Option<u32>>,
     child_start: Vec<u32>,
     children: Vec<u32>,
@@ -41,20 +44,22 @@ pub struct Tree {
 }
 
 impl Tree {
-    pub(crate) fn build(entries: &[Entry]) -> (Tree, Vec<Diagnostic>) {
+    pub(crate) fn build(s: &Session) -> (Tree, Vec<Diagnostic>) {
         let mut diags = Vec::new();
-        let n = entries.len();
-        let mut index: HashMap<Box<str>, u32> = HashMap::with_capacity(n);
-        for (i, e) in entries.iter().enumerate() {
-            let Some(idv) = e.head.id.as_ref() else {
-                if e.is_object {
+        let n = s.entry_count();
+        let line = |i: usize| s.recs[i].line as u64;
+        let mut by_key: Vec<u32> = vec![NONE; s.keys.len()];
+        for e in s.entries() {
+            let i = e.index();
+            let Some(idv) = e.id_value() else {
+                if e.is_object() {
                     diags.push(Diagnostic::new(
                         Severity::Warning,
                         code::MISSING_ID,
-                        Some(e.line),
+                        Some(line(i)),
                         format!(
                             "{} entry has no `id`; nothing can point at it",
-                            e.entry_type
+                            e.entry_type()
                         ),
                     ));
                 }
@@ -64,20 +69,21 @@ impl Tree {
                 diags.push(Diagnostic::new(
                     Severity::Warning,
                     code::BAD_FIELD,
-                    Some(e.line),
-                    format!("`id` is {}, not a string", json::stringify(idv)),
+                    Some(line(i)),
+                    format!("`id` is {}, not a string", json::stringify(&idv)),
                 ));
             }
-            let Some(key) = id_key(idv) else { continue };
-            if let Some(prev) = index.insert(key.into(), i as u32) {
+            let Some(key) = e.id_key() else { continue };
+            let prev = std::mem::replace(&mut by_key[key as usize], i as u32);
+            if prev != NONE {
                 diags.push(Diagnostic::new(
                     Severity::Error,
                     code::DUPLICATE_ID,
-                    Some(e.line),
+                    Some(line(i)),
                     format!(
                         "duplicate id {} (also line {}); the later entry wins lookups, as in Pi",
-                        json::stringify(idv),
-                        entries[prev as usize].line
+                        json::stringify(&idv),
+                        line(prev as usize)
                     ),
                 ));
             }
@@ -87,37 +93,44 @@ impl Tree {
         let mut parent: Vec<Option<u32>> = vec![None; n];
         let mut orphans = Vec::new();
         let mut orphan_diags = Vec::new();
-        for (i, e) in entries.iter().enumerate() {
-            let Some(pv) = e.head.parent_id.as_ref() else {
-                continue;
-            };
-            if !forge_replay_model::js::truthy(Some(pv)) {
+        for (i, r) in s.recs.iter().enumerate() {
+            // Falsy parents (absent, null, "", false, 0) make a root.
+            if r.parent < SLOT_KEY {
                 continue;
             }
-            let Some(key) = id_key(pv) else { continue };
-            match index.get(&*key) {
-                Some(&p) if p as usize == i => {
+            let e = s.entry(i);
+            let key = r.parent - SLOT_KEY;
+            if e.parent_id().is_none() {
+                let pv = e.parent_id_value();
+                if !forge_replay_model::js::truthy(pv.as_ref()) {
+                    continue;
+                }
+            } else if e.parent_id() == Some("") {
+                continue;
+            }
+            match by_key[key as usize] {
+                p if p == i as u32 => {
                     diags.push(Diagnostic::new(
                         Severity::Error,
                         code::SELF_PARENT,
-                        Some(e.line),
+                        Some(line(i)),
                         "entry is its own parent; Pi would loop forever walking this path",
                     ));
                 }
-                Some(&p) => parent[i] = Some(p),
-                None => {
+                NONE => {
                     orphans.push(i as u32);
                     orphan_diags.push(diags.len());
                     diags.push(Diagnostic::new(
                         Severity::Warning,
                         code::MISSING_PARENT,
-                        Some(e.line),
+                        Some(line(i)),
                         format!(
                             "parent {} does not exist; this entry starts an orphan subtree (a root for Pi, and its paths stop here)",
-                            json::stringify(pv)
+                            json::stringify(&e.parent_id_value().unwrap_or_default())
                         ),
                     ));
                 }
+                p => parent[i] = Some(p),
             }
         }
 
@@ -142,17 +155,15 @@ impl Tree {
                     let pos = stack.iter().position(|&x| x == c).unwrap_or(0);
                     let mut members: Vec<u32> = stack[pos..].to_vec();
                     members.sort_unstable();
-                    let lines: Vec<String> = members
-                        .iter()
-                        .map(|&m| entries[m as usize].line.to_string())
-                        .collect();
+                    let lines: Vec<String> =
+                        members.iter().map(|&m| line(m as usize).to_string()).collect();
                     // Cut at the member written last: its parent link closes the loop.
                     let cut = *members.last().unwrap_or(&c);
                     parent[cut as usize] = None;
                     diags.push(Diagnostic::new(
                         Severity::Error,
                         code::CYCLE,
-                        Some(entries[cut as usize].line),
+                        Some(line(cut as usize)),
                         format!(
                             "parentId cycle through lines {}; Pi would loop forever walking this path (cut here)",
                             lines.join(", ")
@@ -218,7 +229,8 @@ impl Tree {
             .collect();
         (
             Tree {
-                index,
+                by_key,
+                keys: s.keys.clone(),
                 parent,
                 child_start,
                 children,
@@ -231,15 +243,23 @@ impl Tree {
         )
     }
 
+    fn by_key(&self, key: &str) -> Option<usize> {
+        let k = self.keys.find(key)?;
+        match self.by_key.get(k as usize) {
+            Some(&i) if i != NONE => Some(i as usize),
+            _ => None,
+        }
+    }
+
     /// Entry index for an id (the last entry with it, as in Pi).
     pub fn get(&self, id: &str) -> Option<usize> {
-        self.index.get(id).map(|&i| i as usize)
+        self.by_key(id)
     }
 
     /// Entry index for an id value of any JSON type.
     pub fn get_value(&self, id: &Value) -> Option<usize> {
         let key = id_key(id)?;
-        self.index.get(&*key).map(|&i| i as usize)
+        self.by_key(&key)
     }
 
     /// The parent entry index (`None` for roots, orphans and cut cycles).
@@ -292,4 +312,80 @@ impl Tree {
         path.reverse();
         path
     }
+}
+
+/// For each `(compaction index, _)`: whether one of its strict ancestors has the id its
+/// `firstKeptEntryId` names (one depth-first pass over the tree, whatever the number of
+/// compactions; ids that are neither strings nor `null` are compared by walking the path).
+pub(crate) fn ancestors_with_ids(s: &Session, queries: &[(usize, usize)]) -> Vec<bool> {
+    let mut out = vec![false; queries.len()];
+    if queries.is_empty() {
+        return out;
+    }
+    let tree = s.tree();
+    let mut asked: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    for (q, &(i, _)) in queries.iter().enumerate() {
+        match s.entry(i).first_kept_entry_id_value() {
+            Some(Value::String(_)) | Some(Value::Null) => asked.entry(i).or_default().push(q),
+            fk => {
+                let mut cur = tree.parent(i);
+                while let Some(c) = cur {
+                    if s.entry(c).id_value().as_ref() == fk {
+                        out[q] = true;
+                        break;
+                    }
+                    cur = tree.parent(c);
+                }
+            }
+        }
+    }
+    // Ancestor ids on the current DFS path: counts per string key, and of `null` ids.
+    let mut counts = vec![0u32; s.keys.len()];
+    let mut nulls = 0u32;
+    let key_of = |i: usize| {
+        let r = &s.recs[i];
+        if r.id == crate::index::SLOT_NULL {
+            Some(None)
+        } else if r.flags & crate::index::flag::ID_STRING != 0 {
+            Some(Some((r.id - SLOT_KEY) as usize))
+        } else {
+            None
+        }
+    };
+    // (entry, entered): pre-order visits push the entry's id, post-order visits pop it.
+    let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r as usize, false)).collect();
+    while let Some((i, entered)) = stack.pop() {
+        if entered {
+            match key_of(i) {
+                Some(Some(k)) => counts[k] -= 1,
+                Some(None) => nulls -= 1,
+                None => {}
+            }
+            continue;
+        }
+        if let Some(qs) = asked.get(&i) {
+            for &q in qs {
+                out[q] = match s.entry(i).first_kept_entry_id_value() {
+                    Some(Value::Null) => nulls > 0,
+                    Some(Value::String(fk)) => s
+                        .keys
+                        .find(fk)
+                        .is_some_and(|k| counts[k as usize] > 0),
+                    _ => out[q],
+                };
+            }
+        }
+        match key_of(i) {
+            Some(Some(k)) => counts[k] += 1,
+            Some(None) => nulls += 1,
+            None => {}
+        }
+        stack.push((i, true));
+        let (a, b) = (
+            tree.child_start[i] as usize,
+            tree.child_start[i + 1] as usize,
+        );
+        stack.extend(tree.children[a..b].iter().rev().map(|&c| (c as usize, false)));
+    }
+    out
 }

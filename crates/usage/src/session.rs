@@ -1,7 +1,6 @@
 //! Reading one session file (streaming) and walking its active path.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -63,9 +62,10 @@ pub enum PathError {
 }
 
 impl SessionData {
-    /// Streams a session file line by line.
+    /// Streams a session file line by line (a FIFO, socket or device is refused before it is
+    /// opened).
     pub fn read(path: &Path) -> Result<SessionData, ReadError> {
-        let file = File::open(path).map_err(|source| ReadError::Open {
+        let file = forge_replay_session::input::open(path).map_err(|source| ReadError::Open {
             path: path.to_owned(),
             source,
         })?;
@@ -302,13 +302,17 @@ impl SessionData {
 /// The usage records of a [`forge_replay_session::Session`] path (entry indices root → leaf, as
 /// [`forge_replay_session::Session::path_to`] returns them). A line the fast parser rejects is
 /// an entry without a message (the session reader accepted it, so this does not happen for
-/// valid JSON).
-pub fn session_branch(session: &forge_replay_session::Session, path: &[usize]) -> Vec<EntryRecord> {
+/// valid JSON). Each entry is read again from the file; an error when it cannot be (the file
+/// changed since it was opened).
+pub fn session_branch(
+    session: &forge_replay_session::Session,
+    path: &[usize],
+) -> Result<Vec<EntryRecord>, forge_replay_session::ProjectError> {
     path.iter()
         .map(|&i| {
             let entry = session.entry(i);
             let line = u32::try_from(entry.line()).unwrap_or(u32::MAX);
-            match parse_line(entry.raw(), line) {
+            Ok(match parse_line(&entry.raw()?, line) {
                 Ok(Line::Entry(e)) => e,
                 _ => EntryRecord {
                     line,
@@ -316,7 +320,7 @@ pub fn session_branch(session: &forge_replay_session::Session, path: &[usize]) -
                     parent_id: entry.parent_id().map(Box::from),
                     message: None,
                 },
-            }
+            })
         })
         .collect()
 }

@@ -14,7 +14,7 @@ use crate::Exit;
 
 pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
     let path = args.case.display().to_string();
-    let text = match std::fs::read_to_string(&args.case) {
+    let text = match forge_replay_session::input::read_to_string(&args.case) {
         Ok(t) => t,
         Err(e) => return bad_input(&format!("{path}: cannot read: {e}")),
     };
@@ -45,7 +45,7 @@ pub(crate) fn load_catalog(path: Option<&std::path::Path>) -> Result<Catalog, St
     match path {
         None => Ok(Catalog::builtin().clone()),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = forge_replay_session::input::read_to_string(p)
                 .map_err(|e| format!("{}: cannot read catalog: {e}", p.display()))?;
             Catalog::with_user_file(&text, &p.display().to_string()).map_err(|e| error_chain(&e))
         }

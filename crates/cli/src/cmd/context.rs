@@ -87,7 +87,7 @@ fn write_streamed<W: Write>(
         if !llm {
             if let Some(raw) = plan.entry_message_raw(pos) {
                 text.clear();
-                if transcode::transcode_pretty_requiring(raw, 2, "content", &mut text) {
+                if transcode::transcode_pretty_requiring(&raw, 2, "content", &mut text) {
                     out.frame(if first { b"\n    " } else { b",\n    " })?;
                     first = false;
                     out.json(&text)?;

@@ -21,7 +21,7 @@ pub(crate) fn load_catalog(
     Ok(match path {
         None => std::borrow::Cow::Borrowed(Catalog::builtin()),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = forge_replay_session::input::read_to_string(p)
                 .map_err(|e| anyhow::anyhow!("cannot read catalog {}: {e}", p.display()))?;
             std::borrow::Cow::Owned(Catalog::with_user_file(&text, &p.to_string_lossy())?)
         }

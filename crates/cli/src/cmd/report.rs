@@ -22,7 +22,7 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let user_catalog;
     let (catalog, user) = match &args.catalog {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = forge_replay_session::input::read_to_string(path)
                 .with_context(|| format!("cannot read catalog {}", path.display()))?;
             user_catalog = Catalog::with_user_file(&text, &path.display().to_string())?;
             (&user_catalog, Some(path.display().to_string()))

@@ -57,7 +57,7 @@ fn render_text(s: &Session, labels: &HashMap<usize, String>) -> String {
         if roots.len() == 1 { "" } else { "s" },
         leaves.len(),
         if leaves.len() == 1 { "f" } else { "ves" },
-        default_leaf.map_or("none".to_string(), |l| id_text(s.entry(l)))
+        default_leaf.map_or("none".to_string(), |l| id_text(&s.entry(l)))
     );
     // Iterative DFS: (entry, prefix for its line, prefix for its continuation).
     let mut stack: Vec<(usize, String, String)> = Vec::new();
@@ -73,7 +73,7 @@ fn render_text(s: &Session, labels: &HashMap<usize, String>) -> String {
     }
     while let Some((i, first, rest)) = stack.pop() {
         let e = s.entry(i);
-        let mut line = format!("{first}{} {}", id_text(e), describe(e));
+        let mut line = format!("{first}{} {}", id_text(&e), describe(&e));
         if let Some(l) = labels.get(&i) {
             let _ = write!(line, "  [label: {l}]");
         }
@@ -104,21 +104,21 @@ fn render_text(s: &Session, labels: &HashMap<usize, String>) -> String {
 fn render_json(s: &Session, labels: &HashMap<usize, String>) -> anyhow::Result<Value> {
     let tree = s.tree();
     let mut entries = Vec::with_capacity(s.entries().len());
-    for (i, e) in s.entries().iter().enumerate() {
+    for (i, e) in s.entries().enumerate() {
         let mut m = Map::new();
         m.insert("line".into(), Value::from(e.line()));
-        m.insert("id".into(), e.id_value().cloned().unwrap_or(Value::Null));
+        m.insert("id".into(), e.id_value().unwrap_or(Value::Null));
         m.insert(
             "parentId".into(),
             tree.parent(i)
-                .and_then(|p| s.entry(p).id_value().cloned())
+                .and_then(|p| s.entry(p).id_value())
                 .unwrap_or(Value::Null),
         );
         m.insert("type".into(), Value::from(e.entry_type().name()));
         if let Some(role) = e.role() {
             m.insert("role".into(), Value::from(role));
         }
-        m.insert("summary".into(), Value::from(describe(e)));
+        m.insert("summary".into(), Value::from(describe(&e)));
         if let Some(l) = labels.get(&i) {
             m.insert("label".into(), Value::from(l.clone()));
         }
@@ -126,7 +126,7 @@ fn render_json(s: &Session, labels: &HashMap<usize, String>) -> anyhow::Result<V
             "children".into(),
             Value::Array(
                 tree.children(i)
-                    .map(|c| s.entry(c).id_value().cloned().unwrap_or(Value::Null))
+                    .map(|c| s.entry(c).id_value().unwrap_or(Value::Null))
                     .collect(),
             ),
         );
@@ -153,14 +153,14 @@ fn render_json(s: &Session, labels: &HashMap<usize, String>) -> anyhow::Result<V
     doc.insert(
         "defaultLeafId".into(),
         s.default_leaf()
-            .and_then(|l| s.entry(l).id_value().cloned())
+            .and_then(|l| s.entry(l).id_value())
             .unwrap_or(Value::Null),
     );
     doc.insert(
         "roots".into(),
         Value::Array(
             tree.roots()
-                .map(|r| s.entry(r).id_value().cloned().unwrap_or(Value::Null))
+                .map(|r| s.entry(r).id_value().unwrap_or(Value::Null))
                 .collect(),
         ),
     );

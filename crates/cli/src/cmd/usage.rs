@@ -128,7 +128,13 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
     };
     let branch_path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
-    let records = session_branch(&session, &branch_path);
+    let records = match session_branch(&session, &branch_path) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("forge-replay: {e}");
+            return Ok(Exit::BadInput);
+        }
+    };
     let branch: Vec<_> = records.iter().collect();
     let view = summarize(&branch);
     let rows = request_rows(&branch);
@@ -154,7 +160,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                     "sessionId": session_id,
                     "leaf": leaf_id,
                     "pathEntries": branch_path.len(),
-                    "entries": session.entries().len(),
+                    "entries": session.entry_count(),
                     "diagnostics": findings.iter().map(|d| json!({"line": d.line, "severity": d.severity.as_str(), "code": d.code, "message": d.message})).collect::<Vec<_>>(),
                 }),
             );

@@ -47,6 +47,8 @@ pub struct Test {
     stdout: Vec<Expect>,
     stderr: Vec<Expect>,
     status: Option<i32>,
+    /// Kill the child and fail after this long (a hang becomes a failure, not a stuck suite).
+    deadline: Option<std::time::Duration>,
 }
 
 impl Default for Test {
@@ -64,7 +66,14 @@ impl Test {
             stdout: Vec::new(),
             stderr: Vec::new(),
             status: Some(0),
+            deadline: None,
         }
+    }
+
+    /// Fails (after killing the child) when the command has not finished within `secs`.
+    pub fn within(mut self, secs: u64) -> Self {
+        self.deadline = Some(std::time::Duration::from_secs(secs));
+        self
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
@@ -151,7 +160,10 @@ impl Test {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        let out = cmd.output().expect("run forge-replay");
+        let out = match self.deadline {
+            None => cmd.output().expect("run forge-replay"),
+            Some(limit) => output_within(cmd, limit, &self.args),
+        };
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let shown = || {
@@ -197,6 +209,50 @@ impl Test {
             }
         }
         out
+    }
+}
+
+/// [`Command::output`] with a watchdog: the child is killed when it outlives `limit`.
+fn output_within(mut cmd: Command, limit: std::time::Duration, args: &[OsString]) -> Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run forge-replay");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "forge-replay {} did not finish within {limit:?} (a hang)",
+                args.iter()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
     }
 }
 

@@ -125,11 +125,121 @@ type BoundSnapshot = (
     bool,
 );
 
+/// What the compiler needs to know about the path from the root to the current leaf, kept up to
+/// date entry by entry as entries are appended to the leaf (and rebuilt by one walk after a
+/// `branch` step moves the leaf), so that each step costs the size of what it adds, not the
+/// length of the path.
+#[derive(Debug, Clone, Default)]
+struct PathState {
+    /// The leaf this state describes.
+    leaf: Option<String>,
+    /// A `message` entry with role `system` is on the path.
+    has_system_message: bool,
+    /// A compaction with a `systemMessage` is on the path.
+    has_compaction_system: bool,
+    /// Forge events (first occurrences by event id), in order.
+    events: Vec<Value>,
+    /// Every event id on the path, duplicates included, and the first position of each.
+    event_ids: Vec<String>,
+    first_pos: HashMap<String, usize>,
+    /// Active activations after the events.
+    active: Vec<Active>,
+    /// Highest event position a delivery anchor on the path covers (−1: none).
+    last_anchored: i64,
+    /// The last new event id at the latest compaction, and the last new event id.
+    checkpoint: Option<String>,
+    last_new: Option<String>,
+    /// `data.lastApplied` of the last tools entry.
+    last_tools: Option<Value>,
+    /// System messages of the current context (compaction-aware, as Pi projects them).
+    context_system: Vec<Value>,
+    /// The tools those system messages declare, folded in order.
+    declared: IndexMap<String, Value>,
+}
+
+/// Applies a system message's tool changes (removals first) to a declared-tools map.
+fn fold_tools(tools: &mut IndexMap<String, Value>, m: &Value) {
+    for r in m["toolsRemoved"].as_array().into_iter().flatten() {
+        if let Some(n) = r["name"].as_str() {
+            tools.shift_remove(n);
+        }
+    }
+    for a in m["toolsAdded"].as_array().into_iter().flatten() {
+        if let Some(n) = a["name"].as_str() {
+            tools.insert(n.to_string(), a.clone());
+        }
+    }
+}
+
+impl PathState {
+    /// Extends the state with `e`, the entry appended at the end of the path.
+    fn push(&mut self, e: &Value) {
+        self.leaf = e["id"].as_str().map(str::to_string);
+        let ty = e["type"].as_str().unwrap_or_default();
+        if ty == "message" && e["message"]["role"] == "system" {
+            self.has_system_message = true;
+            self.context_system.push(e["message"].clone());
+            fold_tools(&mut self.declared, &e["message"]);
+        }
+        if ty == "compaction" {
+            self.checkpoint = self.last_new.clone();
+            self.context_system.clear();
+            self.declared.clear();
+            if let Some(sm) = e.get("systemMessage") {
+                self.has_compaction_system = true;
+                self.context_system.push(sm.clone());
+                fold_tools(&mut self.declared, sm);
+            }
+        }
+        if ty != "custom" {
+            return;
+        }
+        if e["customType"] == EVENT {
+            let id = e["data"]["eventId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if !self.first_pos.contains_key(&id) {
+                self.first_pos.insert(id.clone(), self.event_ids.len());
+                self.last_new = Some(id.clone());
+                let ev = &e["data"];
+                match ev["op"].as_str() {
+                    Some("activate") => self.active.push(Active {
+                        activation_id: ev["snapshot"]["activationId"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .into(),
+                        actor: ev["actor"].as_str().unwrap_or_default().into(),
+                        snapshot: ev["snapshot"].clone(),
+                    }),
+                    Some("deactivate") => {
+                        let id = ev["activationId"].as_str().unwrap_or_default();
+                        self.active.retain(|a| a.activation_id != id);
+                    }
+                    Some("reset") => self.active.clear(),
+                    _ => {}
+                }
+                self.events.push(ev.clone());
+            }
+            self.event_ids.push(id);
+        } else if e["customType"] == DELIVERY {
+            let t = e["data"]["throughEventId"].as_str().unwrap_or_default();
+            if let Some(&i) = self.first_pos.get(t) {
+                self.last_anchored = self.last_anchored.max(i as i64);
+            }
+        } else if e["customType"] == TOOLS {
+            self.last_tools = Some(e["data"]["lastApplied"].clone());
+        }
+    }
+}
+
 struct Builder<'a> {
     src: &'a Loaded,
     entries: Vec<Value>,
     index: HashMap<String, usize>,
     leaf: Option<String>,
+    /// The state of the path to `leaf` (rebuilt when `leaf` moved elsewhere).
+    path_state: std::cell::RefCell<PathState>,
     clock_ms: i64,
     next_id: u32,
     next_uuid: u32,
@@ -195,6 +305,10 @@ pub fn compile(src: &Loaded) -> Result<Compiled, ScenarioError> {
         entries: Vec::new(),
         index: HashMap::new(),
         leaf: None,
+        path_state: std::cell::RefCell::new(PathState {
+            last_anchored: -1,
+            ..PathState::default()
+        }),
         clock_ms,
         next_id: 1,
         next_uuid: 1,
@@ -261,8 +375,20 @@ pub fn compile(src: &Loaded) -> Result<Compiled, ScenarioError> {
             None,
         );
     }
+    // Steps come in file order: their line numbers are counted from the previous step's, not
+    // from the start of the file each time.
+    let (mut at, mut line) = (0usize, 1usize);
     for step in &f.step {
-        b.line = src.line_of(step.span().start);
+        let start = step.span().start.min(src.text.len());
+        if start < at {
+            (at, line) = (0, 1);
+        }
+        line += src.text.as_bytes()[at..start]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count();
+        at = start;
+        b.line = line;
         b.step(step.get_ref())?;
     }
     let mut text = json::stringify(&header);
@@ -472,7 +598,16 @@ impl Builder<'_> {
             }
         }
         self.index.insert(id.clone(), self.entries.len());
-        self.entries.push(Value::Object(e));
+        let e = Value::Object(e);
+        {
+            // Appended to the leaf the state describes: extend it; otherwise it is rebuilt
+            // when next needed.
+            let mut st = self.path_state.borrow_mut();
+            if st.leaf == self.leaf {
+                st.push(&e);
+            }
+        }
+        self.entries.push(e);
         self.leaf = Some(id.clone());
         if let Some(n) = name {
             self.names.insert(n.to_string(), id.clone());
@@ -498,7 +633,7 @@ impl Builder<'_> {
                     let path = self
                         .src
                         .resolve(file, line, &format!("{field}.parameters_file"))?;
-                    let text = std::fs::read_to_string(&path).map_err(|e| {
+                    let text = forge_replay_session::input::read_to_string(&path).map_err(|e| {
                         self.invalid_at(
                             line,
                             &format!("{field}.parameters_file"),
@@ -571,7 +706,7 @@ impl Builder<'_> {
                 p.file_name().and_then(|n| n.to_str()).unwrap_or_default()
             );
             self.src.resolve(&rel, line, "library")?;
-            let bytes = std::fs::read(&p).map_err(|e| {
+            let bytes = forge_replay_session::input::read(&p).map_err(|e| {
                 self.invalid_at(line, "library", format!("cannot read {}: {e}", p.display()))
             })?;
             let text = String::from_utf8_lossy(&bytes);
@@ -624,6 +759,22 @@ impl Builder<'_> {
             .ok_or_else(|| format!("capability {scope}:{id} is not in the scenario library"))
     }
 
+    /// The state of the path to the current leaf.
+    fn state(&self) -> std::cell::Ref<'_, PathState> {
+        if self.path_state.borrow().leaf != self.leaf {
+            let mut st = PathState {
+                last_anchored: -1,
+                ..PathState::default()
+            };
+            for e in self.path() {
+                st.push(e);
+            }
+            st.leaf = self.leaf.clone();
+            *self.path_state.borrow_mut() = st;
+        }
+        self.path_state.borrow()
+    }
+
     fn path(&self) -> Vec<&Value> {
         let mut out = Vec::new();
         let mut cur = self.leaf.clone();
@@ -637,45 +788,9 @@ impl Builder<'_> {
         out
     }
 
-    /// Forge events on the current path (first occurrences), in order.
-    fn events(&self) -> Vec<Value> {
-        let mut seen = HashSet::new();
-        self.path()
-            .into_iter()
-            .filter(|e| e["type"] == "custom" && e["customType"] == EVENT)
-            .filter(|e| {
-                seen.insert(
-                    e["data"]["eventId"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                )
-            })
-            .map(|e| e["data"].clone())
-            .collect()
-    }
-
+    /// Active activations after the Forge events on the current path.
     fn active(&self) -> Vec<Active> {
-        let mut active: Vec<Active> = Vec::new();
-        for ev in self.events() {
-            match ev["op"].as_str() {
-                Some("activate") => active.push(Active {
-                    activation_id: ev["snapshot"]["activationId"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .into(),
-                    actor: ev["actor"].as_str().unwrap_or_default().into(),
-                    snapshot: ev["snapshot"].clone(),
-                }),
-                Some("deactivate") => {
-                    let id = ev["activationId"].as_str().unwrap_or_default();
-                    active.retain(|a| a.activation_id != id);
-                }
-                Some("reset") => active.clear(),
-                _ => {}
-            }
-        }
-        active
+        self.state().active.clone()
     }
 
     fn effective_tools(&self, active: &[Active]) -> Vec<String> {
@@ -694,43 +809,13 @@ impl Builder<'_> {
 
     /// System messages of the current context (compaction-aware, as Pi projects them).
     fn context_system_messages(&self) -> Vec<Value> {
-        let path = self.path();
-        let last_c = path.iter().rposition(|e| e["type"] == "compaction");
-        let mut out = Vec::new();
-        let tail = match last_c {
-            Some(i) => {
-                if let Some(sm) = path[i].get("systemMessage") {
-                    out.push(sm.clone());
-                }
-                &path[i + 1..]
-            }
-            None => &path[..],
-        };
-        for e in tail {
-            if e["type"] == "message" && e["message"]["role"] == "system" {
-                out.push(e["message"].clone());
-            }
-        }
-        out
+        self.state().context_system.clone()
     }
 
     fn declared_tools(&self) -> IndexMap<String, Value> {
-        let mut tools: IndexMap<String, Value> = IndexMap::new();
-        for m in self
-            .context_system_messages()
-            .iter()
-            .chain(self.pending_system.iter())
-        {
-            for r in m["toolsRemoved"].as_array().into_iter().flatten() {
-                if let Some(n) = r["name"].as_str() {
-                    tools.shift_remove(n);
-                }
-            }
-            for a in m["toolsAdded"].as_array().into_iter().flatten() {
-                if let Some(n) = a["name"].as_str() {
-                    tools.insert(n.to_string(), a.clone());
-                }
-            }
+        let mut tools = self.state().declared.clone();
+        for m in &self.pending_system {
+            fold_tools(&mut tools, m);
         }
         tools
     }
@@ -738,14 +823,10 @@ impl Builder<'_> {
     /// `declareToolChanges` + persisting the pending system messages: called before a request.
     /// `before_user`: the pending messages are a new prompt (system messages go before it).
     fn flush_system(&mut self) {
-        let first = !self
-            .path()
-            .iter()
-            .any(|e| e["type"] == "message" && e["message"]["role"] == "system")
-            && !self
-                .path()
-                .iter()
-                .any(|e| e["type"] == "compaction" && e.get("systemMessage").is_some());
+        let first = {
+            let st = self.state();
+            !st.has_system_message && !st.has_compaction_system
+        };
         if first && self.pending_system.is_empty() {
             let sections: Map<String, Value> = match &self.src.file.prompt {
                 Some(p) => p
@@ -831,50 +912,22 @@ impl Builder<'_> {
 
     /// Anchors for pending events (pi-forge `pendingEvents` + `persistPendingAnchors`).
     fn write_pending_anchors(&mut self) {
-        let path = self.path();
-        let mut events: Vec<String> = Vec::new();
-        let mut seen = HashSet::new();
-        let mut last_anchored: i64 = -1;
-        let mut checkpoint: Option<String> = None;
-        let mut last_new: Option<String> = None;
-        for e in &path {
-            if e["type"] == "compaction" {
-                checkpoint = last_new.clone();
-            }
-            if e["type"] != "custom" {
-                continue;
-            }
-            if e["customType"] == EVENT {
-                let id = e["data"]["eventId"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                if seen.insert(id.clone()) {
-                    last_new = Some(id.clone());
-                }
-                events.push(id);
-            } else if e["customType"] == DELIVERY {
-                let t = e["data"]["throughEventId"].as_str().unwrap_or_default();
-                if let Some(i) = events.iter().position(|x| x == t) {
-                    last_anchored = last_anchored.max(i as i64);
-                }
-            }
-        }
-        let cp = checkpoint
-            .and_then(|c| events.iter().position(|x| *x == c))
-            .map_or(-1, |i| i as i64);
-        let through = last_anchored.max(cp);
-        let mut done = HashSet::new();
-        let pending: Vec<String> = events
-            .iter()
-            .enumerate()
-            .filter(|(i, id)| {
-                (*i as i64) > through
-                    && done.insert((*id).clone())
-                    && !self.never_anchor.contains(*id)
-            })
-            .map(|(_, id)| id.clone())
-            .collect();
+        let pending: Vec<String> = {
+            let st = self.state();
+            let cp = st
+                .checkpoint
+                .as_ref()
+                .and_then(|c| st.first_pos.get(c))
+                .map_or(-1, |&i| i as i64);
+            let through = st.last_anchored.max(cp);
+            let mut done = HashSet::new();
+            st.event_ids
+                .iter()
+                .skip((through + 1) as usize)
+                .filter(|id| done.insert((*id).clone()) && !self.never_anchor.contains(*id))
+                .cloned()
+                .collect()
+        };
         for id in pending {
             self.append(
                 json!({"type": "custom", "customType": DELIVERY, "data": {"schemaVersion": 1, "throughEventId": id}}),
@@ -905,12 +958,7 @@ impl Builder<'_> {
             _ => after_active.clear(),
         }
         let after = self.effective_tools(&after_active);
-        let recorded = self
-            .path()
-            .iter()
-            .rev()
-            .find(|e| e["type"] == "custom" && e["customType"] == TOOLS)
-            .map(|e| e["data"]["lastApplied"].clone());
+        let recorded = self.state().last_tools.clone();
         let after_json = json!(after);
         let changed = after != before || recorded.as_ref().is_some_and(|r| *r != after_json);
         if changed && recorded.as_ref() != Some(&after_json) {

@@ -150,7 +150,7 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
 
 /// Reads and parses a scenario file, checking `format` and `version`.
 pub fn load(path: &Path) -> Result<Loaded, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+    let text = forge_replay_session::input::read_to_string(path).map_err(|source| ScenarioError::Read {
         path: path.into(),
         source,
     })?;

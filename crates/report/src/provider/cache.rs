@@ -151,7 +151,7 @@ impl CacheSection {
 /// Reads one session: requests on the active path, tool changes and phases.
 pub fn analyze_session(path: &Path, models: &[CatalogModel]) -> Result<SessionCache, CacheError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| CacheError::Read {
+    let bytes = forge_replay_session::input::read(path).map_err(|source| CacheError::Read {
         path: shown.clone(),
         source,
     })?;
