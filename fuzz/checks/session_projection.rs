@@ -23,7 +23,7 @@ pub fn check(data: &[u8]) {
         return;
     };
     for entry in session.entries() {
-        heads_agree(entry);
+        heads_agree(&entry);
     }
     let n = session.entries().len();
     let mut leaves = vec![session.default_leaf()];
@@ -55,9 +55,9 @@ fn heads_agree(entry: &forge_replay_session::Entry) {
     if !value.is_object() {
         return;
     }
-    assert_eq!(entry.id_value(), value.get("id"), "line {line}: id");
+    assert_eq!(entry.id_value().as_ref(), value.get("id"), "line {line}: id");
     assert_eq!(
-        entry.parent_id_value(),
+        entry.parent_id_value().as_ref(),
         value.get("parentId"),
         "line {line}: parentId"
     );
@@ -122,7 +122,7 @@ fn projections_agree(session: &Session, leaf: Option<usize>) {
             .unwrap_or_else(|e| panic!("plan entry {pos}: {e}"));
         if let Some(raw) = plan.entry_message_raw(pos) {
             let mut text = String::new();
-            if transcode::transcode_pretty_requiring(raw, 2, "content", &mut text) {
+            if transcode::transcode_pretty_requiring(&raw, 2, "content", &mut text) {
                 assert_eq!(
                     messages.len(),
                     1,
