@@ -671,7 +671,7 @@ fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
     for ev in history.unique_events() {
         match &ev.op {
             Op::Activate(s) => {
-                if !forge_replay_model::text::js_trim(&s.content).is_empty() {
+                if !forge_replay_model::js::trim(&s.content).is_empty() {
                     expected.push((s.activation_id.clone(), s.content.clone()));
                 }
             }
