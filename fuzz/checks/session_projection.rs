@@ -55,7 +55,11 @@ fn heads_agree(entry: &forge_replay_session::Entry) {
     if !value.is_object() {
         return;
     }
-    assert_eq!(entry.id_value().as_ref(), value.get("id"), "line {line}: id");
+    assert_eq!(
+        entry.id_value().as_ref(),
+        value.get("id"),
+        "line {line}: id"
+    );
     assert_eq!(
         entry.parent_id_value().as_ref(),
         value.get("parentId"),

@@ -163,8 +163,7 @@ impl Reducer {
         let (new_activation, active) = match (&ev.op, &new_event) {
             (_, None) => (None, None),
             (Op::Activate(s), Some(_)) => (
-                (!self.seen_activation.contains(&s.activation_id))
-                    .then(|| s.activation_id.clone()),
+                (!self.seen_activation.contains(&s.activation_id)).then(|| s.activation_id.clone()),
                 None,
             ),
             (_, Some(_)) => (None, Some(self.active.clone())),

@@ -367,7 +367,9 @@ impl GoldenStore {
                     text = r;
                 }
             }
-            if forge_replay_session::input::read_to_string(&dir.join(&name)).is_ok_and(|old| old == text) {
+            if forge_replay_session::input::read_to_string(&dir.join(&name))
+                .is_ok_and(|old| old == text)
+            {
                 files.push(name);
                 continue;
             }
@@ -390,7 +392,11 @@ impl GoldenStore {
             files,
         };
         let text = index.to_text();
-        if forge_replay_session::input::read_to_string(&dir.join(INDEX_FILE)).ok().as_deref() != Some(text.as_str()) {
+        if forge_replay_session::input::read_to_string(&dir.join(INDEX_FILE))
+            .ok()
+            .as_deref()
+            != Some(text.as_str())
+        {
             // The index goes last: it names what the directory holds once the rest is in.
             stage.write(INDEX_FILE, text.as_bytes())?;
         }

@@ -65,10 +65,11 @@ const TRUNCATION_MARKER: &str = "[pi-forge: payload truncated after ";
 
 /// Reads and classifies a payload file.
 pub fn load(path: &Path) -> Result<PayloadDoc, PayloadError> {
-    let text = forge_replay_session::input::read_to_string(path).map_err(|source| PayloadError::Read {
-        path: path.into(),
-        source,
-    })?;
+    let text =
+        forge_replay_session::input::read_to_string(path).map_err(|source| PayloadError::Read {
+            path: path.into(),
+            source,
+        })?;
     if let Some(pos) = text.rfind(TRUNCATION_MARKER) {
         let marker = text[pos..].lines().next().unwrap_or_default().to_string();
         return Err(PayloadError::Truncated {

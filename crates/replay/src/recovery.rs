@@ -437,11 +437,10 @@ pub fn check(session: &Session) -> Vec<Diagnostic> {
         let i = match step {
             Step::Exit => {
                 let effect = w.rp.pop();
-                let keep = w
-                    .rp
-                    .context()
-                    .slot_count()
-                    .min(effect.rewrote_from.unwrap_or(usize::MAX));
+                let keep =
+                    w.rp.context()
+                        .slot_count()
+                        .min(effect.rewrote_from.unwrap_or(usize::MAX));
                 w.tx.truncate(keep);
                 w.facts.truncate(keep);
                 continue;
@@ -695,7 +694,12 @@ fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
         p.updates
             .iter()
             .find(|(_, k)| *k == UpdateKind::Checkpoint)
-            .map(|(pos, _)| p.messages[*pos].get("sections").cloned().unwrap_or(Value::Null))
+            .map(|(pos, _)| {
+                p.messages[*pos]
+                    .get("sections")
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            })
     });
     Checkpoint {
         expected,
@@ -820,7 +824,13 @@ impl Transcript {
         }
     }
 
-    fn flush(&mut self, session: &Session, i: usize, out: &mut Vec<Diagnostic>, reported: &mut HashSet<String>) {
+    fn flush(
+        &mut self,
+        session: &Session,
+        i: usize,
+        out: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<String>,
+    ) {
         if self.open.is_empty() {
             return;
         }
@@ -877,7 +887,8 @@ impl Transcript {
                     }
                     let id = b["id"].as_str().unwrap_or_default().to_string();
                     let name = b["name"].as_str().unwrap_or_default().to_string();
-                    if !self.declared.contains(&name) && reported.insert(format!("undeclared:{id}")) {
+                    if !self.declared.contains(&name) && reported.insert(format!("undeclared:{id}"))
+                    {
                         out.push(finding(
                             session,
                             i,
@@ -888,7 +899,10 @@ impl Transcript {
                     if self.called.insert(id.clone()) {
                         self.log.push(TxOp::Called(id.clone()));
                     }
-                    self.open_at.entry(id.clone()).or_default().push(self.open.len());
+                    self.open_at
+                        .entry(id.clone())
+                        .or_default()
+                        .push(self.open.len());
                     self.open.push(Some((id, name)));
                     self.log.push(TxOp::Opened);
                 }

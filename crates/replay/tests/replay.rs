@@ -384,7 +384,10 @@ mod recovery {
         {
             let p = d.path();
             if p.extension().is_some_and(|e| e == "jsonl") {
-                out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+                out.push((
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                ));
             }
         }
         out
@@ -410,7 +413,11 @@ mod recovery {
         let calls = ["c1", "c2", "c3", "toolu_A1", "call_0001"];
         let mut activations: Vec<String> = pool
             .iter()
-            .filter_map(|v| v["data"]["snapshot"]["activationId"].as_str().map(String::from))
+            .filter_map(|v| {
+                v["data"]["snapshot"]["activationId"]
+                    .as_str()
+                    .map(String::from)
+            })
             .collect();
         activations.push("a-not-anywhere".into());
         (0..count)
@@ -481,9 +488,12 @@ mod recovery {
     fn the_linear_check_equals_the_reference_check() {
         let mut with_findings = 0;
         let mut codes = std::collections::BTreeMap::new();
-        let sessions = all_sessions()
-            .into_iter()
-            .chain(random_sessions(400).into_iter().enumerate().map(|(k, t)| (format!("random-{k}"), t)));
+        let sessions = all_sessions().into_iter().chain(
+            random_sessions(400)
+                .into_iter()
+                .enumerate()
+                .map(|(k, t)| (format!("random-{k}"), t)),
+        );
         for (name, text) in sessions {
             let Ok((s, _)) = Session::from_reader(text.as_bytes(), &name) else {
                 continue;
@@ -496,7 +506,10 @@ mod recovery {
                 *codes.entry(d.code).or_insert(0usize) += 1;
             }
         }
-        assert!(with_findings > 100, "only {with_findings} sessions had findings");
+        assert!(
+            with_findings > 100,
+            "only {with_findings} sessions had findings"
+        );
         // The comparison covered every kind of finding the random trees can produce.
         for c in [
             code::ANCHOR_ORDER,

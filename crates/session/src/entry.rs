@@ -117,7 +117,9 @@ impl<'s> Entry<'s> {
         match slot {
             SLOT_ABSENT => None,
             SLOT_NULL => Some(Value::Null),
-            _ if string => Some(Value::String(self.key(slot).unwrap_or_default().to_string())),
+            _ if string => Some(Value::String(
+                self.key(slot).unwrap_or_default().to_string(),
+            )),
             _ => Some(odd.cloned().unwrap_or(Value::Null)),
         }
     }
@@ -160,7 +162,8 @@ impl<'s> Entry<'s> {
             (SLOT_NULL, Some(v)) => v.is_null(),
             (_, Some(Value::String(s))) => self.id() == Some(s.as_str()),
             (_, Some(v)) => {
-                !self.has(flag::ID_STRING) && self.extra().and_then(|x| x.odd_id.as_ref()) == Some(v)
+                !self.has(flag::ID_STRING)
+                    && self.extra().and_then(|x| x.odd_id.as_ref()) == Some(v)
             }
         }
     }

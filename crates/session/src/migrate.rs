@@ -51,9 +51,9 @@ fn original_id(index: &IndexBuilder, r: &Rec) -> Option<Value> {
     match r.id {
         SLOT_ABSENT => None,
         SLOT_NULL => Some(Value::Null),
-        slot if r.flags & flag::ID_STRING != 0 => Some(Value::String(
-            index.keys.get(slot - SLOT_KEY).to_string(),
-        )),
+        slot if r.flags & flag::ID_STRING != 0 => {
+            Some(Value::String(index.keys.get(slot - SLOT_KEY).to_string()))
+        }
         _ => index.extras[r.extra as usize].odd_id.clone(),
     }
 }

@@ -330,8 +330,7 @@ pub fn message_count(s: &Session, leaf: usize) -> usize {
         .map(|(pos, &i)| {
             let e = s.entry(i);
             if !e.is_object()
-                || (!omitted.is_empty()
-                    && omitted.get(&e.id_map_key()).copied() == Some(true))
+                || (!omitted.is_empty() && omitted.get(&e.id_map_key()).copied() == Some(true))
             {
                 return 0;
             }
@@ -735,7 +734,10 @@ impl<'s> ContextBuilder<'s> {
         let old_settings = (self.undo.is_some() && changes_settings).then(|| self.settings.clone());
         self.path.push(i);
         self.settings.apply(s, i);
-        self.by_id.entry(key.clone()).or_default().push(self.slots.len());
+        self.by_id
+            .entry(key.clone())
+            .or_default()
+            .push(self.slots.len());
         self.slots.push(Slot { index: i, messages });
         let mut rewrote_from = None;
         let mut undo_edit = None;

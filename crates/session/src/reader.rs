@@ -56,7 +56,11 @@ pub(crate) fn open(path: &Path) -> Result<(Session, Vec<Diagnostic>), ReadError>
         path: path.to_path_buf(),
         source,
     })?;
-    read(BufReader::with_capacity(READ_BUFFER, file), path, Some(reread))
+    read(
+        BufReader::with_capacity(READ_BUFFER, file),
+        path,
+        Some(reread),
+    )
 }
 
 /// Per-type unknown-field tally: the first line and the count.
@@ -126,7 +130,11 @@ impl IndexBuilder {
             Some(Value::String(s)) => (SLOT_KEY + self.keys.intern(s)?, true, None),
             Some(other) => {
                 let key = format!("\u{0}{}", json::stringify(other));
-                (SLOT_KEY + self.keys.intern(&key)?, false, Some(other.clone()))
+                (
+                    SLOT_KEY + self.keys.intern(&key)?,
+                    false,
+                    Some(other.clone()),
+                )
             }
         })
     }
@@ -193,8 +201,7 @@ impl IndexBuilder {
         };
         let extra = if extra == Extra::default() {
             NONE
-        } else if extra.fields.is_none() && extra.odd_id.is_none() && extra.odd_parent.is_none()
-        {
+        } else if extra.fields.is_none() && extra.odd_id.is_none() && extra.odd_parent.is_none() {
             let key = (
                 extra.provider.as_ref().map(json::stringify),
                 extra.model.as_ref().map(json::stringify),

@@ -155,8 +155,10 @@ impl Tree {
                     let pos = stack.iter().position(|&x| x == c).unwrap_or(0);
                     let mut members: Vec<u32> = stack[pos..].to_vec();
                     members.sort_unstable();
-                    let lines: Vec<String> =
-                        members.iter().map(|&m| line(m as usize).to_string()).collect();
+                    let lines: Vec<String> = members
+                        .iter()
+                        .map(|&m| line(m as usize).to_string())
+                        .collect();
                     // Cut at the member written last: its parent link closes the loop.
                     let cut = *members.last().unwrap_or(&c);
                     parent[cut as usize] = None;
@@ -353,7 +355,12 @@ pub(crate) fn ancestors_with_ids(s: &Session, queries: &[(usize, usize)]) -> Vec
         }
     };
     // (entry, entered): pre-order visits push the entry's id, post-order visits pop it.
-    let mut stack: Vec<(usize, bool)> = tree.roots.iter().rev().map(|&r| (r as usize, false)).collect();
+    let mut stack: Vec<(usize, bool)> = tree
+        .roots
+        .iter()
+        .rev()
+        .map(|&r| (r as usize, false))
+        .collect();
     while let Some((i, entered)) = stack.pop() {
         if entered {
             match key_of(i) {
@@ -367,10 +374,9 @@ pub(crate) fn ancestors_with_ids(s: &Session, queries: &[(usize, usize)]) -> Vec
             for &q in qs {
                 out[q] = match s.entry(i).first_kept_entry_id_value() {
                     Some(Value::Null) => nulls > 0,
-                    Some(Value::String(fk)) => s
-                        .keys
-                        .find(fk)
-                        .is_some_and(|k| counts[k as usize] > 0),
+                    Some(Value::String(fk)) => {
+                        s.keys.find(fk).is_some_and(|k| counts[k as usize] > 0)
+                    }
                     _ => out[q],
                 };
             }
@@ -385,7 +391,12 @@ pub(crate) fn ancestors_with_ids(s: &Session, queries: &[(usize, usize)]) -> Vec
             tree.child_start[i] as usize,
             tree.child_start[i + 1] as usize,
         );
-        stack.extend(tree.children[a..b].iter().rev().map(|&c| (c as usize, false)));
+        stack.extend(
+            tree.children[a..b]
+                .iter()
+                .rev()
+                .map(|&c| (c as usize, false)),
+        );
     }
     out
 }

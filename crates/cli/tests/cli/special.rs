@@ -97,8 +97,8 @@ fn a_fifo_in_a_walked_directory_is_a_recorded_failure() {
         .within(LIMIT)
         .any_status()
         .run();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("bad.jsonl"), "{text}");
     assert!(text.contains(REFUSED), "{text}");
 }
@@ -152,8 +152,13 @@ fn fifo_scenarios_are_refused_and_verify_records_them() {
     std::fs::create_dir_all(d.root.join("scenarios/capabilities")).unwrap();
     for f in std::fs::read_dir(fixture("../scenarios/capabilities")).unwrap() {
         let f = f.unwrap().path();
-        std::fs::copy(&f, d.root.join("scenarios/capabilities").join(f.file_name().unwrap()))
-            .unwrap();
+        std::fs::copy(
+            &f,
+            d.root
+                .join("scenarios/capabilities")
+                .join(f.file_name().unwrap()),
+        )
+        .unwrap();
     }
     let out = Test::new()
         .args([
@@ -165,8 +170,8 @@ fn fifo_scenarios_are_refused_and_verify_records_them() {
         .within(LIMIT)
         .any_status()
         .run();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("zz-fifo.toml"), "{text}");
     assert!(text.contains(REFUSED), "{text}");
     assert!(text.contains("passed, 0 failed, 1 errors"), "{text}");

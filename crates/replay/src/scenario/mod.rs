@@ -150,9 +150,11 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
 
 /// Reads and parses a scenario file, checking `format` and `version`.
 pub fn load(path: &Path) -> Result<Loaded, ScenarioError> {
-    let text = forge_replay_session::input::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.into(),
-        source,
+    let text = forge_replay_session::input::read_to_string(path).map_err(|source| {
+        ScenarioError::Read {
+            path: path.into(),
+            source,
+        }
     })?;
     parse(path, text)
 }
