@@ -270,3 +270,38 @@ fn non_object_and_falsy_lines_follow_pi() {
     let p = s.context(s.default_leaf()).unwrap();
     assert!(p.messages.is_empty());
 }
+
+/// The session keeps an index, not the text: a file changed after it was opened is an error
+/// naming the file and line when an entry is read again, never a silently different context.
+#[test]
+fn a_file_changed_after_opening_is_an_error_not_a_different_context() {
+    use forge_replay_session::ProjectError;
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{HEADER}\n{USER}\n{ASSISTANT}\n");
+    let p = write(dir.path(), "c.jsonl", text.as_bytes());
+    let (s, _) = Session::open(&p).unwrap();
+    assert_eq!(s.context(s.default_leaf()).unwrap().messages.len(), 2);
+
+    // Same length, one byte different on line 3 ("yo" → "yu").
+    write(
+        dir.path(),
+        "c.jsonl",
+        text.replace("\"yo\"", "\"yu\"").as_bytes(),
+    );
+    let e = s.context(s.default_leaf()).unwrap_err();
+    assert!(matches!(e, ProjectError::Changed { line: 3, .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("c.jsonl:3: the file changed since it was read"),
+        "{msg}"
+    );
+
+    // Truncated: the line is no longer there at all.
+    write(dir.path(), "c.jsonl", format!("{HEADER}\n").as_bytes());
+    let e = s.context(s.default_leaf()).unwrap_err();
+    assert!(matches!(e, ProjectError::Changed { .. }), "{e:?}");
+
+    // Put back as it was: the same session projects again.
+    write(dir.path(), "c.jsonl", text.as_bytes());
+    assert_eq!(s.context(s.default_leaf()).unwrap().messages.len(), 2);
+}
