@@ -577,15 +577,25 @@ enum Undo {
     /// The push appended one slot (and, for a context edit, re-projected earlier ones).
     Append {
         /// Settings before, when the entry changed them.
-        settings: Option<Settings>,
+        settings: Option<Box<Settings>>,
         /// The slot's id key (its position was pushed onto `by_id[key]`).
         key: String,
-        /// A context edit: its target key, the edit it replaced, the re-projected slots' old
-        /// messages.
-        edit: Option<(String, Option<usize>, Vec<(usize, Vec<Value>)>)>,
+        /// A context edit: what it changed.
+        edit: Option<Box<EditUndo>>,
     },
     /// The push replaced everything (a compaction, or a restart on another path).
     Replace(Box<Replaced>),
+}
+
+/// How to take back a context edit's push.
+#[derive(Debug, Clone)]
+struct EditUndo {
+    /// The edit's target key.
+    target: String,
+    /// The edit of that target it replaced.
+    previous: Option<usize>,
+    /// The re-projected slots' old messages.
+    old_messages: Vec<(usize, Vec<Value>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -731,7 +741,8 @@ impl<'s> ContextBuilder<'s> {
             e.entry_type(),
             EntryType::ThinkingLevelChange | EntryType::ModelChange
         ) || e.is_assistant_message();
-        let old_settings = (self.undo.is_some() && changes_settings).then(|| self.settings.clone());
+        let old_settings =
+            (self.undo.is_some() && changes_settings).then(|| Box::new(self.settings.clone()));
         self.path.push(i);
         self.settings.apply(s, i);
         self.by_id
@@ -749,7 +760,11 @@ impl<'s> ContextBuilder<'s> {
                 let old = std::mem::replace(&mut self.slots[p].messages, m);
                 old_messages.push((p, old));
             }
-            undo_edit = Some((t, previous, old_messages));
+            undo_edit = Some(Box::new(EditUndo {
+                target: t,
+                previous,
+                old_messages,
+            }));
         }
         if let Some(u) = &mut self.undo {
             u.push(Undo::Append {
@@ -779,7 +794,12 @@ impl<'s> ContextBuilder<'s> {
                 key,
                 edit,
             } => {
-                if let Some((target, previous, old_messages)) = edit {
+                if let Some(edit) = edit {
+                    let EditUndo {
+                        target,
+                        previous,
+                        old_messages,
+                    } = *edit;
                     match previous {
                         Some(p) => {
                             self.edits.insert(target, p);
@@ -801,7 +821,7 @@ impl<'s> ContextBuilder<'s> {
                     }
                 }
                 if let Some(s) = settings {
-                    self.settings = s;
+                    self.settings = *s;
                 }
             }
         }

@@ -131,7 +131,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let records = match session_branch(&session, &branch_path) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("forge-replay: {e}");
+            out::error!("{e}");
             return Ok(Exit::BadInput);
         }
     };
