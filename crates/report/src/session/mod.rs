@@ -115,6 +115,13 @@ pub enum ReportError {
         #[source]
         source: ProjectError,
     },
+    /// An entry of the path could not be read again (the file changed since it was opened).
+    #[error("{path}: cannot read the active path")]
+    Path {
+        path: String,
+        #[source]
+        source: ProjectError,
+    },
 }
 
 /// The page model of one session.
@@ -267,7 +274,10 @@ pub fn build(
             source,
         })?;
     let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
-    let records = session_branch(session, &path);
+    let records = session_branch(session, &path).map_err(|source| ReportError::Path {
+        path: file.clone(),
+        source,
+    })?;
     let branch: Vec<_> = records.iter().collect();
     let view = summarize(&branch);
 

@@ -179,7 +179,7 @@ fn row(ctx: &Ctx<'_>, i: usize, children: usize) -> TreeRow {
         EntryType::Custom | EntryType::CustomMessage => TreeKind::Custom,
         _ => TreeKind::Other,
     };
-    let text = describe(e);
+    let text = describe(&e);
     // The badge names the role: `user "…"` reads `"…"`.
     let text = match (kind, e.role()) {
         (
@@ -192,7 +192,7 @@ fn row(ctx: &Ctx<'_>, i: usize, children: usize) -> TreeRow {
         _ => text,
     };
     TreeRow {
-        id: owned(&id_text(e)),
+        id: owned(&id_text(&e)),
         line: e.line(),
         kind,
         text: owned(&text),
