@@ -1,7 +1,12 @@
-//! pi-ai 0.87.1 request assembly: the exact provider request pi-ai builds for a context.
+//! pi-ai request assembly, per Pi release: the exact provider request a release's pi-ai builds
+//! for a context.
 //!
-//! * [`catalog::Catalog`]: pi-ai's model catalog (embedded data files), user catalogs layered on
-//!   top, `provider/id` lookup with near-match suggestions.
+//! Every entry point takes the [`PiRelease`] it follows. One builder per API serves every
+//! release: where a release behaves differently, the builder asks
+//! `release.has(Change::…)` for the named [`forge_replay_model::release::Change`].
+//!
+//! * [`catalog::Catalog`]: a release's pi-ai model catalog (embedded data files), user catalogs
+//!   layered on top, `provider/id` lookup with near-match suggestions.
 //! * [`model::Model`]: one model object (kept as JSON; typed accessors for what builders read).
 //! * [`case::Case`]: the oracle case format `{model, context, options?, entry?, env?}`.
 //! * [`assemble`] → [`Assembled`]: the `onPayload` object (`payload`) and, for fetch transports,
@@ -27,6 +32,7 @@ pub mod redact;
 pub mod transcript;
 pub mod transform;
 
+use forge_replay_model::release::PiRelease;
 use serde_json::{Map, Value};
 
 use crate::js::Field;
@@ -70,11 +76,12 @@ impl Assembled {
     }
 }
 
-/// Assembles the request pi-ai 0.87.1 would send for `model` and a pi-ai `Context`.
+/// Assembles the request `release`'s pi-ai would send for `model` and a pi-ai `Context`.
 ///
 /// `context` is a pi-ai `Context` (`normalizeContext` runs here); `options` is the options object
 /// of the chosen `entry`; `env` stands in for the process environment.
 pub fn assemble(
+    release: PiRelease,
     model: &Model,
     context: &Value,
     options: &Map<String, Value>,
@@ -135,6 +142,7 @@ pub fn assemble(
         }
     }
     let input = ApiInput {
+        release,
         model,
         messages,
         options,
@@ -156,10 +164,25 @@ pub fn assemble(
     })
 }
 
-/// Resolves a case's model against `catalog` and assembles its request.
+/// Resolves a case's model against `catalog` and assembles its request for the catalog's
+/// release. A case that names another release (`"pi"`) is refused: pick the catalog of the
+/// case's release ([`Catalog::builtin`]).
 pub fn assemble_case(case: &Case, catalog: &Catalog) -> Result<Assembled, AssembleError> {
+    if let Some(pi) = case.pi.filter(|pi| *pi != catalog.release()) {
+        return Err(AssembleError::ReleaseMismatch {
+            case: pi,
+            catalog: catalog.release(),
+        });
+    }
     let model = catalog.resolve(&case.model)?;
-    assemble(&model, &case.context, &case.options, case.entry, &case.env)
+    assemble(
+        catalog.release(),
+        &model,
+        &case.context,
+        &case.options,
+        case.entry,
+        &case.env,
+    )
 }
 
 #[cfg(test)]
@@ -182,7 +205,7 @@ mod tests {
     ];
 
     fn assemble_on(provider: &str, id: &str, context: &Value, entry: Entry) -> String {
-        let model = Catalog::builtin()
+        let model = Catalog::builtin(PiRelease::V0_87_1)
             .resolve(&ModelSpec::Catalog {
                 provider: provider.into(),
                 id: id.into(),
@@ -193,6 +216,7 @@ mod tests {
         env.insert("AZURE_OPENAI_RESOURCE_NAME".into(), "r".into());
         let options = json!({"sessionId": "s", "maxTokens": 1000});
         match assemble(
+            PiRelease::V0_87_1,
             &model,
             context,
             options.as_object().expect("object"),

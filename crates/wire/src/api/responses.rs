@@ -84,7 +84,10 @@ pub(crate) fn with_api_key(input: &ApiInput<'_>, key: &str) -> Map<String, Value
 /// Assembles an `openai-responses` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let model = input.model;
-    let options = with_api_key(input, crate::api::DUMMY_API_KEY);
+    let options = with_api_key(
+        input,
+        crate::api::dummy_api_key(input.release, input.model.api()),
+    );
     let options = match input.entry {
         Entry::StreamSimple => {
             client_api_key(model, &options)?;
