@@ -33,3 +33,6 @@ mod secrets;
 
 #[path = "cli/report.rs"]
 mod report;
+
+#[path = "cli/releases.rs"]
+mod releases;

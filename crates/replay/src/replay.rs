@@ -405,6 +405,7 @@ pub fn replay_each(
                     Vec::new()
                 };
                 let assembled = forge_replay_wire::assemble(
+                    opts.catalog.release(),
                     &model,
                     context,
                     options,

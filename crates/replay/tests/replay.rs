@@ -113,6 +113,7 @@ mod fidelity {
     use super::*;
     use forge_replay_engine::diff;
     use forge_replay_engine::replay::{replay, ReplayOptions};
+    use forge_replay_model::release::PiRelease;
     use forge_replay_session::Session;
     use forge_replay_wire::Catalog;
     use serde_json::Value;
@@ -168,7 +169,7 @@ mod fidelity {
                 if by_entry.contains_key(&id) {
                     continue;
                 }
-                let mut opts = ReplayOptions::new(Catalog::builtin());
+                let mut opts = ReplayOptions::new(Catalog::builtin(PiRelease::V0_87_1));
                 opts.leaf = Some(id.clone());
                 opts.keep_transcript = true;
                 match replay(&session, &opts) {
@@ -252,15 +253,17 @@ mod verify_goldens {
     use super::*;
     use forge_replay_engine::golden::GoldenStore;
     use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
+    use forge_replay_model::release::PiRelease;
     use forge_replay_wire::Catalog;
 
     fn run(store: &GoldenStore, bless: bool) -> Vec<verify::Case> {
         verify::verify(&VerifyOptions {
             scenarios: vec![root().join("scenarios/03-native-delivery.toml")],
             models: vec!["anthropic/claude-opus-4-8".into()],
-            catalog: Catalog::builtin(),
+            catalog: Catalog::builtin(PiRelease::V0_87_1),
             store: store.clone(),
             bless,
+            pi: None,
         })
         .unwrap()
     }
@@ -474,7 +477,8 @@ fn replay_errors_print_each_cause_once() {
 
     let path = root().join("fixtures/agent/anthropic-opus-tools/session.jsonl");
     let (session, _) = forge_replay_session::Session::open(&path).unwrap();
-    let catalog = forge_replay_wire::Catalog::builtin();
+    let catalog =
+        forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::V0_87_1);
 
     let mut opts = ReplayOptions::new(catalog);
     opts.leaf = Some("nope".into());

@@ -56,7 +56,14 @@ mod tests {
         assert_eq!(chain(&e), "invalid context: $.context: must be an object");
 
         let user = r#"{"acme": {"models": [{"id": "m", "api": "openai-completions"}]}}"#;
-        let e = AssembleError::from(Catalog::with_user_file(user, "models.json").unwrap_err());
+        let e = AssembleError::from(
+            Catalog::with_user_file(
+                forge_replay_model::release::PiRelease::V0_87_1,
+                user,
+                "models.json",
+            )
+            .unwrap_err(),
+        );
         assert_eq!(
             chain(&e),
             "models.json: $.acme.models[0]: invalid model object: field `baseUrl` must be a string"

@@ -9,47 +9,38 @@ use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use serde_json::json;
 
-use crate::args::{ReplayArgs, TextOrJson};
+use crate::args::{PiArg, ReplayArgs, TextOrJson};
 use crate::cmd::error_chain;
 use crate::out::{self, outln, Out};
 use crate::Exit;
 
-/// The catalog: pi-ai's built-in one, with `--catalog` layered on top.
-pub(crate) fn load_catalog(
-    path: Option<&Path>,
-) -> anyhow::Result<std::borrow::Cow<'static, Catalog>> {
-    Ok(match path {
-        None => std::borrow::Cow::Borrowed(Catalog::builtin()),
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| anyhow::anyhow!("cannot read catalog {}: {e}", p.display()))?;
-            std::borrow::Cow::Owned(Catalog::with_user_file(&text, &p.to_string_lossy())?)
-        }
-    })
-}
-
-/// The session and the catalog a replay runs on; either failing is reported on stderr and
-/// gives exit 2.
+/// The session and the catalog of the release a replay follows (`--pi`, else the one the
+/// session shows, said on stderr); a failure is reported on stderr and gives exit 2.
 pub(crate) fn open_with_catalog(
     session: &Path,
     catalog: Option<&Path>,
+    pi: &PiArg,
 ) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
     let (session, _diags) = Session::open(session).map_err(|e| {
         out::error!("{}", error_chain(&e));
         Exit::BadInput
     })?;
-    let catalog = load_catalog(catalog).map_err(|e| {
-        out::error!("{e:#}");
-        Exit::BadInput
-    })?;
+    let catalog = pi
+        .for_session(&session)
+        .and_then(|release| super::load_catalog(release, catalog))
+        .map_err(|e| {
+            out::error!("{e:#}");
+            Exit::BadInput
+        })?;
     Ok((session, catalog))
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.as_deref()) {
-        Ok(v) => v,
-        Err(exit) => return Ok(exit),
-    };
+    let (session, catalog) =
+        match open_with_catalog(&args.session, args.catalog.as_deref(), &args.pi) {
+            Ok(v) => v,
+            Err(exit) => return Ok(exit),
+        };
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
     opts.target = if let Some(m) = &args.model {

@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
+    c.env_remove("FORGE_REPLAY_PI");
+    c
 }
 
 fn fixture(name: &str) -> String {

@@ -917,6 +917,7 @@ fn fmt_tokens(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use forge_replay_model::release::PiRelease;
     use std::path::PathBuf;
 
     fn fixture(name: &str) -> PathBuf {
@@ -928,7 +929,11 @@ mod tests {
 
     fn run(name: &str) -> Explanation {
         let (session, _) = Session::open(fixture(name)).expect("fixture opens");
-        explain(&session, &ExplainOptions::new(Catalog::builtin())).expect("explains")
+        explain(
+            &session,
+            &ExplainOptions::new(Catalog::builtin(PiRelease::V0_87_1)),
+        )
+        .expect("explains")
     }
 
     /// The causes of the confirmed breaks.
@@ -1001,7 +1006,7 @@ mod tests {
         assert!(e.breaks[0].detail.contains("> short TTL 5 min"));
         // With long retention (1 h TTL) the same gap no longer explains the miss.
         let (session, _) = Session::open(fixture("ttl")).unwrap();
-        let mut opts = ExplainOptions::new(Catalog::builtin());
+        let mut opts = ExplainOptions::new(Catalog::builtin(PiRelease::V0_87_1));
         opts.retention = Retention::Long;
         let long = explain(&session, &opts).unwrap();
         assert_eq!(causes(&long), [Cause::Unexplained]);
