@@ -135,7 +135,7 @@ pub fn assemble(
     }
     if api != Api::PiMessages {
         if let Some(message) = transcript::transcript_type_error(messages)
-            .or_else(|| transform::type_error(messages, model))
+            .or_else(|| transform::type_error(release, messages, model))
             .or_else(|| api::content_type_error(api, model, messages))
         {
             return Err(AssembleError::rejected(message));

@@ -134,6 +134,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         &messages,
         &CODEX_TOOL_CALL_PROVIDERS,
         &ConvertOptions {
+            release: input.release,
+            configuration_update_effort: None,
             include_system_prompt: false,
             grammar_tool_input_properties: grammar,
             supports_additional_tools: supports_additional,

@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::{parse, stringify};
+use forge_replay_model::release::PiRelease;
 use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
@@ -380,6 +381,7 @@ fn image_url_part(block: &Value) -> Value {
 
 /// `convertMessages(model, context, compat, {grammarToolInputProperties})`.
 fn convert_messages(
+    release: PiRelease,
     model: &Model,
     resolved: &[Cow<'_, Value>],
     sys_view: &[Value],
@@ -387,8 +389,12 @@ fn convert_messages(
     grammar: &HashMap<String, String>,
 ) -> Result<Vec<Value>, AssembleError> {
     let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
-    let transformed =
-        transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
+    let transformed = transform_messages_cow(
+        release,
+        resolved.iter().map(|m| &**m),
+        model,
+        Some(&normalize),
+    );
     let anchors = crate::transcript::anchors_tool_additions(
         sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
@@ -841,7 +847,7 @@ fn build_params(
         sys_view,
         c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
     );
-    let mut converted = convert_messages(model, resolved, sys_view, c, grammar)?;
+    let mut converted = convert_messages(input.release, model, resolved, sys_view, c, grammar)?;
     let cache_control = (c.str("cacheControlFormat") == Some("anthropic") && retention != "none")
         .then(|| {
             let mut cc = Map::new();
@@ -1187,7 +1193,7 @@ fn request_headers(
 /// `streamSimple`'s options.
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
-    let mut base = build_base_options(model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.messages, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
