@@ -211,10 +211,25 @@ pub struct ReplayArgs {
     /// Write one file per request plus `index.json` here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The thinking level of a request after a `/tree` navigation when the response does not
+    /// record it (0.87.1): `live` (the agent keeps its level; default) or `path` (the level on
+    /// the request's path, as a Pi resumed on that branch restores it).
+    #[arg(long, value_enum, default_value = "live")]
+    pub after_tree: AfterTreeArg,
+    /// Tool declarations a `prepareLoadout` hook hid from the requests (Pi 1.3; a session does
+    /// not record them), comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
+    pub hide_declarations: Vec<String>,
     #[arg(long, value_enum, default_value = "json")]
     pub format: TextOrJson,
     #[command(flatten)]
     pub pi: PiArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AfterTreeArg {
+    Live,
+    Path,
 }
 
 #[derive(Debug, Args)]

@@ -504,3 +504,74 @@ fn replay_errors_print_each_cause_once() {
     );
     assert_eq!(text.matches("unknown model").count(), 1, "{text}");
 }
+
+/// `/tree` navigation keeps the live agent's thinking level (`navigateTree` restores messages
+/// and tools, not the model or level). Measured on a real 0.87.1 AgentSession run (pi-oracle's
+/// agent harness, claude-opus-4-8): level `low`, a branch that raises it to `high`, navigation
+/// back before the raise, then a prompt — its request carried `output_config.effort: "high"`.
+/// A response that records its level (1.3's `thinkingLevel`) settles it either way.
+#[test]
+fn thinking_level_after_tree_navigation() {
+    use forge_replay_engine::replay::{replay, AfterTree, ReplayOptions, ThinkingSource};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_wire::Catalog;
+
+    let assistant = |id: &str, parent: &str, extra: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:20.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-8","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":3{extra}}}}}"#
+        )
+    };
+    let user = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:10.000Z","message":{{"role":"user","content":"go","timestamp":2}}}}"#
+        )
+    };
+    let level = |id: &str, parent: &str, l: &str| {
+        format!(
+            r#"{{"type":"thinking_level_change","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:06.000Z","thinkingLevel":"{l}"}}"#
+        )
+    };
+    let lines = |last_extra: &str| {
+        [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-02-01T08:00:04.000Z","cwd":"/w"}"#.to_string(),
+            r#"{"type":"model_change","id":"01","parentId":null,"timestamp":"2026-02-01T08:00:05.000Z","provider":"anthropic","modelId":"claude-opus-4-8"}"#.to_string(),
+            level("02", "01", "low"),
+            user("03", "02"),
+            assistant("04", "03", ""),
+            level("05", "04", "high"),
+            user("06", "05"),
+            assistant("07", "06", ""),
+            // navigateTree back to 04 (no entry is written), then a prompt
+            user("08", "04"),
+            assistant("09", "08", last_extra),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    let effort = |text: &str, after_tree: AfterTree| {
+        let (session, _) =
+            forge_replay_session::Session::from_reader(text.as_bytes(), Path::new("t.jsonl"))
+                .unwrap();
+        let mut opts = ReplayOptions::new(Catalog::builtin(PiRelease::V0_87_1));
+        opts.after_tree = after_tree;
+        let reqs = replay(&session, &opts).unwrap();
+        let last = reqs.last().unwrap();
+        (
+            last.payload["output_config"]["effort"].clone(),
+            last.thinking.source.clone(),
+        )
+    };
+    let plain = lines("");
+    let (e, source) = effort(&plain, AfterTree::Live);
+    assert_eq!(e, "high");
+    assert_eq!(source, ThinkingSource::Live { line: Some(6) });
+    let (e, source) = effort(&plain, AfterTree::Path);
+    assert_eq!(e, "low");
+    assert_eq!(source, ThinkingSource::Path);
+    let recorded = lines(r#","thinkingLevel":"medium""#);
+    for after_tree in [AfterTree::Live, AfterTree::Path] {
+        let (e, source) = effort(&recorded, after_tree);
+        assert_eq!(e, "medium");
+        assert_eq!(source, ThinkingSource::Recorded);
+    }
+}

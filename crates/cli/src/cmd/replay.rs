@@ -3,13 +3,13 @@
 use std::path::Path;
 
 use forge_replay_engine::golden::model_slug;
-use forge_replay_engine::replay::{self, ReplayOptions, Target};
+use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target, ThinkingSource};
 use forge_replay_model::json;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use serde_json::json;
 
-use crate::args::{PiArg, ReplayArgs, TextOrJson};
+use crate::args::{AfterTreeArg, PiArg, ReplayArgs, TextOrJson};
 use crate::cmd::error_chain;
 use crate::out::{self, outln, Out};
 use crate::Exit;
@@ -43,6 +43,43 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         };
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
+    opts.after_tree = match args.after_tree {
+        AfterTreeArg::Live => AfterTree::Live,
+        AfterTreeArg::Path => AfterTree::Path,
+    };
+    opts.hidden_declarations = args.hide_declarations.clone();
+    if !opts.hidden_declarations.is_empty()
+        && !catalog
+            .release()
+            .has(forge_replay_model::release::Change::AgentHiddenDeclarations)
+    {
+        eprintln!(
+            "forge-replay: warning: --hide-declarations has no effect on Pi {}: hidden declarations came with 1.3.0",
+            catalog.release()
+        );
+    }
+    // A request whose thinking level the session does not settle (a navigation left the last
+    // change on another branch, and the response records none) is said once, with the other
+    // reading.
+    let note = |r: &replay::Request| {
+        if let (ThinkingSource::Live { line: Some(at) }, Some(path)) =
+            (&r.thinking.source, &r.thinking.path_level)
+        {
+            eprintln!(
+                "forge-replay: note: {}:{}: request {} uses thinking level {}, the live agent's (set on line {at}, on another branch: /tree navigation keeps it); its path says {path} (--after-tree path)",
+                args.session.display(),
+                r.line,
+                r.index,
+                r.thinking.level,
+            );
+        }
+    };
+    let mut noted = std::collections::HashSet::new();
+    let mut note_once = |r: &replay::Request| {
+        if noted.insert(r.index) {
+            note(r);
+        }
+    };
     opts.target = if let Some(m) = &args.model {
         Target::Models(vec![m.clone()])
     } else if let Some(api) = &args.api {
@@ -79,6 +116,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     r.line
                 ))
             })?;
+            note_once(&r);
             let name = format!(
                 "{:03}-{}-{}.json",
                 r.index,
@@ -117,35 +155,38 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         let mut w = Out::stdout();
         let mut first = true;
         let mut text = String::new();
-        let r = replay::replay_each(&session, &opts, |r| match args.format {
-            TextOrJson::Json => {
-                // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
-                w.frame(if first {
-                    b"{\n  \"requests\": [\n"
-                } else {
-                    b",\n"
-                })?;
-                first = false;
-                text.clear();
-                text.push_str("    ");
-                r.write_pretty(2, &mut text);
-                w.json(&text)
-            }
-            TextOrJson::Text => {
-                let bytes = r
-                    .wire
-                    .as_ref()
-                    .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
-                outln!(
-                    w,
-                    "{:03} {} {} {}/{} {} bytes",
-                    r.index,
-                    r.entry_id,
-                    r.api.name(),
-                    r.provider,
-                    r.model,
-                    bytes
-                )
+        let r = replay::replay_each(&session, &opts, |r| {
+            note_once(&r);
+            match args.format {
+                TextOrJson::Json => {
+                    // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
+                    w.frame(if first {
+                        b"{\n  \"requests\": [\n"
+                    } else {
+                        b",\n"
+                    })?;
+                    first = false;
+                    text.clear();
+                    text.push_str("    ");
+                    r.write_pretty(2, &mut text);
+                    w.json(&text)
+                }
+                TextOrJson::Text => {
+                    let bytes = r
+                        .wire
+                        .as_ref()
+                        .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
+                    outln!(
+                        w,
+                        "{:03} {} {} {}/{} {} bytes",
+                        r.index,
+                        r.entry_id,
+                        r.api.name(),
+                        r.provider,
+                        r.model,
+                        bytes
+                    )
+                }
             }
         });
         if r.is_ok() && args.format == TextOrJson::Json {
