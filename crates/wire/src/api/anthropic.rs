@@ -562,12 +562,15 @@ fn build_params(
     } else {
         None
     };
-    if inline {
-        // 1.3: the list never changes; later tools are defined by value in `tool_addition`.
-        // `convertTools(tools)` maps the list: a string one is V8's TypeError.
-        if initial.is_some_and(|m| is_string_tool_list(m, "toolsAdded")) {
+    if native {
+        // `convertTools(tools)` maps the list: a string one (iterated as characters elsewhere)
+        // is V8's TypeError once 1.3 no longer refuses it as a redefinition first.
+        if inline && initial.is_some_and(|m| is_string_tool_list(m, "toolsAdded")) {
             return Err(AssembleError::rejected("tools.map is not a function"));
         }
+        // Initial tools stay active with the cache breakpoint on the last one, then the
+        // placeholder. 0.87.1 declares every later tool after it with `defer_loading`; from 1.3
+        // the list never changes (later tools are defined by value in `tool_addition` blocks).
         let mut tools = convert_tools(
             &initial_tools,
             is_oauth,
@@ -577,38 +580,30 @@ fn build_params(
             keyword,
         )?;
         tools.push(deferred_placeholder());
-        params.insert("tools".into(), Value::Array(tools));
-    } else if native {
-        // `new Set(initialTools.map((tool) => tool.name))`: names compared as JavaScript values.
-        let initial_names: Vec<String> = initial_tools
-            .iter()
-            .map(crate::transcript::tool_key)
-            .collect();
-        let later: Vec<Value> = declared_tools(messages)
-            .into_iter()
-            .filter(|t| !initial_names.contains(&crate::transcript::tool_key(t)))
-            .collect();
-        let mut tools = convert_tools(
-            &initial_tools,
-            is_oauth,
-            c.eager_tool_input_streaming,
-            c.strict_tools,
-            tool_cache,
-            keyword,
-        )?;
-        tools.push(deferred_placeholder());
-        for mut t in convert_tools(
-            &later,
-            is_oauth,
-            c.eager_tool_input_streaming,
-            c.strict_tools,
-            None,
-            keyword,
-        )? {
-            if let Some(m) = t.as_object_mut() {
-                m.insert("defer_loading".into(), Value::Bool(true));
+        if !inline {
+            // `new Set(initialTools.map((tool) => tool.name))`: names compared as JavaScript
+            // values.
+            let initial_names: Vec<String> = initial_tools
+                .iter()
+                .map(crate::transcript::tool_key)
+                .collect();
+            let later: Vec<Value> = declared_tools(messages)
+                .into_iter()
+                .filter(|t| !initial_names.contains(&crate::transcript::tool_key(t)))
+                .collect();
+            for mut t in convert_tools(
+                &later,
+                is_oauth,
+                c.eager_tool_input_streaming,
+                c.strict_tools,
+                None,
+                keyword,
+            )? {
+                if let Some(m) = t.as_object_mut() {
+                    m.insert("defer_loading".into(), Value::Bool(true));
+                }
+                tools.push(t);
             }
-            tools.push(t);
         }
         params.insert("tools".into(), Value::Array(tools));
     } else {
