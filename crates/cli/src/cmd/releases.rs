@@ -169,6 +169,30 @@ $ forge-replay models --pi 1.6.0 # exit 2\n\
 unknown Pi release \"1.6.0\"; supported releases: 0.87.1, 1.3.0\n\
 ```\n\n",
     );
+    out.push_str(
+        "## What a replay assumes\n\n\
+A session records each response, not everything the agent knew when it sent the request. Where \
+the file leaves a choice, replay takes the following (see [verify.md](verify.md)):\n\n\
+- **Model**: the one recorded on each response. Under a 1.3 virtual model the response names the \
+physical model its router picked, so the request replays as that model.\n\
+- **Thinking level**: the one the response recorded (1.3 writes `thinkingLevel` on every \
+response). A 0.87.1 response records none; then the live agent's level: `/tree` navigation \
+restores messages and tools from the path but keeps the agent's model and thinking level \
+(`navigateTree`), so the last level set in the file before the request holds, on whatever \
+branch. A session reopened between a navigation and the next request restores its path's level \
+instead; the file does not record that, so replay assumes no reopening, says on stderr where the \
+two readings differ, and `--after-tree path` takes the path's.\n\
+- **Hidden declarations** (1.3): none. A `prepareLoadout` hook can hide declarations from every \
+request; the session does not record which, and `replay --hide-declarations NAME,...` names them.\n\
+- **API key**: an API key of the provider's usual kind. For OpenAI Responses from 1.3 that is an \
+`sk-` key: 1.3 takes any other credential for a ChatGPT sign-in and drops `max_output_tokens`, \
+`temperature` and the prompt-cache fields.\n\
+- **A session continued by a newer Pi**: followed as the newest release it shows (a note says how \
+many earlier responses an older release wrote); every request is rebuilt as that release.\n\
+- **A 0.87.1 session replayed as 1.3.0** (`--pi 1.3.0`, a what-if): a model of provider \
+`azure-openai-responses` is `azure`'s, and the session's old responses of that provider count as \
+another provider's, as they do in Pi 1.3.\n\n",
+    );
     out.push_str("## Releases\n\n| release | | catalog |\n|---|---|---|\n");
     for r in PiRelease::ALL {
         out.push_str(&format!(

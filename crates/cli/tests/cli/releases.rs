@@ -111,3 +111,46 @@ fn models_per_release_and_changes() {
         .status(2)
         .run();
 }
+
+/// A session whose responses carry 1.3's markers is followed as 1.3.0, said on stderr; `check`
+/// notes it, and `check --pi 0.87.1` warns.
+#[test]
+fn a_1_3_session_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s13.jsonl");
+    let text = [
+        r#"{"type":"session","version":3,"id":"019c0000-0000-7000-8000-000000000013","timestamp":"2026-10-01T08:00:00.000Z","cwd":"/w"}"#,
+        r#"{"type":"model_change","id":"01","parentId":null,"timestamp":"2026-10-01T08:00:01.000Z","provider":"anthropic","modelId":"claude-opus-4-8"}"#,
+        r#"{"type":"message","id":"02","parentId":"01","timestamp":"2026-10-01T08:00:02.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"message","id":"03","parentId":"02","timestamp":"2026-10-01T08:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-8","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2,"thinkingLevel":"high","durationMs":420}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    std::fs::write(&path, &text).unwrap();
+    let p = path.display().to_string();
+    let out = Test::new()
+        .args(["replay", &p])
+        .stderr_contains("following Pi 1.3.0, the release that wrote it (an assistant message with `thinkingLevel` (1×, first on line 4)")
+        .run();
+    // The recorded level is the request's: adaptive thinking with effort high.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["requests"][0]["payload"]["output_config"]["effort"], "high");
+    assert!(
+        !v["requests"][0]["payload"]["betas"]
+            .to_string()
+            .contains("mid-conversation-tool-changes"),
+    );
+    Test::new()
+        .args(["check", "--structural", &p])
+        .stdout_contains("info[pi-release]: written by Pi 1.3.0")
+        .stdout_not_contains("unknown")
+        .status(0)
+        .run();
+    Test::new()
+        .args(["check", "--structural", "--pi", "0.87.1", &p])
+        .stdout_contains("warning[pi-release]: expected a session of Pi 0.87.1, but it was written by Pi 1.3.0")
+        .status(1)
+        .run();
+    // The input is never modified.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
