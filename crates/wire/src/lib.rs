@@ -205,7 +205,17 @@ mod tests {
     ];
 
     fn assemble_on(provider: &str, id: &str, context: &Value, entry: Entry) -> String {
-        let model = Catalog::builtin(PiRelease::V0_87_1)
+        assemble_as(PiRelease::V0_87_1, provider, id, context, entry)
+    }
+
+    fn assemble_as(
+        release: PiRelease,
+        provider: &str,
+        id: &str,
+        context: &Value,
+        entry: Entry,
+    ) -> String {
+        let model = Catalog::builtin(release)
             .resolve(&ModelSpec::Catalog {
                 provider: provider.into(),
                 id: id.into(),
@@ -216,7 +226,7 @@ mod tests {
         env.insert("AZURE_OPENAI_RESOURCE_NAME".into(), "r".into());
         let options = json!({"sessionId": "s", "maxTokens": 1000});
         match assemble(
-            PiRelease::V0_87_1,
+            release,
             &model,
             context,
             options.as_object().expect("object"),
@@ -292,5 +302,52 @@ mod tests {
             assemble_on("openai", "gpt-5.5", &ctx, Entry::Stream),
             "pi-ai rejects this request: number 1e+21 is not iterable (cannot read property Symbol(Symbol.iterator))"
         );
+    }
+
+    /// A tool call without an id from another model reaches the API's id normalizer, whose first
+    /// string method throws (found by the 1.3.0 malformed sweep: 1.3's Azure provider is `azure`,
+    /// so a 0.87.1 `azure-openai-responses` response is foreign there). The texts are real
+    /// pi-ai's (0.87.1 and 1.3.0 through `tools/pi-oracle`'s `captureCase`).
+    #[test]
+    fn foreign_tool_call_without_id_throws_in_the_normalizer() {
+        let call = |provider: &str, api: &str| {
+            json!({"messages": [
+                {"role": "user", "content": "hi", "timestamp": 1},
+                {"role": "assistant", "content": [{"type": "toolCall", "name": "read", "arguments": {}}],
+                 "api": api, "provider": provider, "model": "gpt-5.5", "stopReason": "toolUse",
+                 "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                           "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+                 "timestamp": 2},
+                {"role": "user", "content": "again", "timestamp": 3}]})
+        };
+        let old = call("azure-openai-responses", "azure-openai-responses");
+        // Same model in 0.87.1: no normalizer; the id is split when the call is converted.
+        assert_eq!(
+            assemble_on("azure-openai-responses", "gpt-5.5", &old, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'split')"
+        );
+        assert_eq!(
+            assemble_as(PiRelease::V1_3_0, "azure", "gpt-5.5", &old, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'includes')"
+        );
+        let foreign = call("openai", "openai-responses");
+        assert_eq!(
+            assemble_on("anthropic", "claude-opus-4-8", &foreign, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'replace')"
+        );
+        assert_eq!(
+            assemble_on("moonshotai", "kimi-k3", &foreign, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'includes')"
+        );
+        for (provider, id) in [
+            ("mistral", "mistral-large-latest"),
+            ("amazon-bedrock", "anthropic.claude-opus-4-8"),
+        ] {
+            assert_eq!(
+                assemble_on(provider, id, &foreign, Entry::StreamSimple),
+                "pi-ai rejects this request: Cannot read properties of undefined (reading 'replace')",
+                "{provider}"
+            );
+        }
     }
 }

@@ -67,8 +67,11 @@ pub fn split_error_tool_result_images(msg: &Value) -> Option<ErrorImages> {
     })
 }
 
-/// A per-API tool-call id normalizer: `(id, target model, source assistant message) → id`.
-pub type IdNormalizer<'a> = &'a dyn Fn(&str, &Model, &Value) -> String;
+/// A per-API tool-call id normalizer: `(id, target model, source assistant message) → id`. The
+/// id is the tool call's `id` field as it is (absent, `null` or a non-string in a malformed
+/// context): each normalizer records the `TypeError` of its first string method (see
+/// [`js::str_or_fault`]), as pi-ai's throws.
+pub type IdNormalizer<'a> = &'a dyn Fn(Option<&Value>, &Model, &Value) -> String;
 
 fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     let mut out = Vec::with_capacity(content.len());
@@ -346,12 +349,9 @@ where
                                         js::delete(b, "thoughtSignature");
                                     }
                                     if let Some(norm) = normalize_id {
-                                        let id = b
-                                            .field("id")
-                                            .and_then(Value::as_str)
-                                            .unwrap_or("")
-                                            .to_string();
-                                        let n = norm(&id, model, original);
+                                        let raw = b.field("id");
+                                        let id = raw.and_then(Value::as_str).unwrap_or("").to_string();
+                                        let n = norm(raw, model, original);
                                         if n != id {
                                             id_map.insert(id, n.clone());
                                             b.insert("id".into(), js::s(n));
@@ -496,7 +496,9 @@ mod tests {
             json!({"role":"assistant","stopReason":"error","content":[]}),
             json!({"role":"user","content":"next"}),
         ];
-        let norm = |id: &str, _: &Model, _: &Value| id.replace('|', "_");
+        let norm = |id: Option<&Value>, _: &Model, _: &Value| {
+            id.and_then(Value::as_str).unwrap_or("").replace('|', "_")
+        };
         let out = transform_messages(PiRelease::V0_87_1, &msgs, &model(), Some(&norm));
         assert_eq!(
             out[0]["content"],

@@ -445,7 +445,9 @@ fn build_params(
         input.release,
         messages.iter().map(|m| &**m),
         model,
-        Some(&normalize_tool_call_id),
+        Some(&|id, m, source| {
+            normalize_tool_call_id(js::str_or_fault(id, "id", "replace"), m, source)
+        }),
     );
     let conversation = if initial.is_some() {
         &transformed[1..]

@@ -332,7 +332,9 @@ fn convert_messages<'a>(
     caching: bool,
     retention: &str,
 ) -> Result<Vec<Value>, AssembleError> {
-    let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
+    let normalize = |id: Option<&Value>, _: &Model, _: &Value| {
+        normalize_tool_call_id(js::str_or_fault(id, "id", "replace"))
+    };
     let transformed = transform_messages_cow(release, conversation, model, Some(&normalize));
     let claude = is_claude(model);
     let mut result: Vec<Value> = Vec::new();

@@ -388,7 +388,9 @@ fn convert_messages(
     c: &Compat,
     grammar: &HashMap<String, String>,
 ) -> Result<Vec<Value>, AssembleError> {
-    let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
+    let normalize = |id: Option<&Value>, m: &Model, _: &Value| {
+        normalize_tool_call_id(js::str_or_fault(id, "id", "includes"), m)
+    };
     let transformed = transform_messages_cow(
         release,
         resolved.iter().map(|m| &**m),

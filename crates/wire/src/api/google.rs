@@ -266,7 +266,15 @@ fn convert_messages<'a>(
     model: &Model,
     conversation: impl IntoIterator<Item = &'a Value>,
 ) -> Vec<Value> {
-    let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
+    // `id.replace(…)` only for models that require ids; the others return the id unchanged.
+    let normalize = |id: Option<&Value>, m: &Model, _: &Value| {
+        let id = if requires_tool_call_id(m.id()) {
+            js::str_or_fault(id, "id", "replace")
+        } else {
+            id.and_then(Value::as_str).unwrap_or("")
+        };
+        normalize_tool_call_id(id, m)
+    };
     let transformed = transform_messages_cow(release, conversation, model, Some(&normalize));
     let with_id = requires_tool_call_id(model.id());
     let mut contents: Vec<Value> = Vec::new();

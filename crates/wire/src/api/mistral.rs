@@ -731,7 +731,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
     );
     let ids = RefCell::new(IdNormalizer::default());
-    let normalize = |id: &str, _: &Model, _: &Value| ids.borrow_mut().normalize(id);
+    // `deriveMistralToolCallId(id, 0)` starts with `id.replace(…)`.
+    let normalize = |id: Option<&Value>, _: &Model, _: &Value| {
+        ids.borrow_mut()
+            .normalize(js::str_or_fault(id, "id", "replace"))
+    };
     let transformed = transform_messages_cow(
         input.release,
         resolved.iter().map(|m| &**m),

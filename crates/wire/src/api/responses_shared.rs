@@ -267,7 +267,14 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
     options: &ConvertOptions,
 ) -> Result<Vec<Value>, AssembleError> {
     let allowed = allowed_tool_call_providers.contains(&model.provider());
-    let normalize = |id: &str, _target: &Model, source: &Value| -> String {
+    let normalize = |id: Option<&Value>, _target: &Model, source: &Value| -> String {
+        // `normalizeIdPart(id)` (`part.replace`) when the provider is not allowed, else
+        // `id.includes("|")` first.
+        let id = if allowed {
+            js::str_or_fault(id, "id", "includes")
+        } else {
+            js::str_or_fault(id, "part", "replace")
+        };
         if !allowed || !id.contains('|') {
             return normalize_id_part(id);
         }
