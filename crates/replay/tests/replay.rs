@@ -134,13 +134,31 @@ mod fidelity {
         })
     }
 
-    /// Every committed real agent session (`fixtures/agent/<name>/`, captured from the real
-    /// AgentSession by tools/pi-oracle): the replayed transcript, payload and wire body equal
-    /// what the agent sent, request by request.
+    /// Every committed real agent session of 0.87.1 (`fixtures/agent/<name>/`, captured from
+    /// the real AgentSession by tools/pi-oracle): the replayed transcript, payload and wire body
+    /// equal what the agent sent, request by request.
     #[test]
     fn replay_equals_the_real_agents_requests() {
-        let dir = root().join("fixtures/agent");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
+        replay_equals_the_agent_of(PiRelease::V0_87_1, &root().join("fixtures/agent"));
+    }
+
+    /// The same for every other supported release (`fixtures/releases/<release>/agent/<name>/`,
+    /// written by that release's AgentSession), replayed as that release.
+    #[test]
+    fn replay_equals_every_releases_agent() {
+        let mut checked = 0;
+        for release in PiRelease::ALL {
+            let dir = root().join(format!("fixtures/releases/{release}/agent"));
+            if release != PiRelease::V0_87_1 && dir.is_dir() {
+                replay_equals_the_agent_of(release, &dir);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 1, "no agent runs of a release after 0.87.1");
+    }
+
+    fn replay_equals_the_agent_of(release: PiRelease, dir: &std::path::Path) {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -169,7 +187,7 @@ mod fidelity {
                 if by_entry.contains_key(&id) {
                     continue;
                 }
-                let mut opts = ReplayOptions::new(Catalog::builtin(PiRelease::V0_87_1));
+                let mut opts = ReplayOptions::new(Catalog::builtin(release));
                 opts.leaf = Some(id.clone());
                 opts.keep_transcript = true;
                 match replay(&session, &opts) {
@@ -236,15 +254,20 @@ mod fidelity {
                 }
             }
         }
+        eprintln!(
+            "agent runs of Pi {release} ({}): {compared} requests compared, {} differ, {skipped} sessions skipped",
+            dir.display(),
+            failures.len()
+        );
         assert!(
             failures.is_empty(),
-            "{} of {compared} requests:\n{}",
+            "Pi {release}: {} of {compared} requests:\n{}",
             failures.len(),
             failures.join("\n")
         );
         assert!(
             compared >= 10,
-            "only {compared} requests compared ({skipped} sessions skipped)"
+            "Pi {release}: only {compared} requests compared ({skipped} sessions skipped)"
         );
     }
 }
