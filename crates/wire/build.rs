@@ -14,9 +14,11 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::from(
-        "/// `(version, manifest, [(provider, data file text)])` per supported release.\n",
+        "/// `(version, manifest, [(provider, data file text)])` of one release.\n\
+         pub(crate) type ReleaseFiles = (&'static str, &'static str, &'static [(&'static str, &'static str)]);\n\
+         /// Every supported release's catalog data.\n\
+         pub(crate) const RELEASE_DATA: &[ReleaseFiles] = &[\n",
     );
-    out.push_str("pub(crate) const RELEASE_DATA: &[(&str, &str, &[(&str, &str)])] = &[\n");
     for release in PiRelease::ALL {
         let dir = root.join(format!("pi-ai-{}", release.version()));
         println!("cargo:rerun-if-changed={}", dir.display());

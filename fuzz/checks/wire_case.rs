@@ -47,7 +47,10 @@ pub fn check(data: &[u8]) {
         if let Ok(model) = catalog.resolve(&case.model) {
             let first = assembled(release, &model, &case, &case.env);
             let again = assembled(release, &model, &case, &case.env);
-            assert_eq!(first, again, "{release}: assembly is not deterministic: {text:?}");
+            assert_eq!(
+                first, again,
+                "{release}: assembly is not deterministic: {text:?}"
+            );
         }
         for (api, (provider, id)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
             let model = catalog
@@ -65,7 +68,14 @@ pub fn check(data: &[u8]) {
 
 /// Assembles the case on `model` and checks the wire body; the result as comparable text.
 fn assembled(release: PiRelease, model: &Model, case: &Case, env: &Env) -> String {
-    match assemble(release, model, &case.context, &case.options, case.entry, env) {
+    match assemble(
+        release,
+        model,
+        &case.context,
+        &case.options,
+        case.entry,
+        env,
+    ) {
         Ok(a) => {
             body_is_stringify_text(&a);
             json::stringify(&a.to_json())

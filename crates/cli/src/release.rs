@@ -13,6 +13,8 @@ use forge_replay_model::release::PiRelease;
 use forge_replay_session::release::{detect, Verdict};
 use forge_replay_session::Session;
 
+use crate::out;
+
 /// The environment variable `--pi` falls back to.
 pub const ENV: &str = "FORGE_REPLAY_PI";
 
@@ -68,7 +70,7 @@ impl PiArg {
     pub fn for_named(&self, named: Option<PiRelease>, path: &Path) -> anyhow::Result<PiRelease> {
         Ok(match (self.requested()?, named) {
             (Some((r, source)), Some(n)) if r != n => {
-                eprintln!(
+                out::note!(
                     "forge-replay: warning: {}: it names Pi {n} (\"pi\"); following {} {r} as asked",
                     path.display(),
                     source.name()
@@ -88,7 +90,7 @@ impl PiArg {
         let ev = detect(session);
         if let Some((r, source)) = self.requested()? {
             if let Some(why) = ev.contradiction(r) {
-                eprintln!(
+                out::note!(
                     "forge-replay: warning: {path}: following {} {r} as asked, but {why}",
                     source.name()
                 );
@@ -98,23 +100,23 @@ impl PiArg {
         let release = ev.release();
         match ev.verdict() {
             Verdict::Release(r) => {
-                eprintln!(
+                out::note!(
                     "forge-replay: note: {path}: following Pi {r}, the release that wrote it ({}; --pi to choose another)",
                     ev.describe()
                 );
                 if ev.mixed() {
-                    eprintln!(
+                    out::note!(
                         "forge-replay: note: {path}: {} earlier response(s) carry no thinkingLevel (first on line {}): an older Pi wrote them before Pi {r} continued the session",
                         ev.assistant_without_thinking_level,
                         ev.first_without_thinking_level.unwrap_or(0)
                     );
                 }
             }
-            Verdict::Newer { version } => eprintln!(
+            Verdict::Newer { version } => out::note!(
                 "forge-replay: warning: {path}: written by Pi {version} or later ({}), which this forge-replay does not support; following {release}, the newest supported release (--pi to choose)",
                 ev.describe()
             ),
-            Verdict::Unknown => eprintln!(
+            Verdict::Unknown => out::note!(
                 "forge-replay: note: {path}: {}, nothing tells which Pi release wrote it; following the default {release} (--pi to choose)",
                 ev.describe()
             ),

@@ -387,8 +387,8 @@ fn hide_declarations(messages: &mut [Value], hidden: &[String]) {
     for m in messages.iter_mut() {
         let Some(o) = m.as_object_mut() else { continue };
         if o.get("role").and_then(Value::as_str) != Some("system")
-            || (!o.get("toolsAdded").is_some_and(|v| !v.is_null())
-                && !o.get("toolsRemoved").is_some_and(|v| !v.is_null()))
+            || (o.get("toolsAdded").is_none_or(|v| v.is_null())
+                && o.get("toolsRemoved").is_none_or(|v| v.is_null()))
         {
             continue;
         }

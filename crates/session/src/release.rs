@@ -262,16 +262,15 @@ pub fn detect(session: &Session) -> Evidence {
     for e in session.entries() {
         let line = e.line();
         match e.entry_type() {
-            EntryType::Custom => {
+            EntryType::Custom
                 if virtual_state.find(e.raw().as_bytes()).is_some()
                     && e.value().ok().and_then(|v| {
                         v.get("customType")
                             .and_then(Value::as_str)
                             .map(|t| t == "pi.virtual-model-state")
-                    }) == Some(true)
-                {
-                    ev.note("virtual-model-state", line);
-                }
+                    }) == Some(true) =>
+            {
+                ev.note("virtual-model-state", line);
             }
             EntryType::Message => {
                 let Some(m) = e.message_head() else { continue };

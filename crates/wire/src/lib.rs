@@ -323,16 +323,32 @@ mod tests {
         let old = call("azure-openai-responses", "azure-openai-responses");
         // Same model in 0.87.1: no normalizer; the id is split when the call is converted.
         assert_eq!(
-            assemble_on("azure-openai-responses", "gpt-5.5", &old, Entry::StreamSimple),
+            assemble_on(
+                "azure-openai-responses",
+                "gpt-5.5",
+                &old,
+                Entry::StreamSimple
+            ),
             "pi-ai rejects this request: Cannot read properties of undefined (reading 'split')"
         );
         assert_eq!(
-            assemble_as(PiRelease::V1_3_0, "azure", "gpt-5.5", &old, Entry::StreamSimple),
+            assemble_as(
+                PiRelease::V1_3_0,
+                "azure",
+                "gpt-5.5",
+                &old,
+                Entry::StreamSimple
+            ),
             "pi-ai rejects this request: Cannot read properties of undefined (reading 'includes')"
         );
         let foreign = call("openai", "openai-responses");
         assert_eq!(
-            assemble_on("anthropic", "claude-opus-4-8", &foreign, Entry::StreamSimple),
+            assemble_on(
+                "anthropic",
+                "claude-opus-4-8",
+                &foreign,
+                Entry::StreamSimple
+            ),
             "pi-ai rejects this request: Cannot read properties of undefined (reading 'replace')"
         );
         assert_eq!(

@@ -350,7 +350,8 @@ where
                                     }
                                     if let Some(norm) = normalize_id {
                                         let raw = b.field("id");
-                                        let id = raw.and_then(Value::as_str).unwrap_or("").to_string();
+                                        let id =
+                                            raw.and_then(Value::as_str).unwrap_or("").to_string();
                                         let n = norm(raw, model, original);
                                         if n != id {
                                             id_map.insert(id, n.clone());

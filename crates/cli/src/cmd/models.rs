@@ -162,7 +162,7 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
             (a != b).then_some((k, a, b))
         })
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = Out::stdout();
     match args.format {
         TableOrJson::Json => {
             let doc = serde_json::json!({
@@ -172,7 +172,7 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
                 "removed": removed,
                 "reflagged": reflagged.iter().map(|(k, a, b)| serde_json::json!({"model": k, "from": a, "to": b})).collect::<Vec<_>>(),
             });
-            writeln!(out, "{}", json::stringify_pretty(&doc))?;
+            out.json(&(json::stringify_pretty(&doc) + "\n"))?;
         }
         TableOrJson::Table => {
             let flags = |f: &[&str]| {
@@ -182,7 +182,7 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
                     f.join(",")
                 }
             };
-            writeln!(
+            outln!(
                 out,
                 "pi-ai {from} → {to}: {} added, {} removed, {} re-flagged",
                 added.len(),
@@ -190,15 +190,16 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
                 reflagged.len()
             )?;
             for k in &added {
-                writeln!(out, "+ {k}")?;
+                outln!(out, "+ {k}")?;
             }
             for k in &removed {
-                writeln!(out, "- {k}")?;
+                outln!(out, "- {k}")?;
             }
             for (k, a, b) in &reflagged {
-                writeln!(out, "~ {k}  {} → {}", flags(a), flags(b))?;
+                outln!(out, "~ {k}  {} → {}", flags(a), flags(b))?;
             }
         }
     }
+    out.flush()?;
     Ok(Exit::Ok)
 }

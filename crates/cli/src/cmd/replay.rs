@@ -53,7 +53,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             .release()
             .has(forge_replay_model::release::Change::AgentHiddenDeclarations)
     {
-        eprintln!(
+        out::note!(
             "forge-replay: warning: --hide-declarations has no effect on Pi {}: hidden declarations came with 1.3.0",
             catalog.release()
         );
@@ -65,7 +65,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         if let (ThinkingSource::Live { line: Some(at) }, Some(path)) =
             (&r.thinking.source, &r.thinking.path_level)
         {
-            eprintln!(
+            out::note!(
                 "forge-replay: note: {}:{}: request {} uses thinking level {}, the live agent's (set on line {at}, on another branch: /tree navigation keeps it); its path says {path} (--after-tree path)",
                 args.session.display(),
                 r.line,

@@ -123,7 +123,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     // Usage is what the session recorded, read the same way for every release; the release is
     // said (and checked against --pi).
     if let Err(e) = args.pi.for_session(&session) {
-        eprintln!("forge-replay: error: {e:#}");
+        out::error!("{e:#}");
         return Ok(Exit::BadInput);
     }
     let leaf = match session.resolve_leaf(args.leaf.as_deref()) {

@@ -134,12 +134,13 @@ fn a_1_3_session_is_detected() {
         .run();
     // The recorded level is the request's: adaptive thinking with effort high.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["requests"][0]["payload"]["output_config"]["effort"], "high");
-    assert!(
-        !v["requests"][0]["payload"]["betas"]
-            .to_string()
-            .contains("mid-conversation-tool-changes"),
+    assert_eq!(
+        v["requests"][0]["payload"]["output_config"]["effort"],
+        "high"
     );
+    assert!(!v["requests"][0]["payload"]["betas"]
+        .to_string()
+        .contains("mid-conversation-tool-changes"),);
     Test::new()
         .args(["check", "--structural", &p])
         .stdout_contains("info[pi-release]: written by Pi 1.3.0")
@@ -148,7 +149,9 @@ fn a_1_3_session_is_detected() {
         .run();
     Test::new()
         .args(["check", "--structural", "--pi", "0.87.1", &p])
-        .stdout_contains("warning[pi-release]: expected a session of Pi 0.87.1, but it was written by Pi 1.3.0")
+        .stdout_contains(
+            "warning[pi-release]: expected a session of Pi 0.87.1, but it was written by Pi 1.3.0",
+        )
         .status(1)
         .run();
     // The input is never modified.

@@ -877,6 +877,9 @@ fn is_string_tool_list(msg: &Value, key: &str) -> bool {
 }
 
 /// How a later system message's tool changes reach the wire.
+/// `convertTools` for the tools of one `tool_addition`.
+type ConvertToolList<'f> = &'f dyn Fn(&[Value]) -> Result<Vec<Value>, AssembleError>;
+
 enum ToolChanges<'f> {
     /// Not native: the transcript was folded, system messages carry no tool blocks.
     None,
@@ -884,7 +887,7 @@ enum ToolChanges<'f> {
     ByReference,
     /// 1.3 ([`Change::AnthropicInlineToolDefinitions`]): a `tool_addition` defines the tool by
     /// value (`tool_definition`), and a redefined name needs no removal.
-    ByDefinition(&'f dyn Fn(&[Value]) -> Result<Vec<Value>, AssembleError>),
+    ByDefinition(ConvertToolList<'f>),
 }
 
 fn convert_messages(
