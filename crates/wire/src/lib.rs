@@ -366,4 +366,48 @@ mod tests {
             );
         }
     }
+
+    /// Three 1.3 changes no committed golden exercises, each as real pi-ai 0.87.1 and 1.3.0 sent
+    /// it (the same cases through `tools/pi-oracle`'s `gen-wire-cases.mjs --run-case --pi R`).
+    #[test]
+    fn release_changes_without_a_golden() {
+        let run = |release: PiRelease, case: Value| {
+            let case = Case::parse(&case.to_string()).expect("case");
+            assemble_case(&case, Catalog::builtin(release)).expect("assembles")
+        };
+        let ctx = json!({"systemPrompt": "p", "messages": [{"role": "user", "content": "hi", "timestamp": 1}]});
+        // codex-header-defaults-first: the caller's `originator` wins from 1.3.
+        let codex = json!({"model": {"provider": "openai-codex", "id": "gpt-5.5"}, "context": ctx,
+            "options": {"sessionId": "s", "transport": "sse", "headers": {"originator": "mine"}}});
+        let originator = |r| run(r, codex.clone()).wire.expect("sse").headers["originator"].clone();
+        assert_eq!(originator(PiRelease::V0_87_1), "pi");
+        assert_eq!(originator(PiRelease::V1_3_0), "mine");
+        // completions-sampling-by-effort: the model's and the level's sampling parameters.
+        let completions = json!({"model": {"provider": "groq", "id": "openai/gpt-oss-120b",
+            "overrides": {"samplingParams": {"temperature": 0.3},
+                          "samplingParamsByThinkingLevel": {"high": {"top_p": 0.9}}}},
+            "context": ctx, "options": {"sessionId": "s", "reasoningEffort": "high"}, "entry": "stream"});
+        let sampling = |r| {
+            let p = run(r, completions.clone()).payload;
+            (p.get("temperature").cloned(), p.get("top_p").cloned())
+        };
+        assert_eq!(sampling(PiRelease::V0_87_1), (None, None));
+        assert_eq!(
+            sampling(PiRelease::V1_3_0),
+            (Some(json!(0.3)), Some(json!(0.9)))
+        );
+        // headers-merged-case-insensitively: a `null` removes every spelling from 1.3.
+        let google = json!({"model": {"provider": "google", "id": "gemini-2.5-pro",
+            "overrides": {"headers": {"X-A": "1", "X-B": "2"}}},
+            "context": ctx, "options": {"sessionId": "s", "headers": {"x-a": null, "X-B": null}}});
+        let names = |r| {
+            let h = run(r, google.clone()).wire.expect("fetch").headers;
+            h.keys()
+                .filter(|k| k.starts_with("x-"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(PiRelease::V0_87_1), ["x-a"]);
+        assert!(names(PiRelease::V1_3_0).is_empty());
+    }
 }

@@ -266,7 +266,7 @@ fn goldens_match_pi_ai() {
             }
         }
         eprintln!(
-            "wire goldens {} (pi {release}): {passed} equal, {different} different, {} skipped (builder not written yet: {})",
+            "wire goldens {} (pi {release} unless a case names one): {passed} equal, {different} different, {} skipped (builder not written yet: {})",
             dir.display(),
             skipped.len(),
             skipped.join(", ")

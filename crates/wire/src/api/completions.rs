@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::{parse, stringify};
-use forge_replay_model::release::PiRelease;
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
@@ -1097,7 +1097,19 @@ fn build_params(
             p.put("providerOptions", obj!([("gateway", Value::Object(g))]));
         }
     }
-    if let Some(sp) = options
+    // Last, so sampling parameters override named request fields: 0.87.1
+    // `options.samplingParams`; from 1.3 `resolveSamplingParams(model, reasoningEffort ?? "off",
+    // options.samplingParams)`.
+    if input.has(Change::CompletionsSamplingByEffort) {
+        if let Some(sp) = crate::options::resolve_sampling_params(
+            input.release,
+            input.model,
+            options.field("reasoningEffort"),
+            options.field("samplingParams"),
+        ) {
+            p.assign(&sp);
+        }
+    } else if let Some(sp) = options
         .field("samplingParams")
         .filter(|v| js::truthy(Some(v)))
     {

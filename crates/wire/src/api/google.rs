@@ -993,8 +993,25 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let wire = has_contents.then(|| {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".into(), "application/json".to_string());
-        merge_headers(&mut headers, model.get("headers"));
-        merge_headers(&mut headers, options.field("headers"));
+        if input.has(Change::HeadersMergedCaseInsensitively) {
+            // `providerHeadersToRecord`: by lowercased name, the last source winning, `null`
+            // deleting every spelling.
+            merge_headers(&mut headers, model.get("headers"));
+            merge_headers(&mut headers, options.field("headers"));
+        } else {
+            // 0.87.1: `{...model.headers, ...optionsHeaders}` by exact name, then `null` values
+            // dropped; a `null` removes only the spelling it names.
+            let mut spread: Map<String, Value> = Map::new();
+            for src in [model.get("headers"), options.field("headers")] {
+                if let Some(m) = src.and_then(Value::as_object) {
+                    for (k, v) in m {
+                        spread.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            spread.retain(|_, v| !v.is_null());
+            merge_headers(&mut headers, Some(&Value::Object(spread)));
+        }
         WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
