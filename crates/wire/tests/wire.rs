@@ -7,7 +7,8 @@
 //!
 //! Folders: `fixtures/wire` (0.87.1) and `fixtures/releases/<release>/wire` for every other
 //! supported release; a case's `"pi"` names its release, else the folder's. `WIRE_GOLDENS_DIR`
-//! runs the same comparison over any directory of oracle outputs (ad-hoc sweeps).
+//! runs the same comparison over any directory of oracle outputs (ad-hoc sweeps), as
+//! `WIRE_GOLDENS_PI` (default 0.87.1) for cases without `"pi"`.
 //!
 //! Cases whose API builder is not written yet are reported and skipped.
 
@@ -34,7 +35,11 @@ fn repo() -> PathBuf {
 /// The golden folders and their releases: `WIRE_GOLDENS_DIR` alone, or every committed one.
 fn folders() -> Vec<(PathBuf, PiRelease)> {
     if let Some(dir) = std::env::var_os("WIRE_GOLDENS_DIR") {
-        return vec![(PathBuf::from(dir), PiRelease::DEFAULT)];
+        // `WIRE_GOLDENS_PI=<release>`: the release of cases that do not name one.
+        let release = std::env::var("WIRE_GOLDENS_PI").map_or(PiRelease::DEFAULT, |v| {
+            PiRelease::parse(&v).unwrap_or_else(|e| panic!("WIRE_GOLDENS_PI: {e}"))
+        });
+        return vec![(PathBuf::from(dir), release)];
     }
     let mut out = vec![(repo().join("fixtures/wire"), PiRelease::V0_87_1)];
     for r in PiRelease::ALL {
