@@ -394,6 +394,8 @@ pub struct ReportSessionArgs {
     /// Cache retention the session ran with (as `cache explain --retention`).
     #[arg(long, value_enum, default_value = "short")]
     pub retention: CacheRetention,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -155,7 +155,7 @@ API, its agent loop. Each behaviour difference between releases is written down 
 and the package function it follows; the code asks for it by name. This page lists them.\n\n\
 ## Choosing the release\n\n\
 - `--pi RELEASE` on `assemble`, `replay`, `context`, `usage`, `cache explain`, `check`, `verify`, \
-`models`, `report providers` (and `capabilities`); else the environment variable `FORGE_REPLAY_PI`.\n\
+`models`, `report providers`, `report session` (and `capabilities`); else the environment variable `FORGE_REPLAY_PI`.\n\
 - Otherwise what the input says: a case file's or scenario's `\"pi\"`; for a session, the release \
 whose markers it holds (listed below), said on stderr. `--pi` against contrary evidence is a \
 warning, and the release asked for is followed.\n\
