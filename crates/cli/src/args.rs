@@ -317,6 +317,10 @@ pub struct UsageArgs {
     pub min_hit_rate: Option<f64>,
     #[command(flatten)]
     pub pi: PiArg,
+    /// With --corpus: replay every session (`cache explain`) and sum what the confirmed cache
+    /// breaks re-billed, by cause, model and project.
+    #[arg(long)]
+    pub breaks: bool,
 }
 
 #[derive(Debug, Subcommand)]

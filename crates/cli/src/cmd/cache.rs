@@ -89,6 +89,8 @@ fn plot_data(e: &Explanation) -> SessionPlot {
                 }
             })
             .collect(),
+        nested: Vec::new(),
+        cumulative: false,
         breaks: e
             .breaks
             .iter()
