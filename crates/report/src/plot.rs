@@ -301,7 +301,10 @@ fn draw_session<DB: DrawingBackend>(
             .map_err(e)?
             .label("main, cumulative")
             .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], RGBColor(20, 40, 110).stroke_width(2))
+                PathElement::new(
+                    vec![(x, y), (x + 20, y)],
+                    RGBColor(20, 40, 110).stroke_width(2),
+                )
             });
     }
     let orange = RGBColor(230, 120, 20);
@@ -327,7 +330,9 @@ fn draw_session<DB: DrawingBackend>(
             .draw_series(LineSeries::new(cumulative, orange.stroke_width(2)))
             .map_err(e)?
             .label("nested, cumulative")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], orange.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], orange.stroke_width(2))
+            });
         chart
             .draw_series(
                 points
@@ -438,23 +443,35 @@ fn draw_session<DB: DrawingBackend>(
 fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusPlot) -> DrawResult {
     root.fill(&WHITE).map_err(e)?;
     let n = data.bars.len().max(1);
+    // Group `i` is centred on x = i; its bars are drawn in data units, so they never overlap
+    // whatever the width.
     let mut chart = ChartBuilder::on(root)
         .caption(&data.title, font(22))
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..115f64)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..115f64)
         .map_err(e)?;
     let labels: Vec<String> = data.bars.iter().map(|b| b.label.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
         .y_desc("cache hit rate %")
-        .y_label_formatter(&|v| if *v <= 100.0 { format!("{v:.0}") } else { String::new() })
-        .x_labels(n)
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
+        .y_label_formatter(&|v| {
+            if *v <= 100.0 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .x_labels(n + 1)
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
         })
         .label_style(font(14))
         .axis_desc_style(font(15))
@@ -464,29 +481,22 @@ fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusP
     let green = RGBColor(46, 139, 87);
     let orange = RGBColor(230, 120, 20);
     let any_nested = data.bars.iter().any(|b| b.nested_calls > 0.0);
-    // Each segment holds the main bar (left half) and the nested bar (right half).
-    let bar = |i: usize, rate: f64, left: bool, color: RGBColor| {
-        let mut r = Rectangle::new(
-            [
-                (SegmentValue::Exact(i), 0.0),
-                (SegmentValue::Exact(i + 1), rate),
-            ],
-            color.filled(),
-        );
-        if any_nested {
-            // Pixel margins: the segment is at least ~120 px wide (see plot_corpus).
-            if left {
-                r.set_margin(0, 0, 14, 62);
-            } else {
-                r.set_margin(0, 0, 62, 14);
-            }
-        } else {
-            r.set_margin(0, 0, 18, 18);
+    // With nested data each group holds the main bar (left) and the nested bar (right).
+    let span = |i: usize, left: bool| -> (f64, f64) {
+        let c = i as f64;
+        match (any_nested, left) {
+            (false, _) => (c - 0.38, c + 0.38),
+            (true, true) => (c - 0.42, c - 0.02),
+            (true, false) => (c + 0.02, c + 0.42),
         }
-        r
+    };
+    let bar = |i: usize, rate: f64, left: bool, color: RGBColor| {
+        let (x0, x1) = span(i, left);
+        Rectangle::new([(x0, 0.0), (x1, rate)], color.filled())
     };
     chart
         .draw_series(data.bars.iter().enumerate().filter_map(|(i, b)| {
+            (b.requests > 0.0).then_some(())?;
             Some(bar(i, b.hit_rate? * 100.0, true, green))
         }))
         .map_err(e)?
@@ -502,49 +512,36 @@ fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusP
             .label("nested reports (forgeNestedUsage)")
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], orange.filled()));
     }
-    let anchor = |h| {
-        font(12).pos(plotters::style::text_anchor::Pos::new(
-            h,
-            plotters::style::text_anchor::VPos::Bottom,
-        ))
+    let centred = font(12).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Bottom,
+    ));
+    let label_y = |rate: Option<f64>| match rate {
+        Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
+        None => ("no cache data".to_owned(), 4.0),
     };
-    use plotters::style::text_anchor::HPos;
     for (i, b) in data.bars.iter().enumerate() {
-        let (text, y) = match b.hit_rate {
-            Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
-            None => ("no cache data".to_owned(), 4.0),
-        };
-        let main_label = format!("{text} ({} req)", human(b.requests));
-        if any_nested {
+        if b.requests > 0.0 {
+            let (text, y) = label_y(b.hit_rate);
+            let (x0, x1) = span(i, true);
             chart
                 .plotting_area()
                 .draw(&Text::new(
-                    main_label,
-                    (SegmentValue::CenterOf(i), y + 3.5),
-                    anchor(HPos::Right),
+                    format!("{text} ({} req)", human(b.requests)),
+                    ((x0 + x1) / 2.0, y + 3.5),
+                    centred.clone(),
                 ))
                 .map_err(e)?;
-            if b.nested_calls > 0.0 {
-                let (text, y) = match b.nested_hit_rate {
-                    Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
-                    None => ("no cache data".to_owned(), 4.0),
-                };
-                chart
-                    .plotting_area()
-                    .draw(&Text::new(
-                        format!("{text} ({} calls)", human(b.nested_calls)),
-                        (SegmentValue::CenterOf(i), y + 3.5),
-                        anchor(HPos::Left),
-                    ))
-                    .map_err(e)?;
-            }
-        } else {
+        }
+        if any_nested && b.nested_calls > 0.0 {
+            let (text, y) = label_y(b.nested_hit_rate);
+            let (x0, x1) = span(i, false);
             chart
                 .plotting_area()
                 .draw(&Text::new(
-                    main_label,
-                    (SegmentValue::CenterOf(i), y + 3.5),
-                    anchor(HPos::Center),
+                    format!("{text} ({} calls)", human(b.nested_calls)),
+                    ((x0 + x1) / 2.0, y + 3.5),
+                    centred.clone(),
                 ))
                 .map_err(e)?;
         }

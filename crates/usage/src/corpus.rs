@@ -294,9 +294,7 @@ pub struct Group {
 impl Group {
     /// Main, sub-agent and known nested tokens together.
     pub fn combined(&self) -> Totals {
-        self.totals
-            .plus(&self.subagents)
-            .plus(&self.nested.totals)
+        self.totals.plus(&self.subagents).plus(&self.nested.totals)
     }
 
     /// Recorded cost and price differ by more than rounding.
@@ -476,9 +474,19 @@ fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> Fil
         }
     };
     file.bad_lines = data.bad_lines.clone();
+    file.not_session = data.not_session.clone();
     // A transcript counts only where pi-subagents writes one; elsewhere it is not a session.
-    let transcript = data.transcript.is_some() && child.is_some_and(|c| c.kind == ChildKind::Transcript);
+    let transcript =
+        data.transcript.is_some() && child.is_some_and(|c| c.kind == ChildKind::Transcript);
     if data.header.is_none() && !transcript {
+        if data.transcript.is_some() && file.not_session.is_none() {
+            file.not_session = Some(crate::session::NotASession {
+                line: data.entries.first().map(|e| e.line),
+                reason: "not a pi session: a sub-agent transcript record, counted only as \
+                         subagent-artifacts/<runId>_<agent>_transcript.jsonl"
+                    .to_owned(),
+            });
+        }
         return FileScan {
             project: project_from_dir(path),
             ..empty(file)
@@ -491,7 +499,6 @@ fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> Fil
         .and_then(|h| h.cwd.clone())
         .or_else(|| data.transcript.as_ref().and_then(|t| t.cwd.clone()))
         .unwrap_or_else(|| project_from_dir(path));
-    file.not_session = data.not_session.clone();
     file.entries = data.entries.len();
     if let Some(h) = &data.header {
         file.session_id = Some(h.id.clone());
@@ -532,19 +539,17 @@ fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> Fil
                 link.and_then(|l| l.model.as_deref()),
             );
             let (priced, unpriced) = match (report.known_totals(), model) {
-                (Some(t), Some(_)) => {
-                    match memo.prices(pricer, provider, model) {
-                        Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
-                            let why = Unpriced::TieredAggregate {
-                                provider: provider.unwrap_or_default().to_owned(),
-                                model: model.unwrap_or_default().to_owned(),
-                            };
-                            (f64::NAN, Some(reason_index(&mut reasons, &why)))
-                        }
-                        Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
-                        Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
+                (Some(t), Some(_)) => match memo.prices(pricer, provider, model) {
+                    Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
+                        let why = Unpriced::TieredAggregate {
+                            provider: provider.unwrap_or_default().to_owned(),
+                            model: model.unwrap_or_default().to_owned(),
+                        };
+                        (f64::NAN, Some(reason_index(&mut reasons, &why)))
                     }
-                }
+                    Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
+                    Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
+                },
                 _ => (f64::NAN, None),
             };
             let api = match (provider, model) {
@@ -577,8 +582,11 @@ fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> Fil
         );
         let (priced, unpriced) = match memo.prices(pricer, provider, model) {
             Ok(p) => (
-                p.calculate(&PricingUsage::of(&t, meta.map_or(0.0, |x| x.cache_write_1h)))
-                    .total,
+                p.calculate(&PricingUsage::of(
+                    &t,
+                    meta.map_or(0.0, |x| x.cache_write_1h),
+                ))
+                .total,
                 None,
             ),
             Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
@@ -642,13 +650,7 @@ fn dedup_key(id: Option<&str>, ts: Option<&str>, t: &Totals, path: &Path, line: 
 }
 
 /// Identity of a nested report across fork copies: entry id + timestamp + the report.
-fn nested_key(
-    id: Option<&str>,
-    ts: Option<&str>,
-    r: &NestedReport,
-    path: &Path,
-    line: u32,
-) -> u64 {
+fn nested_key(id: Option<&str>, ts: Option<&str>, r: &NestedReport, path: &Path, line: u32) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     2u8.hash(&mut h);
     match id {
@@ -661,7 +663,9 @@ fn nested_key(
                     for f in [u.requests, u.input, u.output] {
                         f.to_bits().hash(&mut h);
                     }
-                    u.cache.map(|(a, b)| (a.to_bits(), b.to_bits())).hash(&mut h);
+                    u.cache
+                        .map(|(a, b)| (a.to_bits(), b.to_bits()))
+                        .hash(&mut h);
                 }
             }
         }
@@ -795,9 +799,10 @@ impl Merger {
             if let Some(links) = self.links.get(&p) {
                 for l in links {
                     let by_run = l.run_id.is_some() && l.run_id.as_deref() == c.run_id.as_deref();
-                    let by_file = l.session_file.as_deref().is_some_and(|sf| {
-                        subagents::names_file(sf, &file.path, &parent_path)
-                    });
+                    let by_file = l
+                        .session_file
+                        .as_deref()
+                        .is_some_and(|sf| subagents::names_file(sf, &file.path, &parent_path));
                     if by_run || by_file {
                         covering.push(l.nested);
                     }
@@ -818,7 +823,8 @@ impl Merger {
                         found: Totals::default(),
                         counts_calls: r.report.known_totals().is_some(),
                     });
-                    self.recon_of.insert(n, self.corpus.reconciliation.len() - 1);
+                    self.recon_of
+                        .insert(n, self.corpus.reconciliation.len() - 1);
                     self.corpus.reconciliation.len() - 1
                 }
             };
@@ -964,7 +970,11 @@ impl Corpus {
         };
         let mut order: Vec<usize> = (0..paths.len()).collect();
         order.sort_by(|&a, &b| {
-            (rank(a), paths[a].file_name(), &paths[a]).cmp(&(rank(b), paths[b].file_name(), &paths[b]))
+            (rank(a), paths[a].file_name(), &paths[a]).cmp(&(
+                rank(b),
+                paths[b].file_name(),
+                &paths[b],
+            ))
         });
         let mut corpus = Corpus {
             walk_errors,
@@ -1046,8 +1056,7 @@ impl Corpus {
             || filter.model.as_deref().is_some_and(|f| {
                 format!(
                     "{}/{}",
-                    self.dicts.providers[provider as usize],
-                    self.dicts.models[model as usize]
+                    self.dicts.providers[provider as usize], self.dicts.models[model as usize]
                 ) == f
             })
     }
@@ -1492,18 +1501,26 @@ impl Corpus {
             ),
             strs(
                 "model",
-                rows.iter().map(|n| d.models[n.model as usize].as_str()).collect(),
+                rows.iter()
+                    .map(|n| d.models[n.model as usize].as_str())
+                    .collect(),
             ),
             strs(
                 "api",
-                rows.iter().map(|n| d.apis[n.api as usize].as_str()).collect(),
+                rows.iter()
+                    .map(|n| d.apis[n.api as usize].as_str())
+                    .collect(),
             ),
             strs("kind", vec!["nested"; rows.len()]),
             num("requests", &|n| valid(n).map(|u| u.requests)),
             num("input", &|n| valid(n).map(|u| u.input)),
             num("output", &|n| valid(n).map(|u| u.output)),
-            num("cache_read", &|n| valid(n).and_then(|u| u.cache).map(|c| c.0)),
-            num("cache_write", &|n| valid(n).and_then(|u| u.cache).map(|c| c.1)),
+            num("cache_read", &|n| {
+                valid(n).and_then(|u| u.cache).map(|c| c.0)
+            }),
+            num("cache_write", &|n| {
+                valid(n).and_then(|u| u.cache).map(|c| c.1)
+            }),
             num("cost", &|_| None),
             num("priced", &|n| n.priced()),
             strs(
@@ -1527,7 +1544,12 @@ impl Corpus {
     }
 
     /// Writes the requests and nested reports as CSV, 64k rows at a time.
-    pub fn write_csv(&self, df: &DataFrame, filter: &Filter, path: &Path) -> Result<(), CorpusError> {
+    pub fn write_csv(
+        &self,
+        df: &DataFrame,
+        filter: &Filter,
+        path: &Path,
+    ) -> Result<(), CorpusError> {
         forge_replay_io::write_atomic_with(path, |w| {
             let mut writer: Option<polars::io::csv::write::BatchedWriter<_>> = None;
             for m in self.export_batches(df, filter) {
@@ -1570,14 +1592,12 @@ impl Corpus {
         filter: &'a Filter,
     ) -> impl Iterator<Item = Result<DataFrame, CorpusError>> + 'a {
         let nested: Vec<&CorpusNested> = self.nested_filtered(filter).collect();
-        chunks(df)
-            .map(move |chunk| self.materialize(&chunk))
-            .chain(
-                nested
-                    .chunks(65_536)
-                    .map(|c| self.materialize_nested(c))
-                    .collect::<Vec<_>>(),
-            )
+        chunks(df).map(move |chunk| self.materialize(&chunk)).chain(
+            nested
+                .chunks(65_536)
+                .map(|c| self.materialize_nested(c))
+                .collect::<Vec<_>>(),
+        )
     }
 
     /// Writes a hive-partitioned parquet dataset: `dir/day=YYYY-MM-DD/part-0.parquet`

@@ -25,8 +25,8 @@ pub mod nested;
 pub mod pricing;
 pub mod report;
 pub mod scan;
-pub mod subagents;
 mod session;
+pub mod subagents;
 pub mod totals;
 mod view;
 
@@ -36,7 +36,8 @@ pub use nested::{
 };
 pub use scan::{EntryRecord, Header, MessageRecord, NestedLink, RequestMeta, Role, UsageProblems};
 pub use session::{
-    request_rows, session_branch, BadLine, PathError, ReadError, RequestRow, SessionData, Transcript,
+    request_rows, session_branch, BadLine, PathError, ReadError, RequestRow, SessionData,
+    Transcript,
 };
 pub use totals::{format_rate, format_totals_rate, hit_rate, NestedTotals, Totals};
 pub use view::{summarize, turn_start, SessionCacheUsage};

@@ -173,7 +173,10 @@ impl ModelPrices {
             Some(Value::Array(list)) => {
                 for (i, t) in list.iter().enumerate() {
                     let prefix = format!("tiers[{i}].");
-                    let above = rate(t.get("inputTokensAbove"), &format!("{prefix}inputTokensAbove"))?;
+                    let above = rate(
+                        t.get("inputTokensAbove"),
+                        &format!("{prefix}inputTokensAbove"),
+                    )?;
                     tiers.push((above, rates_of(t, &prefix)?));
                 }
             }
@@ -257,7 +260,11 @@ impl<'c> Pricer<'c> {
     }
 
     /// The prices of `provider/model`.
-    pub fn prices(&self, provider: Option<&str>, model: Option<&str>) -> Result<ModelPrices, Unpriced> {
+    pub fn prices(
+        &self,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<ModelPrices, Unpriced> {
         let (Some(p), Some(m)) = (
             provider.filter(|p| !p.is_empty()),
             model.filter(|m| !m.is_empty()),
@@ -402,11 +409,15 @@ mod tests {
     #[test]
     fn malformed_costs_name_the_field() {
         assert_eq!(
-            ModelPrices::from_cost(&json!({"input": 1, "output": "2", "cacheRead": 0, "cacheWrite": 0})),
+            ModelPrices::from_cost(
+                &json!({"input": 1, "output": "2", "cacheRead": 0, "cacheWrite": 0})
+            ),
             Err("output".to_owned())
         );
         assert_eq!(
-            ModelPrices::from_cost(&json!({"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "tiers": [{"input": 1}]})),
+            ModelPrices::from_cost(
+                &json!({"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "tiers": [{"input": 1}]})
+            ),
             Err("tiers[0].inputTokensAbove".to_owned())
         );
     }

@@ -509,11 +509,7 @@ impl CorpusReport {
             pricing: PricingSection {
                 release: corpus.release.clone(),
                 totals: PricingView {
-                    disagrees: disagrees(
-                        all.recorded_of_priced,
-                        all.priced,
-                        all.priced_requests,
-                    ),
+                    disagrees: disagrees(all.recorded_of_priced, all.priced, all.priced_requests),
                     ..PricingView::of_group(&all)
                 },
                 unpriced: unpriced_list(&corpus.unpriced),

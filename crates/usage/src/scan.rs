@@ -333,7 +333,9 @@ impl<'de> Deserialize<'de> for ModelRef {
                 let (mut provider, mut id) = (None, None);
                 while let Some(key) = map.next_key::<JsStr<'_>>()? {
                     match key.as_str() {
-                        Some("provider") => provider = map.next_value::<JsStr<'_>>()?.0.map(Box::from),
+                        Some("provider") => {
+                            provider = map.next_value::<JsStr<'_>>()?.0.map(Box::from)
+                        }
                         Some("id") => id = map.next_value::<JsStr<'_>>()?.0.map(Box::from),
                         _ => {
                             map.next_value::<IgnoredAny>()?;

@@ -195,7 +195,10 @@ mod tests {
         ];
         let c = classify(&paths);
         assert_eq!(c[0], None);
-        assert_eq!(c[1].as_ref().map(|x| (x.kind, x.parent)), Some((ChildKind::Fork, Some(0))));
+        assert_eq!(
+            c[1].as_ref().map(|x| (x.kind, x.parent)),
+            Some((ChildKind::Fork, Some(0)))
+        );
         assert_eq!(
             c[2].clone(),
             Some(ChildPath {
@@ -206,18 +209,30 @@ mod tests {
         );
         assert_eq!(c[3].as_ref().map(|x| x.parent), Some(Some(0)));
         assert_eq!(
-            c[4].as_ref().map(|x| (x.kind, x.parent, x.run_id.as_deref())),
+            c[4].as_ref()
+                .map(|x| (x.kind, x.parent, x.run_id.as_deref())),
             Some((ChildKind::Transcript, None, Some("77777777")))
         );
-        assert_eq!(c[5], None, "a fork folder without its parent session is ordinary");
+        assert_eq!(
+            c[5], None,
+            "a fork folder without its parent session is ordinary"
+        );
     }
 
     #[test]
     fn session_file_names_match_from_the_parent_folder() {
         let parent = Path::new("/s/--p--/2026_a.jsonl");
         let child = Path::new("/s/--p--/2026_a/5f/run-0/session.jsonl");
-        assert!(names_file("~/.pi/agent/sessions/--p--/2026_a/5f/run-0/session.jsonl", child, parent));
-        assert!(!names_file("/x/2026_a/6f/run-0/session.jsonl", child, parent));
+        assert!(names_file(
+            "~/.pi/agent/sessions/--p--/2026_a/5f/run-0/session.jsonl",
+            child,
+            parent
+        ));
+        assert!(!names_file(
+            "/x/2026_a/6f/run-0/session.jsonl",
+            child,
+            parent
+        ));
         assert!(!names_file("run-0/session.jsonl", child, parent));
     }
 }

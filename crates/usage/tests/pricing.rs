@@ -15,8 +15,7 @@ fn root() -> PathBuf {
 }
 
 fn load(path: &Path) -> Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     forge_replay_model::json::parse(&text).expect("fixture is JSON")
 }
 
@@ -143,8 +142,16 @@ fn check_release(release: &str, pricer: &Pricer<'_>) -> Seen {
         }
     }
     let summary = &doc["summary"];
-    assert_eq!(seen.priced as f64, summary["priced"].as_f64().unwrap(), "{release}");
-    assert_eq!(seen.absent as f64, summary["absent"].as_f64().unwrap(), "{release}");
+    assert_eq!(
+        seen.priced as f64,
+        summary["priced"].as_f64().unwrap(),
+        "{release}"
+    );
+    assert_eq!(
+        seen.absent as f64,
+        summary["absent"].as_f64().unwrap(),
+        "{release}"
+    );
     seen
 }
 
@@ -152,7 +159,10 @@ fn check_release(release: &str, pricer: &Pricer<'_>) -> Seen {
 fn priced_equals_pi_ai_0_87_1_calculate_cost_bit_for_bit() {
     let seen = check_release("0.87.1", &Pricer::builtin());
     assert!(seen.priced >= 200, "{seen:?}");
-    assert!(seen.tiered_above >= 20 && seen.long_writes >= 20 && seen.nan > 0, "{seen:?}");
+    assert!(
+        seen.tiered_above >= 20 && seen.long_writes >= 20 && seen.nan > 0,
+        "{seen:?}"
+    );
 }
 
 #[test]

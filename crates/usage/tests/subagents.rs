@@ -72,7 +72,11 @@ fn fork_layout_copies_are_dropped_and_child_calls_count_once() {
     assert_eq!(groups.len(), 1);
     assert_eq!(groups[0].totals.requests, 3.0);
     assert_eq!(groups[0].subagents.requests, 2.0);
-    assert_eq!(c.sessions(), 1, "a sub-agent fork is not a session of its own");
+    assert_eq!(
+        c.sessions(),
+        1,
+        "a sub-agent fork is not a session of its own"
+    );
     assert_eq!(c.forks(), 0);
 }
 
@@ -101,12 +105,18 @@ fn run_layout_covered_by_a_nested_report_counts_once() {
     assert_eq!(r.report.known_totals(), Some(r.found));
     // The report names its model: priced with pi-ai's rates.
     let priced = c.nested[0].priced().expect("nested report priced");
-    let expected = (3.0 / 1e6) * 26.0 + (15.0 / 1e6) * 110.0 + (0.3 / 1e6) * 2600.0 + (3.75 * 2740.0 + 0.0) / 1e6;
+    let expected = (3.0 / 1e6) * 26.0
+        + (15.0 / 1e6) * 110.0
+        + (0.3 / 1e6) * 2600.0
+        + (3.75 * 2740.0 + 0.0) / 1e6;
     assert_eq!(priced, expected);
     let report = CorpusReport::build(&c, &Filter::default(), filters(), GroupBy::Model, &[]);
     assert_eq!(report.subagents.covered.requests, 2.0);
     assert_eq!(report.subagents.reconciliation[0].status, "counted");
-    assert_eq!(report.subagents.reconciliation[0].difference.requests, Some(0.0));
+    assert_eq!(
+        report.subagents.reconciliation[0].difference.requests,
+        Some(0.0)
+    );
     // Combined = main + nested: the child calls appear once.
     assert_eq!(report.combined.requests, 3.0 + 2.0);
 }
@@ -124,8 +134,14 @@ fn transcript_layout_duplicates_count_once() {
     let runs = kind_of(ChildKind::Run);
     let transcripts = kind_of(ChildKind::Transcript);
     assert_eq!((runs.len(), transcripts.len()), (1, 2));
-    assert!(transcripts.iter().all(|f| f.transcript && f.session_id.is_none()));
-    assert_eq!(c.not_sessions(), 0, "transcripts are recognised, not 'not sessions'");
+    assert!(transcripts
+        .iter()
+        .all(|f| f.transcript && f.session_id.is_none()));
+    assert_eq!(
+        c.not_sessions(),
+        0,
+        "transcripts are recognised, not 'not sessions'"
+    );
     let twin = transcripts
         .iter()
         .find(|f| f.child.as_ref().unwrap().run_id.as_deref() == Some("ab12cd34"))
@@ -142,14 +158,14 @@ fn transcript_layout_duplicates_count_once() {
     // A transcript without a run session: counted once, no parent.
     assert_eq!(lone.child.as_ref().unwrap().counted.requests, 1.0);
     assert_eq!(lone.child.as_ref().unwrap().parent, None);
-    let sub: Totals = c
-        .requests
-        .iter()
-        .filter(|r| r.subagent)
-        .fold(Totals::default(), |mut t, r| {
-            t.add(&r.totals());
-            t
-        });
+    let sub: Totals =
+        c.requests
+            .iter()
+            .filter(|r| r.subagent)
+            .fold(Totals::default(), |mut t, r| {
+                t.add(&r.totals());
+                t
+            });
     assert_eq!(sub.requests, 3.0);
     // A per-file count sees 3 (parent) + 2 (run) + 2 + 1 (transcripts).
     assert_eq!(naive_requests(&c), 8.0);
@@ -186,7 +202,10 @@ fn corpus_nested_totals_equal_the_sum_of_session_views() {
         per_session.cache_unknown_calls += n.cache_unknown_calls;
         per_session.invalid_calls += n.invalid_calls;
     }
-    assert!(with_reports > 20, "{with_reports} sessions with nested reports");
+    assert!(
+        with_reports > 20,
+        "{with_reports} sessions with nested reports"
+    );
     let report = CorpusReport::build(&c, &Filter::default(), filters(), GroupBy::Model, &[]);
     let a = &report.nested.active;
     assert_eq!(a.calls, per_session.calls);
@@ -196,9 +215,17 @@ fn corpus_nested_totals_equal_the_sum_of_session_views() {
     assert_eq!(a.totals.input, per_session.totals.input);
     assert_eq!(a.totals.cache_read, per_session.totals.cache_read);
     assert_eq!(a.totals.cache_write, per_session.totals.cache_write);
-    assert!(report.nested.abandoned.calls > 0.0, "abandoned branches carry reports too");
+    assert!(
+        report.nested.abandoned.calls > 0.0,
+        "abandoned branches carry reports too"
+    );
     // Every group's nested sums add up to the corpus nested totals.
-    for by in [GroupBy::Model, GroupBy::Session, GroupBy::Day, GroupBy::Project] {
+    for by in [
+        GroupBy::Model,
+        GroupBy::Session,
+        GroupBy::Day,
+        GroupBy::Project,
+    ] {
         let df = c.frame(&Filter::default()).unwrap();
         let groups = c.group(&df, by, &Filter::default()).unwrap();
         let calls: f64 = groups.iter().map(|g| g.nested.calls).sum();
@@ -232,10 +259,9 @@ fn unknown_models_are_not_priced_never_zero() {
     let devstral = groups.iter().find(|g| g.key == "devstral-medium").unwrap();
     assert_eq!(devstral.priced_requests, 0.0);
     assert_eq!(devstral.unpriced_requests, devstral.totals.requests);
-    assert!(c
-        .unpriced
-        .keys()
-        .any(|r| r.to_string().contains("mistral/devstral-medium is not in the pi-ai")));
+    assert!(c.unpriced.keys().any(|r| r
+        .to_string()
+        .contains("mistral/devstral-medium is not in the pi-ai")));
     // The generator's prices for Claude models are the catalog's: no disagreement beyond
     // rounding. Its OpenAI prices are stale: flagged.
     let opus = groups.iter().find(|g| g.key == "claude-opus-4-8").unwrap();

@@ -243,7 +243,11 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                         }
                         text.push_str("Current-branch conversation requests only; excludes warming and summaries. Zero cache counts may mean the provider did not report caching.\n");
                     }
-                    text.push_str(&pricing_line(&pricing.totals, &pricing.release, &pricing.unpriced));
+                    text.push_str(&pricing_line(
+                        &pricing.totals,
+                        &pricing.release,
+                        &pricing.unpriced,
+                    ));
                     out(&text)?;
                 }
             }
@@ -309,7 +313,11 @@ fn pricing_line(p: &PricingView, release: &str, unpriced: &[UnpricedView]) -> St
 
 /// The confirmed breaks of the session (cache explain), as markers on the usage rows; none when
 /// the requests cannot be replayed (a warning says why).
-fn session_breaks(session: &Session, leaf: Option<String>, rows: &[RequestRow]) -> Vec<BreakMarker> {
+fn session_breaks(
+    session: &Session,
+    leaf: Option<String>,
+    rows: &[RequestRow],
+) -> Vec<BreakMarker> {
     let catalog = forge_replay_wire::Catalog::builtin();
     let mut opts = ExplainOptions::new(catalog);
     opts.leaf = leaf;
@@ -428,7 +436,14 @@ fn nested_json(n: &NestedRow, pricer: &Pricer<'_>) -> Value {
                 o.insert("cacheRead".into(), f64_to_value(r));
                 o.insert("cacheWrite".into(), f64_to_value(w));
             }
-            (if u.cache.is_some() { "valid" } else { "cache-unknown" }, t)
+            (
+                if u.cache.is_some() {
+                    "valid"
+                } else {
+                    "cache-unknown"
+                },
+                t,
+            )
         }
     };
     m.insert("status".into(), json!(status));
@@ -727,7 +742,12 @@ fn run_corpus(
     }
     if args.format != UsageFormat::Json {
         for b in report.bad_lines.iter().take(50) {
-            out::note!("{}:{}: skipped malformed line: {}", b.file, b.line, b.message);
+            out::note!(
+                "{}:{}: skipped malformed line: {}",
+                b.file,
+                b.line,
+                b.message
+            );
         }
         if report.bad_lines.len() > 50 {
             out::note!("… {} more malformed lines", report.bad_lines.len() - 50);
@@ -751,7 +771,10 @@ fn run_corpus(
             }
         }
         if report.not_sessions > 0 {
-            out::note!("{} files are not Pi sessions (named above)", report.not_sessions);
+            out::note!(
+                "{} files are not Pi sessions (named above)",
+                report.not_sessions
+            );
         }
         if let Some(b) = &breaks {
             for (f, m) in &b.failures {
@@ -798,8 +821,10 @@ fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new(inputs.len() as u64);
         pb.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sessions explained {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} sessions explained {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         pb
     });
@@ -1032,10 +1057,14 @@ fn corpus_notes(report: &CorpusReport) -> String {
             num(n.totals.cache_unknown_calls),
             num(n.totals.invalid_calls),
         ));
-        if n.fork_copies.calls + n.fork_copies.cache_unknown_calls + n.fork_copies.invalid_calls > 0.0 {
+        if n.fork_copies.calls + n.fork_copies.cache_unknown_calls + n.fork_copies.invalid_calls
+            > 0.0
+        {
             text.push_str(&format!(
                 "; {} fork copies not counted again",
-                num(n.fork_copies.calls + n.fork_copies.cache_unknown_calls + n.fork_copies.invalid_calls)
+                num(n.fork_copies.calls
+                    + n.fork_copies.cache_unknown_calls
+                    + n.fork_copies.invalid_calls)
             ));
         }
         text.push('\n');

@@ -127,6 +127,7 @@ fn json_has_stable_top_level_keys() {
             "noCacheData",
             "requests",
             "breaks",
+            "rebilled",
             "stopped"
         ]
     );

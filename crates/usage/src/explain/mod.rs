@@ -258,7 +258,9 @@ impl BreakCost {
             let long = rewritten * long_share;
             let short = rewritten - long;
             ResentPrice {
-                billed: (rates.cache_write * short + rates.input * 2.0 * long + rates.input * uncached)
+                billed: (rates.cache_write * short
+                    + rates.input * 2.0 * long
+                    + rates.input * uncached)
                     / 1_000_000.0,
                 as_hits: rates.cache_read * resent_tokens / 1_000_000.0,
             }
