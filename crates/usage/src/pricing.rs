@@ -317,11 +317,14 @@ impl<'c> Pricer<'c> {
     }
 }
 
+/// `(provider, model, prices)`.
+type MemoEntry = (Box<str>, Box<str>, Result<ModelPrices, Unpriced>);
+
 /// A small per-worker memo of [`Pricer::prices`] keyed by `(provider, model)`: a corpus file
 /// names few models, and a catalog lookup scans the provider's model list.
 #[derive(Debug, Default)]
 pub struct PriceMemo {
-    entries: Vec<(Box<str>, Box<str>, Result<ModelPrices, Unpriced>)>,
+    entries: Vec<MemoEntry>,
 }
 
 impl PriceMemo {
