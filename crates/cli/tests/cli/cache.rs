@@ -132,6 +132,8 @@ fn json_has_stable_top_level_keys() {
         ]
     );
     assert_eq!(v["stopped"], Value::Null);
+    // Counts survive the redaction step (a key with "token" in it would be `[redacted]`).
+    assert!(v["rebilled"]["total"]["resent"].is_number(), "{v}");
     assert_eq!(v["leafId"], "00000009");
     assert_eq!(v["requests"].as_array().unwrap().len(), 3);
 }

@@ -306,11 +306,11 @@ impl CauseCost {
         self.unpriced_breaks += o.unpriced_breaks;
     }
 
-    /// `{breaks, resentTokens, billed, extra, unpricedBreaks}`.
+    /// `{breaks, resent, billed, extra, unpricedBreaks}`.
     pub fn to_json(&self) -> Value {
         json!({
             "breaks": self.breaks,
-            "resentTokens": num(self.resent_tokens),
+            "resent": num(self.resent_tokens),
             "billed": num(self.billed),
             "extra": num(self.extra),
             "unpricedBreaks": self.unpriced_breaks,
@@ -961,7 +961,7 @@ impl Explanation {
                     "detail": b.detail,
                     "expected": num(b.expected),
                     "cacheRead": num(b.cache_read),
-                    "resentTokens": num(c.resent_tokens),
+                    "resent": num(c.resent_tokens),
                     "rewritten": num(c.rewritten),
                     "uncached": num(c.uncached),
                     "billed": c.price.as_ref().map_or(Value::Null, |p| num(p.billed)),
