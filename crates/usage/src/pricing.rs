@@ -24,7 +24,7 @@
 
 use std::fmt;
 
-use forge_replay_wire::catalog::CATALOG_VERSION;
+use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{Catalog, Model};
 use serde::Serialize;
 use serde_json::Value;
@@ -236,9 +236,16 @@ pub struct Pricer<'c> {
 }
 
 impl Pricer<'static> {
-    /// The embedded pi-ai catalog.
+    /// The embedded pi-ai catalog of the default release (0.87.1).
     pub fn builtin() -> Pricer<'static> {
-        Pricer::new(Catalog::builtin(), CATALOG_VERSION)
+        Pricer::of(Catalog::builtin(PiRelease::DEFAULT))
+    }
+}
+
+impl<'c> Pricer<'c> {
+    /// Prices with `catalog`, named by the release it belongs to.
+    pub fn of(catalog: &'c Catalog) -> Pricer<'c> {
+        Pricer::new(catalog, catalog.release().version())
     }
 }
 
@@ -404,7 +411,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("model mistral/devstral-medium is not in the pi-ai {CATALOG_VERSION} catalog")
+            format!(
+                "model mistral/devstral-medium is not in the pi-ai {} catalog",
+                PiRelease::DEFAULT.version()
+            )
         );
         assert_eq!(pricer.price(None, Some("x"), &u), Err(Unpriced::NoModel));
     }

@@ -1,11 +1,13 @@
 //! `priced` equals pi-ai's own `calculateCost` on the cases the real npm packages priced:
 //! `fixtures/releases/<release>/pricing/cases.json` (`tools/pi-oracle/src/pricing.mjs --pi
-//! <release>`, 577 (model, usage) cases per release; docs/fixtures.md). 0.87.1 is priced with
-//! the embedded catalog; 1.3.0 and 1.6.0 with their catalogs (`crates/wire/data/pi-ai-<release>/`,
-//! the package's `dist/providers/data/` byte for byte) passed to the same [`Pricer`].
+//! <release>`, 577 (model, usage) cases per release; docs/fixtures.md). 0.87.1 and 1.3.0 are
+//! priced with their embedded catalogs; 1.6.0 (not embedded yet) with its data files
+//! (`crates/wire/data/pi-ai-1.6.0/`, the package's `dist/providers/data/` byte for byte) passed
+//! to the same [`Pricer`].
 
 use std::path::{Path, PathBuf};
 
+use forge_replay_model::release::PiRelease;
 use forge_replay_usage::pricing::{Pricer, PricingUsage, Unpriced};
 use forge_replay_wire::{Catalog, Model};
 use serde_json::{Map, Value};
@@ -19,8 +21,8 @@ fn load(path: &Path) -> Value {
     forge_replay_model::json::parse(&text).expect("fixture is JSON")
 }
 
-/// A release's catalog from its data files, flattened as pi-ai flattens them (every group of a
-/// provider file into one map of models).
+/// A release's catalog read from its data files (for a release forge-replay does not embed yet),
+/// flattened as pi-ai flattens them (every group of a provider file into one map of models).
 fn release_catalog(release: &str) -> Catalog {
     let dir = root().join(format!("crates/wire/data/pi-ai-{release}"));
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -32,7 +34,7 @@ fn release_catalog(release: &str) -> Catalog {
         })
         .collect();
     names.sort();
-    let mut catalog = Catalog::default();
+    let mut catalog = Catalog::empty(PiRelease::LATEST);
     for file in names {
         let groups = load(&file);
         let mut flat = Map::new();
@@ -166,9 +168,8 @@ fn priced_equals_pi_ai_0_87_1_calculate_cost_bit_for_bit() {
 }
 
 #[test]
-fn priced_equals_pi_ai_1_3_0_with_its_catalog() {
-    let catalog = release_catalog("1.3.0");
-    let seen = check_release("1.3.0", &Pricer::new(&catalog, "1.3.0"));
+fn priced_equals_pi_ai_1_3_0_with_its_embedded_catalog() {
+    let seen = check_release("1.3.0", &Pricer::of(Catalog::builtin(PiRelease::V1_3_0)));
     assert!(seen.priced >= 200 && seen.tiered_above >= 20, "{seen:?}");
 }
 

@@ -130,10 +130,14 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     }
     // Usage is what the session recorded, read the same way for every release; the release is
     // said (and checked against --pi).
-    if let Err(e) = args.pi.for_session(&session) {
-        out::error!("{e:#}");
-        return Ok(Exit::BadInput);
-    }
+    let release = match args.pi.for_session(&session) {
+        Ok(r) => r,
+        Err(e) => {
+            out::error!("{e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let catalog = forge_replay_wire::Catalog::builtin(release);
     let leaf = match session.resolve_leaf(args.leaf.as_deref()) {
         Ok(l) => l,
         Err(e) => {
@@ -147,7 +151,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let view = summarize(&branch);
     let rows = request_rows(&branch);
     let nested = nested_rows(&branch);
-    let pricer = Pricer::builtin();
+    let pricer = Pricer::of(catalog);
     let pricing = SessionPricing::build(&rows, &nested, &pricer);
     // Usage fields of the wrong type and malformed nested reports, with file:line.
     let mut usage_findings: Vec<(u32, String)> = Vec::new();
@@ -259,7 +263,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             rows.len()
         ))
         .into_owned();
-        let breaks = session_breaks(&session, args.leaf.clone(), &rows);
+        let breaks = session_breaks(&session, catalog, args.leaf.clone(), &rows);
         let mut data = session_plot(title, &rows, breaks);
         data.nested = nested_points(&branch);
         data.cumulative = true;
@@ -315,10 +319,10 @@ fn pricing_line(p: &PricingView, release: &str, unpriced: &[UnpricedView]) -> St
 /// the requests cannot be replayed (a warning says why).
 fn session_breaks(
     session: &Session,
+    catalog: &forge_replay_wire::Catalog,
     leaf: Option<String>,
     rows: &[RequestRow],
 ) -> Vec<BreakMarker> {
-    let catalog = forge_replay_wire::Catalog::builtin();
     let mut opts = ExplainOptions::new(catalog);
     opts.leaf = leaf;
     match explain::explain(session, &opts) {
@@ -833,7 +837,9 @@ fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
             b.inc(1);
         }
     };
-    let opts = ExplainOptions::new(forge_replay_wire::Catalog::builtin());
+    let opts = ExplainOptions::new(forge_replay_wire::Catalog::builtin(
+        forge_replay_model::release::PiRelease::DEFAULT,
+    ));
     let sums = forge_replay_usage::breaks::corpus_breaks(&inputs, &opts, &keep, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();

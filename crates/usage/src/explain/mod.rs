@@ -28,7 +28,6 @@ use forge_replay_engine::replay::{self, ReplayError, ReplayOptions};
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json::f64_to_value;
 use forge_replay_session::{EntryType, Session};
-use forge_replay_wire::catalog::CATALOG_VERSION;
 use forge_replay_wire::{Api, Catalog};
 use serde_json::{json, Map, Value};
 
@@ -401,7 +400,7 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
         *reporting.entry(key).or_default() |= has;
     }
 
-    let pricer = Pricer::new(opts.catalog, CATALOG_VERSION);
+    let pricer = Pricer::of(opts.catalog);
     let mut price_memo: HashMap<(String, String), Result<ModelPrices, Unpriced>> = HashMap::new();
     let mut ropts = ReplayOptions::new(opts.catalog);
     ropts.leaf = opts.leaf.clone();
@@ -1109,7 +1108,7 @@ impl Explanation {
             if total.unpriced_breaks > 0 {
                 let _ = writeln!(
                     out,
-                    "{} break(s) not priced: their model is not in the pi-ai {CATALOG_VERSION} catalog",
+                    "{} break(s) not priced: their model is not in the pi-ai catalog of the replay's release",
                     total.unpriced_breaks
                 );
             }
