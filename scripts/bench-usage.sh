@@ -8,6 +8,8 @@
 #        BENCH_DIR (/tmp/forge-bench-usage)  CCUSAGE_DIR (/tmp/ccusage, npm scratch dir)
 #        CCUSAGE_VERSION (20.0.24: the newest with a linux-x64 native package on the mirror)
 #        CARGO_TARGET_DIR (/root/.cache/forge-replay-target)
+#        BASELINE (optional): another forge-replay binary, measured in the same run on the same
+#        corpus (e.g. a release build of main, to compare before/after a change)
 # Needs: /usr/bin/time, npm (only to install ccusage once), python3 (to read JSON).
 set -euo pipefail
 
@@ -73,6 +75,9 @@ export -f cat_all
 measure cat bash -c "cat_all '$PLAIN' > /dev/null"
 measure forge-replay "$FR" usage --corpus "$PLAIN" --format json
 cp "$BENCH_DIR/out-forge-replay.txt" "$BENCH_DIR/forge-plain.json"
+if [ -n "${BASELINE:-}" ]; then
+  measure baseline "$BASELINE" usage --corpus "$PLAIN" --format json
+fi
 measure ccusage env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$PLAIN" "$CC" pi daily --offline --json
 cp "$BENCH_DIR/out-ccusage.txt" "$BENCH_DIR/ccusage-plain.json"
 
@@ -109,6 +114,11 @@ out.append("|---|---:|---:|")
 out.append(f"| `cat` of every file | {cat[0]:.2f} | {cat[1]/1024:.0f} |")
 out.append(f"| `forge-replay usage --corpus DIR --format json` | {fr[0]:.2f} | {fr[1]/1024:.0f} |")
 out.append(f"| `ccusage pi daily --offline --json` (PI_AGENT_DIR=DIR) | {cc[0]:.2f} | {cc[1]/1024:.0f} |")
+if "baseline" in r:
+    b = r["baseline"]
+    out.append(f"| baseline `{os.environ.get('BASELINE')}` | {b[0]:.2f} | {b[1]/1024:.0f} |")
+    out.append("")
+    out.append(f"Against the baseline: wall {fr[0]/b[0]*100-100:+.1f} %, peak RSS {fr[1]/b[1]*100-100:+.1f} %.")
 out.append("")
 out.append(f"forge-replay is {cc[0]/fr[0]:.1f}x faster than ccusage and takes {fr[0]/max(cat[0],1e-9):.1f}x the `cat` time; "
            f"peak RSS {fr[1]/1024:.0f} MB.\n")

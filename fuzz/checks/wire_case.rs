@@ -1,8 +1,8 @@
 //! Fuzz oracle `wire_case`: the case reader and request assembly on all ten APIs.
 //!
-//! [`Case::parse`] never panics. A case it accepts is assembled for its own model (when the
-//! catalog resolves it) and, with the same context, options, entry and environment, for one
-//! catalog model of each of the ten APIs. Every assembly either succeeds or returns an error
+//! [`Case::parse`] never panics. A case it accepts is assembled, as every supported Pi release,
+//! for its own model (when that release's catalog resolves it) and, with the same context,
+//! options, entry and environment, for one catalog model of each of the ten APIs. Every assembly either succeeds or returns an error
 //! (pi-ai's refusal text, never a panic); it is deterministic; and a wire body is the
 //! `JSON.stringify` text of a JSON value: it parses, and writing that value again gives the same
 //! bytes.
@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use forge_replay_model::json;
+use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{assemble, Assembled, Case, Catalog, Env, Model, ModelSpec};
 
 /// One catalog model per API, in `Api::ALL` order.
@@ -36,33 +37,45 @@ pub fn check(data: &[u8]) {
     let Ok(case) = Case::parse(text) else {
         return;
     };
-    let catalog = Catalog::builtin();
-    if let Ok(model) = catalog.resolve(&case.model) {
-        let first = assembled(&model, &case, &case.env);
-        let again = assembled(&model, &case, &case.env);
-        assert_eq!(first, again, "assembly is not deterministic: {text:?}");
-    }
     // Azure needs a resource name (or a base URL) to build a URL at all.
     let mut vars: BTreeMap<String, String> = case.env.vars().clone();
     vars.entry("AZURE_OPENAI_RESOURCE_NAME".into())
         .or_insert_with(|| "fuzz".into());
     let env = Env::new(vars);
-    for (api, (provider, id)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
-        let model = catalog
-            .resolve(&ModelSpec::Catalog {
-                provider: provider.into(),
-                id: id.into(),
-                overrides: None,
-            })
-            .unwrap_or_else(|e| panic!("catalog model {provider}/{id}: {e}"));
-        assert_eq!(model.api(), Some(api), "{provider}/{id} is not on {api}");
-        assembled(&model, &case, &env);
+    for release in PiRelease::ALL {
+        let catalog = Catalog::builtin(release);
+        if let Ok(model) = catalog.resolve(&case.model) {
+            let first = assembled(release, &model, &case, &case.env);
+            let again = assembled(release, &model, &case, &case.env);
+            assert_eq!(
+                first, again,
+                "{release}: assembly is not deterministic: {text:?}"
+            );
+        }
+        for (api, (provider, id)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
+            let model = catalog
+                .resolve(&ModelSpec::Catalog {
+                    provider: provider.into(),
+                    id: id.into(),
+                    overrides: None,
+                })
+                .unwrap_or_else(|e| panic!("{release}: catalog model {provider}/{id}: {e}"));
+            assert_eq!(model.api(), Some(api), "{provider}/{id} is not on {api}");
+            assembled(release, &model, &case, &env);
+        }
     }
 }
 
 /// Assembles the case on `model` and checks the wire body; the result as comparable text.
-fn assembled(model: &Model, case: &Case, env: &Env) -> String {
-    match assemble(model, &case.context, &case.options, case.entry, env) {
+fn assembled(release: PiRelease, model: &Model, case: &Case, env: &Env) -> String {
+    match assemble(
+        release,
+        model,
+        &case.context,
+        &case.options,
+        case.entry,
+        env,
+    ) {
         Ok(a) => {
             body_is_stringify_text(&a);
             json::stringify(&a.to_json())

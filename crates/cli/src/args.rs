@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::release::PiArg;
+
 /// Replay, verify and analyse Pi coding-agent sessions offline.
 #[derive(Debug, Parser)]
 #[command(name = "forge-replay", version, about, long_about = None)]
@@ -51,6 +53,25 @@ pub enum Command {
     /// Generated reports.
     #[command(subcommand)]
     Report(ReportCommand),
+    /// The supported Pi releases and what each one changes.
+    Releases(ReleasesArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReleasesFormat {
+    Text,
+    Md,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ReleasesArgs {
+    /// Only this release's changes (against the release before it).
+    #[arg(long = "pi", value_name = "RELEASE")]
+    pub pi: Option<String>,
+    /// `md` is `docs/releases.md`.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReleasesFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,6 +101,8 @@ pub struct ContextArgs {
     /// Apply pi-forge's capability projection (from the snapshots the session's own events hold).
     #[arg(long, value_enum)]
     pub capabilities: Option<Presentation>,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Args)]
@@ -99,6 +122,8 @@ pub struct CheckArgs {
     /// Only structural checks (skip capability and request recovery checks).
     #[arg(long)]
     pub structural: bool,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +133,8 @@ pub struct AssembleArgs {
     /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
     #[arg(long)]
     pub catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,6 +154,12 @@ pub struct ModelsArgs {
     pub format: TableOrJson,
     #[arg(long)]
     pub catalog: Option<PathBuf>,
+    /// List what changed between two releases' catalogs (`0.87.1..1.3.0`): models added,
+    /// removed and re-flagged.
+    #[arg(long, value_name = "FROM..TO", conflicts_with = "pi")]
+    pub changes: Option<String>,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Args)]
@@ -141,6 +174,8 @@ pub struct CapabilitiesArgs {
     /// Model used to decide native vs user-update presentation (`provider/id`).
     #[arg(long)]
     pub model: Option<String>,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -176,8 +211,25 @@ pub struct ReplayArgs {
     /// Write one file per request plus `index.json` here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The thinking level of a request after a `/tree` navigation when the response does not
+    /// record it (0.87.1): `live` (the agent keeps its level; default) or `path` (the level on
+    /// the request's path, as a Pi resumed on that branch restores it).
+    #[arg(long, value_enum, default_value = "live")]
+    pub after_tree: AfterTreeArg,
+    /// Tool declarations a `prepareLoadout` hook hid from the requests (Pi 1.3; a session does
+    /// not record them), comma separated.
+    #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
+    pub hide_declarations: Vec<String>,
     #[arg(long, value_enum, default_value = "json")]
     pub format: TextOrJson,
+    #[command(flatten)]
+    pub pi: PiArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AfterTreeArg {
+    Live,
+    Path,
 }
 
 #[derive(Debug, Args)]
@@ -200,6 +252,8 @@ pub struct VerifyArgs {
     /// Golden directory (default: `fixtures/golden`).
     #[arg(long)]
     pub golden_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Args)]
@@ -261,6 +315,12 @@ pub struct UsageArgs {
     pub plot: Option<PathBuf>,
     #[arg(long)]
     pub min_hit_rate: Option<f64>,
+    #[command(flatten)]
+    pub pi: PiArg,
+    /// With --corpus: replay every session (`cache explain`) and sum what the confirmed cache
+    /// breaks re-billed, by cause, model and project.
+    #[arg(long)]
+    pub breaks: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -288,6 +348,8 @@ pub struct CacheExplainArgs {
     /// or the model's `promptCache` seconds from the catalog.
     #[arg(long, value_enum, default_value = "short")]
     pub retention: CacheRetention,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -336,6 +398,8 @@ pub struct ReportSessionArgs {
     /// Cache retention the session ran with (as `cache explain --retention`).
     #[arg(long, value_enum, default_value = "short")]
     pub retention: CacheRetention,
+    #[command(flatten)]
+    pub pi: PiArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -354,4 +418,6 @@ pub struct ReportProvidersArgs {
     pub out: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "md")]
     pub format: ReportFormat,
+    #[command(flatten)]
+    pub pi: PiArg,
 }

@@ -10,6 +10,7 @@ pub mod args;
 pub mod cmd;
 mod exit;
 pub mod out;
+pub mod release;
 
 pub use exit::Exit;
 

@@ -34,5 +34,8 @@ mod secrets;
 #[path = "cli/report.rs"]
 mod report;
 
+#[path = "cli/releases.rs"]
+mod releases;
+
 #[path = "cli/special.rs"]
 mod special;

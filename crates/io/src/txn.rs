@@ -93,6 +93,11 @@ fn journals(root: &Path) -> Vec<(PathBuf, u32)> {
 }
 
 fn parse_journal(root: &Path, text: &str) -> Result<Option<Vec<Op>>, String> {
+    // Killed before the header was complete (the file was created, its text not yet written):
+    // nothing was applied yet.
+    if JOURNAL_HEADER.starts_with(text) {
+        return Ok(None);
+    }
     let mut lines = text.lines();
     if lines.next() != Some(JOURNAL_HEADER) {
         return Err("not a forge-replay journal".into());
@@ -469,5 +474,17 @@ mod tests {
         drop(Txn::begin(root, "bless").unwrap());
         assert_eq!(read(&root.join("s/m/000.json")), "new0");
         assert!(!journal.exists());
+
+        // Killed between creating the journal and writing its header: empty or cut in the
+        // header, dropped the same way.
+        for text in ["", "forge-replay jour"] {
+            std::fs::write(&journal, text).unwrap();
+            drop(Txn::begin(root, "bless").unwrap());
+            assert_eq!(read(&root.join("s/m/000.json")), "new0");
+            assert!(!journal.exists(), "{text:?}");
+        }
+        // Anything else is not ours: refused, named.
+        std::fs::write(&journal, "something else\n").unwrap();
+        assert!(Txn::begin(root, "bless").is_err());
     }
 }

@@ -10,6 +10,9 @@
 //! * [`cursor`]: a validating cursor over JSON text, for scanners that skip the tree.
 //! * [`redact`]: secret redaction for everything forge-replay prints or writes (key rules and
 //!   credential-shaped values, over JSON values, JSON text and plain text).
+//! * [`release`]: Pi releases as data ([`release::PiRelease`]) and every named behaviour
+//!   difference between them ([`release::Change`], [`release::CHANGES`]), plus the session markers
+//!   each release writes ([`release::MARKERS`]).
 //! * [`rng`]: a deterministic xorshift generator for reproducible test and benchmark data.
 //! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
@@ -18,6 +21,7 @@ pub mod error;
 pub mod js;
 pub mod json;
 pub mod redact;
+pub mod release;
 pub mod rng;
 pub mod session;
 pub mod transcode;

@@ -116,6 +116,9 @@ pub const SAFE_TOKEN_COUNT_KEYS: &[&str] = &[
     "tokensbefore",
     "tokensafter",
     "contexttokens",
+    // forge-replay's own output (`cache explain --format json`).
+    "cacheabletokens",
+    "defaulttokensbefore",
 ];
 
 /// Whether a key is a token count ([`SAFE_TOKEN_COUNT_KEYS`], or a Google-style `…TokenCount`).

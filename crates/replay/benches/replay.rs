@@ -17,6 +17,7 @@ use forge_replay_engine::golden::GoldenStore;
 use forge_replay_engine::replay::{replay_each, ReplayOptions, REPRESENTATIVE_MODELS};
 use forge_replay_engine::{scenario, verify};
 use forge_replay_model::json;
+use forge_replay_model::release::PiRelease;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 
@@ -43,9 +44,10 @@ fn matrix() {
             .iter()
             .map(|(_, m)| m.to_string())
             .collect(),
-        catalog: Catalog::builtin(),
+        catalog: Catalog::builtin(PiRelease::V0_87_1),
         store: GoldenStore::new(root().join("fixtures/golden")),
         bless: false,
+        pi: None,
     };
     let t = Instant::now();
     let cases = verify::verify(&opts).expect("verify");
@@ -104,7 +106,7 @@ fn long_session(n: usize) {
     let compiled = scenario::compile(&scenario::load(&file).expect("load")).expect("compile");
     let (session, _) =
         Session::from_reader(compiled.session_jsonl.as_bytes(), &file).expect("session");
-    let opts = ReplayOptions::new(Catalog::builtin());
+    let opts = ReplayOptions::new(Catalog::builtin(PiRelease::V0_87_1));
     let t = Instant::now();
     let mut bytes = 0usize;
     let mut count = 0usize;

@@ -4,9 +4,17 @@
 //! For an assistant entry A the request was built from the context at A's parent: Pi's canonical
 //! projection (session crate), pi-forge's capability projection with the request model's
 //! presentation (capability crate), `convertToLlm`, `normalizeContext`, then pi-ai's assembly
-//! for the model (wire crate) with the options the coding agent passes: `reasoning` = the
-//! thinking level unless `off`, `sessionId` = the header id. [`replay`] walks the path once with
-//! a [`Replayer`], so N requests cost the size of their contexts, not N re-projections.
+//! for the model (wire crate, as the catalog's Pi release) with the options the coding agent
+//! passes: `reasoning` = the thinking level unless `off`, `sessionId` = the header id.
+//! [`replay`] walks the path once with a [`Replayer`], so N requests cost the size of their
+//! contexts, not N re-projections.
+//!
+//! The thinking level of a request ([`ThinkingSource`]): the one the response recorded (1.3
+//! writes `thinkingLevel` on every response, which also covers virtual-model routing), else the
+//! live agent's ([`AfterTree::Live`]): `/tree` navigation restores messages and tools from the
+//! path but keeps the agent's thinking level (`navigateTree`), so a request after navigating uses
+//! the last level set in the file before it, on whatever branch. [`AfterTree::Path`] takes the
+//! path's level instead, as a Pi resumed on that branch restores it.
 //!
 //! [`Target`] re-targets the history ("what if this session had run on another model").
 
@@ -15,6 +23,7 @@ use std::path::PathBuf;
 use forge_replay_capability::context::{ContextError, Options as CapOptions, Replayer};
 use forge_replay_capability::projection::Presentation;
 use forge_replay_model::json;
+use forge_replay_model::release::Change;
 use forge_replay_session::{llm, ProjectError, Session};
 use forge_replay_wire::api::Api;
 use forge_replay_wire::{AssembleError, Catalog, CatalogError, Entry, Env, Model, WireRequest};
@@ -66,6 +75,41 @@ impl Target {
     }
 }
 
+/// Which thinking level a request takes when its response does not record one (0.87.1 sessions)
+/// and a `/tree` navigation left the last level change on another branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AfterTree {
+    /// The live agent's: `navigateTree` keeps the current model and thinking level, so the last
+    /// level set in the file before the request holds (the session was not reopened between the
+    /// navigation and the request).
+    #[default]
+    Live,
+    /// The path's (`buildSessionContext`): what a Pi resumed on that branch restores.
+    Path,
+}
+
+/// Where a request's thinking level came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ThinkingSource {
+    /// The response's own `thinkingLevel` (1.3 and later).
+    Recorded,
+    /// The path's last `thinking_level_change`.
+    Path,
+    /// The live agent's: the last `thinking_level_change` before the request in the file, on
+    /// another branch than the request's (`line`), or the path's when they agree.
+    Live { line: Option<u64> },
+}
+
+/// A request's thinking level and, when the session cannot tell, the alternative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thinking {
+    /// The level used (`"off"` when none).
+    pub level: String,
+    pub source: ThinkingSource,
+    /// The path's level, when it differs from `level` (a navigation the file does not resolve).
+    pub path_level: Option<String>,
+}
+
 /// Replay settings.
 #[derive(Debug, Clone)]
 pub struct ReplayOptions<'c> {
@@ -79,6 +123,11 @@ pub struct ReplayOptions<'c> {
     pub trusted: bool,
     /// Keep each request's transcript ([`Request::transcript`]; empty otherwise).
     pub keep_transcript: bool,
+    /// The thinking level after a `/tree` navigation the session does not record one for.
+    pub after_tree: AfterTree,
+    /// Tool declarations a `prepareLoadout` hook hid from every request (1.3,
+    /// [`Change::AgentHiddenDeclarations`]; a session does not record them).
+    pub hidden_declarations: Vec<String>,
 }
 
 impl<'c> ReplayOptions<'c> {
@@ -90,6 +139,8 @@ impl<'c> ReplayOptions<'c> {
             env: default_env(),
             trusted: true,
             keep_transcript: false,
+            after_tree: AfterTree::default(),
+            hidden_declarations: Vec::new(),
         }
     }
 }
@@ -119,6 +170,8 @@ pub struct Request {
     pub model: String,
     /// The options passed to `streamSimple`.
     pub options: Map<String, Value>,
+    /// The thinking level the request was built with, and where it came from.
+    pub thinking: Thinking,
     /// The transcript handed to the provider layer (`normalizeContext(...).messages`).
     pub transcript: Vec<Value>,
     /// The `onPayload` object.
@@ -293,8 +346,75 @@ pub fn split_model(s: &str) -> Option<(&str, &str)> {
     (!p.is_empty() && !id.is_empty()).then_some((p, id))
 }
 
-/// The pi-ai context (`{messages}`) and `streamSimple` options of one projection.
-type Projected = (Value, Map<String, Value>);
+/// The pi-ai context (`{messages}`) of one projection and the path's thinking level.
+type Projected = (Value, Option<Value>);
+
+/// The live agent's thinking level before each assistant entry (entry index → the last
+/// `thinking_level_change` before it in the file, and that entry's line): `/tree` navigation
+/// keeps the agent's level, so file order decides, not the path.
+fn live_levels(session: &Session) -> std::collections::HashMap<usize, (Option<Value>, u64)> {
+    let mut out = std::collections::HashMap::new();
+    let mut current: Option<(Option<Value>, u64)> = None;
+    for (i, e) in session.entries().iter().enumerate() {
+        if *e.entry_type() == forge_replay_session::EntryType::ThinkingLevelChange {
+            current = Some((e.thinking_level_value().cloned(), e.line()));
+        } else if e.is_assistant_message() {
+            if let Some(c) = &current {
+                out.insert(i, c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The `thinkingLevel` a response recorded (1.3), if any.
+fn recorded_level(session: &Session, i: usize) -> Option<String> {
+    let e = session.entry(i);
+    if !e.raw().contains("\"thinkingLevel\"") {
+        return None;
+    }
+    let v = e.value().ok()?;
+    v.get("message")?
+        .get("thinkingLevel")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Filters the declarations a `prepareLoadout` hook hid out of every system message, as 1.3's
+/// `_installHiddenDeclarationsProjection` does (`{...rest, toolsAdded?, toolsRemoved?}`: the
+/// lists move to the end, and an emptied list is left out).
+fn hide_declarations(messages: &mut [Value], hidden: &[String]) {
+    for m in messages.iter_mut() {
+        let Some(o) = m.as_object_mut() else { continue };
+        if o.get("role").and_then(Value::as_str) != Some("system")
+            || (o.get("toolsAdded").is_none_or(|v| v.is_null())
+                && o.get("toolsRemoved").is_none_or(|v| v.is_null()))
+        {
+            continue;
+        }
+        let keep = |list: Option<Value>| -> Vec<Value> {
+            match list {
+                Some(Value::Array(a)) => a
+                    .into_iter()
+                    .filter(|t| {
+                        !t.get("name")
+                            .and_then(Value::as_str)
+                            .is_some_and(|n| hidden.iter().any(|h| h == n))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let added = keep(o.shift_remove("toolsAdded"));
+        let removed = keep(o.shift_remove("toolsRemoved"));
+        if !added.is_empty() {
+            o.insert("toolsAdded".into(), Value::Array(added));
+        }
+        if !removed.is_empty() {
+            o.insert("toolsRemoved".into(), Value::Array(removed));
+        }
+    }
+}
 
 /// Replays every request on the path to the leaf, for every target model.
 ///
@@ -344,6 +464,12 @@ pub fn replay_each(
             .collect::<Result<_, ReplayError>>()?,
     };
     let session_id = session.header().id().to_string();
+    let live = (opts.after_tree == AfterTree::Live).then(|| live_levels(session));
+    let hidden: &[String] = if opts.catalog.release().has(Change::AgentHiddenDeclarations) {
+        &opts.hidden_declarations
+    } else {
+        &[]
+    };
     let mut replayer = Replayer::new(session);
     let mut index = 0;
     for &i in &path {
@@ -357,6 +483,8 @@ pub fn replay_each(
                 fixed.clone()
             };
             let mut cached: [Option<Projected>; 2] = [None, None];
+            let recorded = recorded_level(session, i);
+            let mut request_options: Option<(Map<String, Value>, Thinking)> = None;
             for (name, model) in models {
                 let presentation = Presentation::from_native(model.is_flagged());
                 let slot = usize::from(presentation == Presentation::Native);
@@ -372,25 +500,53 @@ pub fn replay_each(
                             entry_id: entry_id.clone(),
                             source: Box::new(source),
                         })?;
+                    let mut messages = llm::convert_to_llm_owned(ctx.messages);
+                    if !hidden.is_empty() {
+                        hide_declarations(&mut messages, hidden);
+                    }
+                    let mut context = Map::new();
+                    context.insert("messages".into(), Value::Array(messages));
+                    cached[slot] = Some((Value::Object(context), ctx.projection.thinking_level));
+                }
+                let (context, path_level) = cached[slot].as_ref().expect("projected above");
+                if request_options.is_none() {
+                    let as_level =
+                        |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("off").to_string();
+                    let path_level = as_level(path_level.as_ref());
+                    let thinking = match (&recorded, live.as_ref().and_then(|l| l.get(&i))) {
+                        (Some(r), _) => Thinking {
+                            level: r.clone(),
+                            source: ThinkingSource::Recorded,
+                            path_level: (*r != path_level).then(|| path_level.clone()),
+                        },
+                        (None, Some((level, at))) => {
+                            let level = as_level(level.as_ref());
+                            Thinking {
+                                source: ThinkingSource::Live {
+                                    line: (level != path_level).then_some(*at),
+                                },
+                                path_level: (level != path_level).then(|| path_level.clone()),
+                                level,
+                            }
+                        }
+                        (None, None) => Thinking {
+                            level: path_level,
+                            source: if live.is_some() {
+                                ThinkingSource::Live { line: None }
+                            } else {
+                                ThinkingSource::Path
+                            },
+                            path_level: None,
+                        },
+                    };
                     let mut options = Map::new();
-                    let level = ctx
-                        .projection
-                        .thinking_level
-                        .as_ref()
-                        .and_then(Value::as_str)
-                        .unwrap_or("off");
-                    if level != "off" {
-                        options.insert("reasoning".into(), level.into());
+                    if thinking.level != "off" {
+                        options.insert("reasoning".into(), thinking.level.clone().into());
                     }
                     options.insert("sessionId".into(), session_id.clone().into());
-                    let mut context = Map::new();
-                    context.insert(
-                        "messages".into(),
-                        Value::Array(llm::convert_to_llm_owned(ctx.messages)),
-                    );
-                    cached[slot] = Some((Value::Object(context), options));
+                    request_options = Some((options, thinking));
                 }
-                let (context, options) = cached[slot].as_ref().expect("projected above");
+                let (options, thinking) = request_options.as_ref().expect("set above");
                 let asm_err = |source| ReplayError::Assemble {
                     path: session.path().to_path_buf(),
                     line,
@@ -405,6 +561,7 @@ pub fn replay_each(
                     Vec::new()
                 };
                 let assembled = forge_replay_wire::assemble(
+                    opts.catalog.release(),
                     &model,
                     context,
                     options,
@@ -420,6 +577,7 @@ pub fn replay_each(
                     provider: model.provider().to_string(),
                     model: model.id().to_string(),
                     options: options.clone(),
+                    thinking: thinking.clone(),
                     transcript,
                     payload: assembled.payload,
                     wire: assembled.wire,

@@ -1,8 +1,10 @@
 //! `verify`: scenarios × models, every assembled request compared with its golden.
 //!
 //! A [`Case`] is one scenario replayed for one model. [`verify`] compiles each scenario in
-//! memory, replays it ([`crate::replay`]) for every target model and compares each request's
-//! [`Golden`] document with `fixtures/golden/<scenario>/<model-slug>/<NNN>.json`. Scenarios run
+//! memory, replays it ([`crate::replay`]) for every target model as its Pi release (the
+//! scenario's `pi`, or [`VerifyOptions::pi`], else 0.87.1) and compares each request's [`Golden`]
+//! document with `fixtures/golden/<scenario>/<model-slug>/<NNN>.json` (0.87.1) or
+//! `fixtures/golden/pi-<release>/<scenario>/…` ([`golden_key`]). Scenarios run
 //! in parallel (rayon); results keep input order. With `bless`, the goldens are rewritten instead
 //! ([`GoldenStore::bless`]) — the only writer: every case is staged, then the whole run is
 //! installed at once, so a killed bless leaves the old goldens. A tree an interrupted bless left
@@ -11,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::error::chain as error_chain;
+use forge_replay_model::release::PiRelease;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use rayon::prelude::*;
@@ -28,9 +31,26 @@ pub struct VerifyOptions<'c> {
     pub scenarios: Vec<PathBuf>,
     /// Target models (`provider/id`); each scenario's `verify_models` are added.
     pub models: Vec<String>,
+    /// The catalog of the release scenarios follow; a scenario naming another release (`pi`) is
+    /// replayed with that release's built-in catalog.
     pub catalog: &'c Catalog,
+    /// The golden store: 0.87.1's goldens at its root, other releases' under `pi-<release>/`
+    /// ([`golden_key`]).
     pub store: GoldenStore,
     pub bless: bool,
+    /// Follow this release for every scenario, whatever its `pi` says (`verify --pi`).
+    pub pi: Option<PiRelease>,
+}
+
+/// Where the goldens of `scenario` replayed as `release` live in the store: under the
+/// scenario's name for 0.87.1, under `pi-<release>/<scenario>` for the others (one store, so
+/// one bless transaction covers every release).
+pub fn golden_key(release: PiRelease, scenario: &str) -> String {
+    if release == PiRelease::V0_87_1 {
+        scenario.to_string()
+    } else {
+        format!("pi-{release}/{scenario}")
+    }
 }
 
 /// Outcome of one scenario × model.
@@ -92,6 +112,8 @@ pub struct Case {
     pub scenario: String,
     pub scenario_file: PathBuf,
     pub model: String,
+    /// The Pi release the scenario was replayed as.
+    pub pi: PiRelease,
     /// Number of requests replayed.
     pub requests: usize,
     pub outcome: Outcome,
@@ -159,10 +181,11 @@ fn verify_scenario(
     file: &Path,
     txn: Option<&forge_replay_io::Txn>,
 ) -> Vec<Case> {
-    let error_case = |name: String, model: &str, msg: String| Case {
+    let error_case = |name: String, model: &str, msg: String, pi: PiRelease| Case {
         scenario: name,
         scenario_file: file.to_path_buf(),
         model: model.to_string(),
+        pi,
         requests: 0,
         outcome: Outcome::Error(msg),
     };
@@ -177,14 +200,29 @@ fn verify_scenario(
                 fallback_name,
                 "*",
                 forge_replay_model::error::chain(&e),
+                opts.pi.unwrap_or(opts.catalog.release()),
             )]
         }
     };
+    let release = opts.pi.or(compiled.pi).unwrap_or(opts.catalog.release());
     let session_name = file.with_extension("jsonl");
     let session = match Session::from_reader(compiled.session_jsonl.as_bytes(), &session_name) {
         Ok((s, _)) => s,
-        Err(e) => return vec![error_case(compiled.name.clone(), "*", e.to_string())],
+        Err(e) => {
+            return vec![error_case(
+                compiled.name.clone(),
+                "*",
+                e.to_string(),
+                release,
+            )]
+        }
     };
+    let catalog = if release == opts.catalog.release() {
+        opts.catalog
+    } else {
+        Catalog::builtin(release)
+    };
+    let key = golden_key(release, &compiled.name);
     let mut models = opts.models.clone();
     for m in &compiled.verify_models {
         if !models.contains(m) {
@@ -193,7 +231,7 @@ fn verify_scenario(
     }
     // One pass over the session for every model (the projection is shared); if it fails, each
     // model is replayed on its own so the error lands on the model that caused it.
-    let mut ro = ReplayOptions::new(opts.catalog);
+    let mut ro = ReplayOptions::new(catalog);
     ro.target = Target::Models(models.clone());
     let mut by_model: Option<Vec<Vec<replay::Request>>> =
         replay::replay(&session, &ro).ok().map(|all| {
@@ -211,11 +249,18 @@ fn verify_scenario(
             let requests = match combined {
                 Some(r) => r,
                 None => {
-                    let mut ro = ReplayOptions::new(opts.catalog);
+                    let mut ro = ReplayOptions::new(catalog);
                     ro.target = Target::Models(vec![model.clone()]);
                     match replay::replay(&session, &ro) {
                         Ok(r) => r,
-                        Err(e) => return error_case(compiled.name.clone(), model, error_chain(&e)),
+                        Err(e) => {
+                            return error_case(
+                                compiled.name.clone(),
+                                model,
+                                error_chain(&e),
+                                release,
+                            )
+                        }
                     }
                 }
             };
@@ -232,16 +277,17 @@ fn verify_scenario(
                 })
                 .collect();
             let outcome = match txn {
-                Some(txn) => match opts.store.bless(txn, &compiled.name, model, &goldens) {
+                Some(txn) => match opts.store.bless(txn, &key, model, &goldens) {
                     Ok(n) => Outcome::Blessed(n),
                     Err(e) => Outcome::Error(forge_replay_model::error::chain(&e)),
                 },
-                None => compare(&opts.store, &compiled.name, model, &goldens),
+                None => compare(&opts.store, &key, model, &goldens),
             };
             Case {
                 scenario: compiled.name.clone(),
                 scenario_file: file.to_path_buf(),
                 model: model.clone(),
+                pi: release,
                 requests: goldens.len(),
                 outcome,
             }
@@ -416,6 +462,7 @@ pub fn report_json(cases: &[Case]) -> Value {
                 "scenario": c.scenario,
                 "model": c.model,
                 "modelSlug": model_slug(&c.model),
+                "pi": c.pi.version(),
                 "requests": c.requests,
                 "status": status,
                 "detail": detail,

@@ -113,6 +113,7 @@ mod fidelity {
     use super::*;
     use forge_replay_engine::diff;
     use forge_replay_engine::replay::{replay, ReplayOptions};
+    use forge_replay_model::release::PiRelease;
     use forge_replay_session::Session;
     use forge_replay_wire::Catalog;
     use serde_json::Value;
@@ -133,13 +134,31 @@ mod fidelity {
         })
     }
 
-    /// Every committed real agent session (`fixtures/agent/<name>/`, captured from the real
-    /// AgentSession by tools/pi-oracle): the replayed transcript, payload and wire body equal
-    /// what the agent sent, request by request.
+    /// Every committed real agent session of 0.87.1 (`fixtures/agent/<name>/`, captured from
+    /// the real AgentSession by tools/pi-oracle): the replayed transcript, payload and wire body
+    /// equal what the agent sent, request by request.
     #[test]
     fn replay_equals_the_real_agents_requests() {
-        let dir = root().join("fixtures/agent");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
+        replay_equals_the_agent_of(PiRelease::V0_87_1, &root().join("fixtures/agent"));
+    }
+
+    /// The same for every other supported release (`fixtures/releases/<release>/agent/<name>/`,
+    /// written by that release's AgentSession), replayed as that release.
+    #[test]
+    fn replay_equals_every_releases_agent() {
+        let mut checked = 0;
+        for release in PiRelease::ALL {
+            let dir = root().join(format!("fixtures/releases/{release}/agent"));
+            if release != PiRelease::V0_87_1 && dir.is_dir() {
+                replay_equals_the_agent_of(release, &dir);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 1, "no agent runs of a release after 0.87.1");
+    }
+
+    fn replay_equals_the_agent_of(release: PiRelease, dir: &std::path::Path) {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -168,7 +187,7 @@ mod fidelity {
                 if by_entry.contains_key(&id) {
                     continue;
                 }
-                let mut opts = ReplayOptions::new(Catalog::builtin());
+                let mut opts = ReplayOptions::new(Catalog::builtin(release));
                 opts.leaf = Some(id.clone());
                 opts.keep_transcript = true;
                 match replay(&session, &opts) {
@@ -235,15 +254,20 @@ mod fidelity {
                 }
             }
         }
+        eprintln!(
+            "agent runs of Pi {release} ({}): {compared} requests compared, {} differ, {skipped} sessions skipped",
+            dir.display(),
+            failures.len()
+        );
         assert!(
             failures.is_empty(),
-            "{} of {compared} requests:\n{}",
+            "Pi {release}: {} of {compared} requests:\n{}",
             failures.len(),
             failures.join("\n")
         );
         assert!(
             compared >= 10,
-            "only {compared} requests compared ({skipped} sessions skipped)"
+            "Pi {release}: only {compared} requests compared ({skipped} sessions skipped)"
         );
     }
 }
@@ -252,15 +276,17 @@ mod verify_goldens {
     use super::*;
     use forge_replay_engine::golden::GoldenStore;
     use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
+    use forge_replay_model::release::PiRelease;
     use forge_replay_wire::Catalog;
 
     fn run(store: &GoldenStore, bless: bool) -> Vec<verify::Case> {
         verify::verify(&VerifyOptions {
             scenarios: vec![root().join("scenarios/03-native-delivery.toml")],
             models: vec!["anthropic/claude-opus-4-8".into()],
-            catalog: Catalog::builtin(),
+            catalog: Catalog::builtin(PiRelease::V0_87_1),
             store: store.clone(),
             bless,
+            pi: None,
         })
         .unwrap()
     }
@@ -636,7 +662,8 @@ fn replay_errors_print_each_cause_once() {
 
     let path = root().join("fixtures/agent/anthropic-opus-tools/session.jsonl");
     let (session, _) = forge_replay_session::Session::open(&path).unwrap();
-    let catalog = forge_replay_wire::Catalog::builtin();
+    let catalog =
+        forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::V0_87_1);
 
     let mut opts = ReplayOptions::new(catalog);
     opts.leaf = Some("nope".into());
@@ -661,6 +688,77 @@ fn replay_errors_print_each_cause_once() {
         "{text}"
     );
     assert_eq!(text.matches("unknown model").count(), 1, "{text}");
+}
+
+/// `/tree` navigation keeps the live agent's thinking level (`navigateTree` restores messages
+/// and tools, not the model or level). Measured on a real 0.87.1 AgentSession run (pi-oracle's
+/// agent harness, claude-opus-4-8): level `low`, a branch that raises it to `high`, navigation
+/// back before the raise, then a prompt — its request carried `output_config.effort: "high"`.
+/// A response that records its level (1.3's `thinkingLevel`) settles it either way.
+#[test]
+fn thinking_level_after_tree_navigation() {
+    use forge_replay_engine::replay::{replay, AfterTree, ReplayOptions, ThinkingSource};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_wire::Catalog;
+
+    let assistant = |id: &str, parent: &str, extra: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:20.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-8","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":3{extra}}}}}"#
+        )
+    };
+    let user = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:10.000Z","message":{{"role":"user","content":"go","timestamp":2}}}}"#
+        )
+    };
+    let level = |id: &str, parent: &str, l: &str| {
+        format!(
+            r#"{{"type":"thinking_level_change","id":"{id}","parentId":"{parent}","timestamp":"2026-02-01T08:00:06.000Z","thinkingLevel":"{l}"}}"#
+        )
+    };
+    let lines = |last_extra: &str| {
+        [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-02-01T08:00:04.000Z","cwd":"/w"}"#.to_string(),
+            r#"{"type":"model_change","id":"01","parentId":null,"timestamp":"2026-02-01T08:00:05.000Z","provider":"anthropic","modelId":"claude-opus-4-8"}"#.to_string(),
+            level("02", "01", "low"),
+            user("03", "02"),
+            assistant("04", "03", ""),
+            level("05", "04", "high"),
+            user("06", "05"),
+            assistant("07", "06", ""),
+            // navigateTree back to 04 (no entry is written), then a prompt
+            user("08", "04"),
+            assistant("09", "08", last_extra),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    let effort = |text: &str, after_tree: AfterTree| {
+        let (session, _) =
+            forge_replay_session::Session::from_reader(text.as_bytes(), Path::new("t.jsonl"))
+                .unwrap();
+        let mut opts = ReplayOptions::new(Catalog::builtin(PiRelease::V0_87_1));
+        opts.after_tree = after_tree;
+        let reqs = replay(&session, &opts).unwrap();
+        let last = reqs.last().unwrap();
+        (
+            last.payload["output_config"]["effort"].clone(),
+            last.thinking.source.clone(),
+        )
+    };
+    let plain = lines("");
+    let (e, source) = effort(&plain, AfterTree::Live);
+    assert_eq!(e, "high");
+    assert_eq!(source, ThinkingSource::Live { line: Some(6) });
+    let (e, source) = effort(&plain, AfterTree::Path);
+    assert_eq!(e, "low");
+    assert_eq!(source, ThinkingSource::Path);
+    let recorded = lines(r#","thinkingLevel":"medium""#);
+    for after_tree in [AfterTree::Live, AfterTree::Path] {
+        let (e, source) = effort(&recorded, after_tree);
+        assert_eq!(e, "medium");
+        assert_eq!(source, ThinkingSource::Recorded);
+    }
 }
 
 /// A scenario of `steps` steps: user/assistant turns with a tool call every third turn, a manual

@@ -2,8 +2,9 @@
 //!
 //! A font is embedded ([`FONT`], a DejaVu Sans subset under `assets/`) and registered as
 //! `sans-serif`, so rendering needs no system font. The inputs are plain data so callers in other
-//! crates can feed them: [`SessionPlot`] (hit rate per request with labelled break markers, and
-//! cumulative tokens by kind) and [`CorpusPlot`] (hit-rate bars per model).
+//! crates can feed them: [`SessionPlot`] (main and nested hit rates per request with labelled
+//! break markers, and cumulative tokens by kind) and [`CorpusPlot`] (main vs nested hit-rate
+//! bars per group).
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -48,22 +49,42 @@ pub struct BreakMarker {
     pub label: String,
 }
 
+/// One nested report (`forgeNestedUsage` with cache counts) along a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedPoint {
+    /// How many main requests came before the report (it is drawn between request `after` and
+    /// `after + 1`).
+    pub after: usize,
+    pub requests: f64,
+    pub input: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+}
+
 /// Data for [`plot_session`].
 #[derive(Debug, Clone, Default)]
 pub struct SessionPlot {
     pub title: String,
     pub requests: Vec<RequestPoint>,
+    /// Nested reports with cache counts, in path order (drawn as their own hit-rate series).
+    pub nested: Vec<NestedPoint>,
+    /// Also draw the cumulative main hit rate and a legend.
+    pub cumulative: bool,
     /// Markers drawn as labelled vertical lines on the hit-rate panel.
     pub breaks: Vec<BreakMarker>,
 }
 
-/// One bar of [`plot_corpus`].
+/// One group of [`plot_corpus`]: its main and nested hit rates side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelBar {
     pub label: String,
     /// `None` when the provider reported no cache data.
     pub hit_rate: Option<f64>,
     pub requests: f64,
+    /// Hit rate of the group's nested reports with cache counts (`None`: none, or no data).
+    pub nested_hit_rate: Option<f64>,
+    /// Nested reports with cache counts.
+    pub nested_calls: f64,
 }
 
 /// Data for [`plot_corpus`].
@@ -163,7 +184,12 @@ pub fn plot_corpus(data: &CorpusPlot, path: &Path) -> Result<(), PlotError> {
 }
 
 fn corpus_size(data: &CorpusPlot) -> (u32, u32) {
-    ((170 * data.bars.len() as u32).clamp(900, 2400), 620)
+    let per = if data.bars.iter().any(|b| b.nested_calls > 0.0) {
+        240
+    } else {
+        170
+    };
+    ((per * data.bars.len() as u32).clamp(900, 3200), 620)
 }
 
 /// [`plot_session`] as SVG text (`name` is used in errors only).
@@ -244,7 +270,99 @@ fn draw_session<DB: DrawingBackend>(
                 .map(|&p| Circle::new(p, point_size, blue.filled())),
         )
         .map_err(e)?;
+    let legend = data.cumulative || !data.nested.is_empty();
+    // Cumulative main hit rate (tokens summed first, never rates averaged).
+    let mut sums = [0f64; 3];
+    let cumulative: Vec<(f64, f64)> = data
+        .requests
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            sums[0] += r.input;
+            sums[1] += r.cache_read;
+            sums[2] += r.cache_write;
+            let d = sums[0] + sums[1] + sums[2];
+            (d > 0.0).then(|| (i as f64 + 1.0, sums[1] / d * 100.0))
+        })
+        .collect();
+    if legend {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(e)?
+            .label("main request")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, blue.filled()));
+    }
+    if data.cumulative {
+        chart
+            .draw_series(LineSeries::new(
+                cumulative,
+                RGBColor(20, 40, 110).stroke_width(1),
+            ))
+            .map_err(e)?
+            .label("main, cumulative")
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 20, y)],
+                    RGBColor(20, 40, 110).stroke_width(2),
+                )
+            });
+    }
+    let orange = RGBColor(230, 120, 20);
+    if !data.nested.is_empty() {
+        let mut nsum = [0f64; 3];
+        let mut points = Vec::new();
+        let mut cumulative = Vec::new();
+        for p in &data.nested {
+            let x = p.after as f64 + 0.5;
+            let d = p.input + p.cache_read + p.cache_write;
+            if d > 0.0 {
+                points.push((x, p.cache_read / d * 100.0));
+            }
+            nsum[0] += p.input;
+            nsum[1] += p.cache_read;
+            nsum[2] += p.cache_write;
+            let nd = nsum[0] + nsum[1] + nsum[2];
+            if nd > 0.0 {
+                cumulative.push((x, nsum[1] / nd * 100.0));
+            }
+        }
+        chart
+            .draw_series(LineSeries::new(cumulative, orange.stroke_width(2)))
+            .map_err(e)?
+            .label("nested, cumulative")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], orange.stroke_width(2))
+            });
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&p| TriangleMarker::new(p, point_size + 3, orange.filled())),
+            )
+            .map_err(e)?
+            .label("nested report")
+            .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 5, orange.filled()));
+    }
     let red = RGBColor(200, 40, 40);
+    if legend {
+        if !data.breaks.is_empty() {
+            chart
+                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                .map_err(e)?
+                .label("confirmed break (cause)")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], red.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerLeft)
+            .label_font(font(13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(e)?;
+    }
     for (k, b) in data.breaks.iter().enumerate() {
         let x = b.request as f64 + 1.0;
         chart
@@ -325,23 +443,35 @@ fn draw_session<DB: DrawingBackend>(
 fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusPlot) -> DrawResult {
     root.fill(&WHITE).map_err(e)?;
     let n = data.bars.len().max(1);
+    // Group `i` is centred on x = i; its bars are drawn in data units, so they never overlap
+    // whatever the width.
     let mut chart = ChartBuilder::on(root)
         .caption(&data.title, font(22))
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..110f64)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..115f64)
         .map_err(e)?;
     let labels: Vec<String> = data.bars.iter().map(|b| b.label.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
         .y_desc("cache hit rate %")
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .x_labels(n)
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
+        .y_label_formatter(&|v| {
+            if *v <= 100.0 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .x_labels(n + 1)
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
         })
         .label_style(font(14))
         .axis_desc_style(font(15))
@@ -349,37 +479,81 @@ fn draw_corpus<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, data: &CorpusP
         .draw()
         .map_err(e)?;
     let green = RGBColor(46, 139, 87);
+    let orange = RGBColor(230, 120, 20);
+    let any_nested = data.bars.iter().any(|b| b.nested_calls > 0.0);
+    // With nested data each group holds the main bar (left) and the nested bar (right).
+    let span = |i: usize, left: bool| -> (f64, f64) {
+        let c = i as f64;
+        match (any_nested, left) {
+            (false, _) => (c - 0.38, c + 0.38),
+            (true, true) => (c - 0.42, c - 0.02),
+            (true, false) => (c + 0.02, c + 0.42),
+        }
+    };
+    let bar = |i: usize, rate: f64, left: bool, color: RGBColor| {
+        let (x0, x1) = span(i, left);
+        Rectangle::new([(x0, 0.0), (x1, rate)], color.filled())
+    };
     chart
         .draw_series(data.bars.iter().enumerate().filter_map(|(i, b)| {
-            let rate = b.hit_rate? * 100.0;
-            let mut r = Rectangle::new(
-                [
-                    (SegmentValue::Exact(i), 0.0),
-                    (SegmentValue::Exact(i + 1), rate),
-                ],
-                green.filled(),
-            );
-            r.set_margin(0, 0, 18, 18);
-            Some(r)
+            (b.requests > 0.0).then_some(())?;
+            Some(bar(i, b.hit_rate? * 100.0, true, green))
         }))
-        .map_err(e)?;
-    for (i, b) in data.bars.iter().enumerate() {
-        let (text, y) = match b.hit_rate {
-            Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
-            None => ("no cache data".to_owned(), 4.0),
-        };
+        .map_err(e)?
+        .label("main requests")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], green.filled()));
+    if any_nested {
         chart
-            .plotting_area()
-            .draw(&Text::new(
-                format!("{text} ({} req)", human(b.requests)),
-                (SegmentValue::CenterOf(i), y + 3.5),
-                font(13).pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Center,
-                    plotters::style::text_anchor::VPos::Bottom,
-                )),
-            ))
-            .map_err(e)?;
+            .draw_series(data.bars.iter().enumerate().filter_map(|(i, b)| {
+                (b.nested_calls > 0.0).then_some(())?;
+                Some(bar(i, b.nested_hit_rate? * 100.0, false, orange))
+            }))
+            .map_err(e)?
+            .label("nested reports (forgeNestedUsage)")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], orange.filled()));
     }
+    let centred = font(12).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Bottom,
+    ));
+    let label_y = |rate: Option<f64>| match rate {
+        Some(r) => (format!("{:.1}%", r * 100.0), r * 100.0 + 2.0),
+        None => ("no cache data".to_owned(), 4.0),
+    };
+    for (i, b) in data.bars.iter().enumerate() {
+        if b.requests > 0.0 {
+            let (text, y) = label_y(b.hit_rate);
+            let (x0, x1) = span(i, true);
+            chart
+                .plotting_area()
+                .draw(&Text::new(
+                    format!("{text} ({} req)", human(b.requests)),
+                    ((x0 + x1) / 2.0, y + 3.5),
+                    centred.clone(),
+                ))
+                .map_err(e)?;
+        }
+        if any_nested && b.nested_calls > 0.0 {
+            let (text, y) = label_y(b.nested_hit_rate);
+            let (x0, x1) = span(i, false);
+            chart
+                .plotting_area()
+                .draw(&Text::new(
+                    format!("{text} ({} calls)", human(b.nested_calls)),
+                    ((x0 + x1) / 2.0, y + 3.5),
+                    centred.clone(),
+                ))
+                .map_err(e)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(font(13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(e)?;
     Ok(())
 }
 
@@ -421,6 +595,14 @@ mod tests {
                     cache_write: 200.0,
                 })
                 .collect(),
+            cumulative: true,
+            nested: vec![NestedPoint {
+                after: 3,
+                requests: 2.0,
+                input: 100.0,
+                cache_read: 900.0,
+                cache_write: 50.0,
+            }],
             breaks: vec![BreakMarker {
                 request: 7,
                 label: "tool list change".into(),
@@ -442,11 +624,15 @@ mod tests {
                     label: "a".into(),
                     hit_rate: Some(0.9),
                     requests: 10.0,
+                    nested_hit_rate: Some(0.5),
+                    nested_calls: 2.0,
                 },
                 ModelBar {
                     label: "b".into(),
                     hit_rate: None,
                     requests: 3.0,
+                    nested_hit_rate: None,
+                    nested_calls: 0.0,
                 },
             ];
             plot_corpus(

@@ -141,7 +141,9 @@ fn the_session_report_renders_in_chromium_with_the_fixture_numbers() {
     let report = build(
         &session,
         &diagnostics,
-        &ReportOptions::new(Catalog::builtin()),
+        &ReportOptions::new(Catalog::builtin(
+            forge_replay_model::release::PiRelease::V0_87_1,
+        )),
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();

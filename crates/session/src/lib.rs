@@ -27,6 +27,8 @@
 //! * [`ContextPlan`] ([`Session::plan`]): the same projection before any message is built, to
 //!   stream a large context one entry at a time.
 //! * `convertToLlm(messages)` is [`llm::convert_to_llm`].
+//! * [`release::detect`]: which Pi release wrote the session, from the markers each release
+//!   writes (the session format itself is the same in every supported release).
 //! * [`ContextBuilder`] ([`Session::builder`]): walks one path entry by entry, keeping the
 //!   projection current. Replaying every request of a path (the context at the parent of each
 //!   assistant entry) costs O(path), not O(path²) re-projection.
@@ -62,6 +64,7 @@ pub mod llm;
 mod migrate;
 pub mod project;
 mod reader;
+pub mod release;
 mod session;
 mod tree;
 

@@ -386,7 +386,10 @@ pub(crate) fn read<R: BufRead>(
             Severity::Info,
             code::UNKNOWN_FIELD,
             Some(line),
-            format!("field `{field}` is not defined for {ty} in Pi 0.87.1; kept{more}"),
+            format!(
+                "field `{field}` is not defined for {ty} in any supported Pi release ({}); kept{more}",
+                forge_replay_model::release::PiRelease::supported_list()
+            ),
         ));
     }
 
@@ -735,7 +738,10 @@ fn tally_unknown(
                 }
             }
             for k in &m.other_keys {
-                note(&what, k);
+                // Fields a later release writes are release markers (`crate::release`).
+                if !crate::release::is_later_message_field(role, k) {
+                    note(&what, k);
+                }
             }
         }
         None if role != "hookMessage" => diags.push(Diagnostic::new(

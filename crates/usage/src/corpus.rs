@@ -8,27 +8,48 @@
 //! `parentSession`; a request seen in several files (same entry id, timestamp and usage) is counted
 //! once, for the earliest session, and the copies are reported as `forkCopies`.
 //!
+//! **Nested usage.** Every tool result carrying `details.forgeNestedUsage` becomes a
+//! [`CorpusNested`] report (deduplicated across fork copies like requests), counted with
+//! pi-forge's rules ([`NestedTotals`]: valid reports with cache counts add tokens and `calls`,
+//! cache-unknown reports `cacheUnknownCalls`, malformed ones `invalidCalls`).
+//!
+//! **Sub-agent files** ([`crate::subagents`]) are attributed to their parent session. Their
+//! calls are counted once: a call copied from the parent (fork) is a fork copy; a call found
+//! again in another child file (a run session and its transcript) is a child copy (same
+//! `message.timestamp`, `responseId`, model and usage); a call the parent already counts through
+//! a valid nested report that names the run (`runId` or `sessionFile`) is *covered* and not
+//! counted again ([`Reconciliation`] shows reported vs found tokens). The other child calls are
+//! sub-agent requests ([`CorpusRequest::subagent`]).
+//!
+//! **Pricing.** Each request and each nested report naming a model gets `priced` =
+//! pi-ai's `calculateCost` over the pricer's catalog ([`crate::pricing`]), or no price.
+//!
 //! The requests become a polars [`DataFrame`] ([`Corpus::frame`]) that is grouped with
-//! [`Corpus::group`] and exported as CSV, NDJSON or a hive-partitioned parquet dataset.
+//! [`Corpus::group`] and exported as CSV, NDJSON or a hive-partitioned parquet dataset, one row
+//! per request and one per nested report (`kind` column).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use rayon::prelude::*;
 
+use crate::nested::NestedReport;
+use crate::pricing::{PriceMemo, Pricer, PricingUsage, Unpriced};
 use crate::session::{BadLine, SessionData};
-use crate::totals::Totals;
+use crate::subagents::{self, ChildKind, ChildPath};
+use crate::totals::{NestedTotals, Totals};
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::js::date;
 
-/// One deduplicated main request of the corpus (72 bytes: a corpus holds hundreds of
-/// thousands of them).
+/// One deduplicated request of the corpus (80 bytes: a corpus holds hundreds of thousands of
+/// them).
 #[derive(Debug, Clone, Copy)]
 pub struct CorpusRequest {
-    /// Index into [`Corpus::files`] of the file it is attributed to.
+    /// Index into [`Corpus::files`] of the file holding it (a sub-agent file for a sub-agent
+    /// call; [`CorpusFile::attributed`] names the session it is attributed to).
     pub file: u32,
     /// 1-based line in that file.
     pub line: u32,
@@ -42,7 +63,11 @@ pub struct CorpusRequest {
     pub cache_read: f64,
     pub cache_write: f64,
     pub cost: f64,
+    /// pi-ai's `calculateCost(...).total`; NaN when the request is not priced.
+    priced: f64,
     pub active: bool,
+    /// A sub-agent call found in a child file (not a request of the session itself).
+    pub subagent: bool,
 }
 
 /// [`CorpusRequest`]'s encoding of "no timestamp".
@@ -64,6 +89,54 @@ impl CorpusRequest {
             cache_write: self.cache_write,
         }
     }
+
+    /// The price pi-ai's `calculateCost` gives it, `None` when its model is not priced.
+    pub fn priced(&self) -> Option<f64> {
+        (!self.priced.is_nan()).then_some(self.priced)
+    }
+}
+
+/// One deduplicated nested report (`toolResult.details.forgeNestedUsage`).
+#[derive(Debug, Clone, Copy)]
+pub struct CorpusNested {
+    /// The file holding the tool result.
+    pub file: u32,
+    pub line: u32,
+    time_ms: i64,
+    pub report: NestedReport,
+    /// The model the tool result's details name (0: none), interned like requests' models.
+    pub model: u32,
+    pub provider: u32,
+    /// The catalog API of the named model (0: unknown).
+    pub api: u32,
+    /// `calculateCost` over the report's sums; NaN when not priced.
+    priced: f64,
+    pub active: bool,
+}
+
+impl CorpusNested {
+    pub fn time_ms(&self) -> Option<i64> {
+        (self.time_ms != NO_TIME).then_some(self.time_ms)
+    }
+
+    pub fn priced(&self) -> Option<f64> {
+        (!self.priced.is_nan()).then_some(self.priced)
+    }
+}
+
+/// A sub-agent file's place in the corpus.
+#[derive(Debug, Clone)]
+pub struct ChildFile {
+    pub kind: ChildKind,
+    /// The parent session file ([`Corpus::files`] index), when it was scanned.
+    pub parent: Option<u32>,
+    pub run_id: Option<String>,
+    /// Child calls counted as sub-agent requests.
+    pub counted: Totals,
+    /// Child calls found again in an earlier child file (not counted again).
+    pub copies: Totals,
+    /// Child calls a parent's nested report already counts (not counted again).
+    pub covered: Totals,
 }
 
 /// One file of the corpus.
@@ -78,10 +151,20 @@ pub struct CorpusFile {
     pub header_time: Option<String>,
     pub entries: usize,
     pub bad_lines: Vec<BadLine>,
+    /// Usage fields of the wrong type or sign and malformed nested reports (counted as
+    /// pi-forge counts them: 0, or `invalidCalls`).
+    pub findings: Vec<BadLine>,
     /// Set when the file could not be read (the run continues).
     pub error: Option<String>,
     /// Set when the file is read but is not a Pi session (the same rule as for one session).
     pub not_session: Option<crate::session::NotASession>,
+    /// Set for a sub-agent file.
+    pub child: Option<ChildFile>,
+    /// The session its requests are attributed to: itself, or the root parent of a sub-agent
+    /// file.
+    pub attributed: u32,
+    /// A pi-subagents child transcript (no session header).
+    pub transcript: bool,
 }
 
 /// Interned strings; index 0 of each table is the empty string (unknown).
@@ -93,14 +176,41 @@ pub struct Dictionaries {
     pub projects: Vec<String>,
 }
 
+/// A parent's nested report matched with the sub-agent files of the run it names.
+#[derive(Debug, Clone)]
+pub struct Reconciliation {
+    /// The parent file and the tool result's line.
+    pub file: u32,
+    pub line: u32,
+    pub report: NestedReport,
+    /// The child files the report names.
+    pub children: Vec<u32>,
+    /// The calls found in those files (deduplicated).
+    pub found: Totals,
+    /// `true` when the report counts the calls (valid, with cache counts): the child calls are
+    /// then not counted again. Otherwise pi-forge counts no tokens for the report and the child
+    /// calls are counted as sub-agent requests.
+    pub counts_calls: bool,
+}
+
 /// What [`Corpus::scan`] found.
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
     pub files: Vec<CorpusFile>,
     pub requests: Vec<CorpusRequest>,
+    pub nested: Vec<CorpusNested>,
     pub dicts: Dictionaries,
     /// Requests found again in fork copies (not in `requests`).
     pub fork_copies: Totals,
+    /// Nested reports found again in fork copies (not in `nested`).
+    pub nested_fork_copies: NestedTotals,
+    pub reconciliation: Vec<Reconciliation>,
+    /// Requests without a price, by reason (counted once per deduplicated request).
+    pub unpriced: BTreeMap<Unpriced, f64>,
+    /// Nested reports without a price although they name a model, by reason.
+    pub nested_unpriced: BTreeMap<Unpriced, f64>,
+    /// The pi-ai release whose catalog priced the requests.
+    pub release: String,
     /// Directory walk errors: (path, message).
     pub walk_errors: Vec<(PathBuf, String)>,
     /// Whether the strings were redacted ([`Corpus::redact_strings`]); exports record it.
@@ -158,13 +268,57 @@ impl GroupBy {
     }
 }
 
-/// One group of [`Corpus::group`]: sums over its requests.
-#[derive(Debug, Clone, PartialEq)]
+/// One group of [`Corpus::group`]: sums over its requests and nested reports.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Group {
     pub key: String,
+    /// The sessions' own requests.
     pub totals: Totals,
     pub abandoned_requests: f64,
+    /// Pi's recorded `usage.cost.total` over the main and sub-agent requests.
     pub cost: f64,
+    /// Sub-agent calls counted from child files.
+    pub subagents: Totals,
+    pub nested: NestedTotals,
+    /// `calculateCost` over the priced main and sub-agent requests.
+    pub priced: f64,
+    pub priced_requests: f64,
+    pub unpriced_requests: f64,
+    /// Recorded cost of the priced requests (what `priced` is compared with).
+    pub recorded_of_priced: f64,
+    /// `calculateCost` over the priced nested reports.
+    pub nested_priced: f64,
+    pub nested_priced_calls: f64,
+}
+
+impl Group {
+    /// Main, sub-agent and known nested tokens together.
+    pub fn combined(&self) -> Totals {
+        self.totals.plus(&self.subagents).plus(&self.nested.totals)
+    }
+
+    /// Recorded cost and price differ by more than rounding.
+    pub fn pricing_disagrees(&self) -> bool {
+        crate::pricing::disagrees(self.recorded_of_priced, self.priced, self.priced_requests)
+    }
+
+    fn add(&mut self, o: &Group) {
+        self.totals.add(&o.totals);
+        self.abandoned_requests += o.abandoned_requests;
+        self.cost += o.cost;
+        self.subagents.add(&o.subagents);
+        let n = &o.nested;
+        self.nested.totals.add(&n.totals);
+        self.nested.calls += n.calls;
+        self.nested.cache_unknown_calls += n.cache_unknown_calls;
+        self.nested.invalid_calls += n.invalid_calls;
+        self.priced += o.priced;
+        self.priced_requests += o.priced_requests;
+        self.unpriced_requests += o.unpriced_requests;
+        self.recorded_of_priced += o.recorded_of_priced;
+        self.nested_priced += o.nested_priced;
+        self.nested_priced_calls += o.nested_priced_calls;
+    }
 }
 
 /// Errors of corpus frames and exports.
@@ -227,6 +381,9 @@ struct FileScan {
     project: String,
     strings: Vec<String>,
     requests: Vec<(u64, RawRequest)>,
+    nested: Vec<(u64, RawNested)>,
+    /// Reasons for the unpriced requests (indexed by [`RawRequest::unpriced`]).
+    reasons: Vec<Unpriced>,
 }
 
 struct RawRequest {
@@ -237,6 +394,25 @@ struct RawRequest {
     api: u32,
     totals: Totals,
     cost: f64,
+    priced: f64,
+    /// Index into [`FileScan::reasons`] when not priced.
+    unpriced: Option<u16>,
+    /// Identity of the call across sub-agent files (message time, response id, model, usage).
+    call_key: Option<u64>,
+    active: bool,
+}
+
+struct RawNested {
+    line: u32,
+    time_ms: Option<i64>,
+    report: NestedReport,
+    model: u32,
+    provider: u32,
+    api: u32,
+    priced: f64,
+    unpriced: Option<u16>,
+    run_id: Option<Box<str>>,
+    session_file: Option<Box<str>>,
     active: bool,
 }
 
@@ -249,7 +425,17 @@ fn local_intern(strings: &mut Vec<String>, s: Option<&str>) -> u32 {
     (strings.len() - 1) as u32
 }
 
-fn scan_file(path: &Path) -> FileScan {
+fn reason_index(reasons: &mut Vec<Unpriced>, r: &Unpriced) -> u16 {
+    match reasons.iter().position(|x| x == r) {
+        Some(i) => i as u16,
+        None => {
+            reasons.push(r.clone());
+            (reasons.len() - 1) as u16
+        }
+    }
+}
+
+fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> FileScan {
     let mut file = CorpusFile {
         path: path.to_owned(),
         session_id: None,
@@ -258,28 +444,61 @@ fn scan_file(path: &Path) -> FileScan {
         header_time: None,
         entries: 0,
         bad_lines: Vec::new(),
+        findings: Vec::new(),
         error: None,
         not_session: None,
+        child: child.map(|c| ChildFile {
+            kind: c.kind,
+            parent: None,
+            run_id: c.run_id.clone(),
+            counted: Totals::default(),
+            copies: Totals::default(),
+            covered: Totals::default(),
+        }),
+        attributed: 0,
+        transcript: false,
+    };
+    let empty = |file: CorpusFile| FileScan {
+        file,
+        project: String::new(),
+        strings: Vec::new(),
+        requests: Vec::new(),
+        nested: Vec::new(),
+        reasons: Vec::new(),
     };
     let data = match SessionData::read(path) {
         Ok(d) => d,
         Err(e) => {
             file.error = Some(error_chain(&e));
-            return FileScan {
-                file,
-                project: String::new(),
-                strings: Vec::new(),
-                requests: Vec::new(),
-            };
+            return empty(file);
         }
     };
+    file.bad_lines = data.bad_lines.clone();
+    file.not_session = data.not_session.clone();
+    // A transcript counts only where pi-subagents writes one; elsewhere it is not a session.
+    let transcript =
+        data.transcript.is_some() && child.is_some_and(|c| c.kind == ChildKind::Transcript);
+    if data.header.is_none() && !transcript {
+        if data.transcript.is_some() && file.not_session.is_none() {
+            file.not_session = Some(crate::session::NotASession {
+                line: data.entries.first().map(|e| e.line),
+                reason: "not a pi session: a sub-agent transcript record, counted only as \
+                         subagent-artifacts/<runId>_<agent>_transcript.jsonl"
+                    .to_owned(),
+            });
+        }
+        return FileScan {
+            project: project_from_dir(path),
+            ..empty(file)
+        };
+    }
+    file.transcript = transcript;
     let project = data
         .header
         .as_ref()
         .and_then(|h| h.cwd.clone())
+        .or_else(|| data.transcript.as_ref().and_then(|t| t.cwd.clone()))
         .unwrap_or_else(|| project_from_dir(path));
-    file.bad_lines = data.bad_lines.clone();
-    file.not_session = data.not_session.clone();
     file.entries = data.entries.len();
     if let Some(h) = &data.header {
         file.session_id = Some(h.id.clone());
@@ -292,24 +511,100 @@ fn scan_file(path: &Path) -> FileScan {
             on_path[i] = true;
         }
     }
+    let is_child = child.is_some();
     let mut strings = Vec::new();
     let mut requests = Vec::new();
+    let mut nested = Vec::new();
+    let mut reasons = Vec::new();
+    let mut memo = PriceMemo::default();
     for (i, e) in data.entries.iter().enumerate() {
         let Some(m) = &e.message else { continue };
+        for message in m.usage_problems.messages() {
+            file.findings.push(BadLine {
+                line: e.line,
+                message,
+            });
+        }
+        if let (Some(report), false) = (&m.nested, transcript) {
+            let link = m.nested_link.as_deref();
+            if let NestedReport::Invalid(why) = report {
+                file.findings.push(BadLine {
+                    line: e.line,
+                    message: format!("malformed nested report ignored (invalidCalls): {why}"),
+                });
+            }
+            let ts = link.and_then(|l| l.timestamp.as_deref());
+            let (provider, model) = (
+                link.and_then(|l| l.provider.as_deref()),
+                link.and_then(|l| l.model.as_deref()),
+            );
+            let (priced, unpriced) = match (report.known_totals(), model) {
+                (Some(t), Some(_)) => match memo.prices(pricer, provider, model) {
+                    Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
+                        let why = Unpriced::TieredAggregate {
+                            provider: provider.unwrap_or_default().to_owned(),
+                            model: model.unwrap_or_default().to_owned(),
+                        };
+                        (f64::NAN, Some(reason_index(&mut reasons, &why)))
+                    }
+                    Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
+                    Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
+                },
+                _ => (f64::NAN, None),
+            };
+            let api = match (provider, model) {
+                (Some(p), Some(m)) => pricer.api(p, m),
+                _ => None,
+            };
+            nested.push((
+                nested_key(e.id.as_deref(), ts, report, path, e.line),
+                RawNested {
+                    line: e.line,
+                    time_ms: ts.and_then(timestamp_ms),
+                    report: *report,
+                    model: local_intern(&mut strings, model),
+                    provider: local_intern(&mut strings, provider),
+                    api: local_intern(&mut strings, api),
+                    priced,
+                    unpriced,
+                    run_id: link.and_then(|l| l.run_id.clone()),
+                    session_file: link.and_then(|l| l.session_file.clone()),
+                    active: on_path[i],
+                },
+            ));
+        }
         let Some(t) = m.request else { continue };
         let meta = m.meta.as_deref();
         let ts = meta.and_then(|x| x.timestamp.as_deref());
+        let (provider, model) = (
+            meta.and_then(|x| x.provider.as_deref()),
+            meta.and_then(|x| x.model.as_deref()),
+        );
+        let (priced, unpriced) = match memo.prices(pricer, provider, model) {
+            Ok(p) => (
+                p.calculate(&PricingUsage::of(
+                    &t,
+                    meta.map_or(0.0, |x| x.cache_write_1h),
+                ))
+                .total,
+                None,
+            ),
+            Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
+        };
         let key = dedup_key(e.id.as_deref(), ts, &t, path, e.line);
         requests.push((
             key,
             RawRequest {
                 line: e.line,
                 time_ms: ts.and_then(timestamp_ms),
-                model: local_intern(&mut strings, meta.and_then(|x| x.model.as_deref())),
-                provider: local_intern(&mut strings, meta.and_then(|x| x.provider.as_deref())),
+                model: local_intern(&mut strings, model),
+                provider: local_intern(&mut strings, provider),
                 api: local_intern(&mut strings, meta.and_then(|x| x.api.as_deref())),
                 totals: t,
                 cost: meta.map_or(0.0, |x| x.cost),
+                priced,
+                unpriced,
+                call_key: is_child.then(|| call_key(meta, &t)).flatten(),
                 active: on_path[i],
             },
         ));
@@ -319,6 +614,8 @@ fn scan_file(path: &Path) -> FileScan {
         project,
         strings,
         requests,
+        nested,
+        reasons,
     }
 }
 
@@ -352,6 +649,52 @@ fn dedup_key(id: Option<&str>, ts: Option<&str>, t: &Totals, path: &Path, line: 
     h.finish()
 }
 
+/// Identity of a nested report across fork copies: entry id + timestamp + the report.
+fn nested_key(id: Option<&str>, ts: Option<&str>, r: &NestedReport, path: &Path, line: u32) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    2u8.hash(&mut h);
+    match id {
+        Some(id) => {
+            id.hash(&mut h);
+            ts.hash(&mut h);
+            match r {
+                NestedReport::Invalid(why) => why.hash(&mut h),
+                NestedReport::Valid(u) => {
+                    for f in [u.requests, u.input, u.output] {
+                        f.to_bits().hash(&mut h);
+                    }
+                    u.cache
+                        .map(|(a, b)| (a.to_bits(), b.to_bits()))
+                        .hash(&mut h);
+                }
+            }
+        }
+        None => {
+            path.hash(&mut h);
+            line.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+/// Identity of a child's call in any sub-agent file: the message's own time and response id,
+/// its model and usage (a run session and its transcript hold the same message under different
+/// entry ids). `None` without a message time.
+fn call_key(meta: Option<&crate::scan::RequestMeta>, t: &Totals) -> Option<u64> {
+    let meta = meta?;
+    let time = meta.message_time?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    3u8.hash(&mut h);
+    time.to_bits().hash(&mut h);
+    meta.response_id.hash(&mut h);
+    meta.provider.hash(&mut h);
+    meta.model.hash(&mut h);
+    for f in [t.input, t.output, t.cache_read, t.cache_write] {
+        f.to_bits().hash(&mut h);
+    }
+    Some(h.finish())
+}
+
 /// Hasher for [`dedup_key`]s, which are hashes already: passes the key through.
 #[derive(Default)]
 struct KeyHasher(u64);
@@ -369,6 +712,8 @@ impl Hasher for KeyHasher {
         self.0 = v;
     }
 }
+
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct Interner {
@@ -393,22 +738,247 @@ impl Interner {
     }
 }
 
+/// [`Merger::seen`]'s mark for a request that was not counted (a child copy, or covered by a
+/// nested report): its fork copies are copies too.
+const NOT_COUNTED: usize = usize::MAX;
+
+/// A parent's nested report that names a run, waiting for the run's files.
+struct PendingLink {
+    nested: usize,
+    run_id: Option<Box<str>>,
+    session_file: Option<Box<str>>,
+}
+
+/// The sequential half of [`Corpus::scan_files`]: merges file results in order.
+struct Merger {
+    corpus: Corpus,
+    models: Interner,
+    providers: Interner,
+    apis: Interner,
+    projects: Interner,
+    seen: KeyMap<usize>,
+    seen_nested: KeyMap<usize>,
+    seen_calls: KeyMap<()>,
+    /// Scanned path index → file index.
+    file_of_path: Vec<Option<u32>>,
+    /// Parent file → its nested reports naming a run.
+    links: HashMap<u32, Vec<PendingLink>>,
+    /// Nested report index → reconciliation index.
+    recon_of: HashMap<usize, usize>,
+}
+
+impl Merger {
+    fn merge(&mut self, path_index: usize, child: Option<&ChildPath>, scan: FileScan) {
+        let FileScan {
+            mut file,
+            project,
+            strings,
+            requests,
+            nested,
+            reasons,
+        } = scan;
+        let fi = self.corpus.files.len() as u32;
+        self.file_of_path[path_index] = Some(fi);
+        file.project = self.projects.get(&project);
+        let parent = child
+            .and_then(|c| c.parent)
+            .and_then(|p| self.file_of_path[p]);
+        file.attributed = match parent {
+            Some(p) => self.corpus.files[p as usize].attributed,
+            None => fi,
+        };
+        if let (Some(c), Some(p)) = (file.child.as_mut(), parent) {
+            c.parent = Some(p);
+            // The sub-agent's requests belong to the parent's project.
+            file.project = self.corpus.files[p as usize].project;
+        }
+        // The parent's reports that name this child (run id or session file).
+        let mut covering: Vec<usize> = Vec::new();
+        if let (Some(c), Some(p)) = (child, parent) {
+            let parent_path = self.corpus.files[p as usize].path.clone();
+            if let Some(links) = self.links.get(&p) {
+                for l in links {
+                    let by_run = l.run_id.is_some() && l.run_id.as_deref() == c.run_id.as_deref();
+                    let by_file = l
+                        .session_file
+                        .as_deref()
+                        .is_some_and(|sf| subagents::names_file(sf, &file.path, &parent_path));
+                    if by_run || by_file {
+                        covering.push(l.nested);
+                    }
+                }
+            }
+        }
+        let mut recon: Vec<usize> = Vec::new();
+        for n in covering {
+            let at = match self.recon_of.get(&n) {
+                Some(&at) => at,
+                None => {
+                    let r = &self.corpus.nested[n];
+                    self.corpus.reconciliation.push(Reconciliation {
+                        file: r.file,
+                        line: r.line,
+                        report: r.report,
+                        children: Vec::new(),
+                        found: Totals::default(),
+                        counts_calls: r.report.known_totals().is_some(),
+                    });
+                    self.recon_of
+                        .insert(n, self.corpus.reconciliation.len() - 1);
+                    self.corpus.reconciliation.len() - 1
+                }
+            };
+            self.corpus.reconciliation[at].children.push(fi);
+            recon.push(at);
+        }
+        // The first covering report that counts the calls takes them.
+        let covered_by = recon
+            .iter()
+            .copied()
+            .find(|&at| self.corpus.reconciliation[at].counts_calls);
+
+        let remap = |interner: &mut Interner| -> Vec<u32> {
+            strings.iter().map(|s| interner.get(s)).collect()
+        };
+        let (model_of, provider_of, api_of) = (
+            remap(&mut self.models),
+            remap(&mut self.providers),
+            remap(&mut self.apis),
+        );
+        for (key, r) in requests {
+            if let Some(&at) = self.seen.get(&key) {
+                self.corpus.fork_copies.add(&r.totals);
+                if r.active && at != NOT_COUNTED {
+                    self.corpus.requests[at].active = true;
+                }
+                continue;
+            }
+            if let Some(c) = file.child.as_mut() {
+                if let Some(k) = r.call_key {
+                    if self.seen_calls.insert(k, ()).is_some() {
+                        self.seen.insert(key, NOT_COUNTED);
+                        c.copies.add(&r.totals);
+                        continue;
+                    }
+                }
+                for &at in &recon {
+                    self.corpus.reconciliation[at].found.add(&r.totals);
+                }
+                if covered_by.is_some() {
+                    self.seen.insert(key, NOT_COUNTED);
+                    c.covered.add(&r.totals);
+                    continue;
+                }
+                c.counted.add(&r.totals);
+            }
+            self.seen.insert(key, self.corpus.requests.len());
+            if let Some(u) = r.unpriced {
+                *self
+                    .corpus
+                    .unpriced
+                    .entry(reasons[u as usize].clone())
+                    .or_default() += 1.0;
+            }
+            self.corpus.requests.push(CorpusRequest {
+                file: fi,
+                line: r.line,
+                time_ms: r.time_ms.unwrap_or(NO_TIME),
+                model: model_of[r.model as usize],
+                provider: provider_of[r.provider as usize],
+                api: api_of[r.api as usize],
+                input: r.totals.input,
+                output: r.totals.output,
+                cache_read: r.totals.cache_read,
+                cache_write: r.totals.cache_write,
+                cost: r.cost,
+                priced: r.priced,
+                active: r.active,
+                subagent: file.child.is_some(),
+            });
+        }
+        for (key, n) in nested {
+            if let Some(&at) = self.seen_nested.get(&key) {
+                n.report.add_to(&mut self.corpus.nested_fork_copies);
+                if n.active {
+                    self.corpus.nested[at].active = true;
+                }
+                continue;
+            }
+            let at = self.corpus.nested.len();
+            self.seen_nested.insert(key, at);
+            if let Some(u) = n.unpriced {
+                *self
+                    .corpus
+                    .nested_unpriced
+                    .entry(reasons[u as usize].clone())
+                    .or_default() += 1.0;
+            }
+            if n.run_id.is_some() || n.session_file.is_some() {
+                self.links.entry(fi).or_default().push(PendingLink {
+                    nested: at,
+                    run_id: n.run_id,
+                    session_file: n.session_file,
+                });
+            }
+            self.corpus.nested.push(CorpusNested {
+                file: fi,
+                line: n.line,
+                time_ms: n.time_ms.unwrap_or(NO_TIME),
+                report: n.report,
+                model: model_of[n.model as usize],
+                provider: provider_of[n.provider as usize],
+                api: api_of[n.api as usize],
+                priced: n.priced,
+                active: n.active,
+            });
+        }
+        self.corpus.files.push(file);
+    }
+}
+
 impl Corpus {
-    /// Scans every session file under `dirs` in parallel. Never fails: unreadable files and bad
-    /// lines are recorded on their [`CorpusFile`].
+    /// Scans every session file under `dirs` in parallel, priced with the embedded pi-ai
+    /// catalog. Never fails: unreadable files and bad lines are recorded on their
+    /// [`CorpusFile`].
     pub fn scan(dirs: &[PathBuf]) -> Corpus {
+        Corpus::scan_with(dirs, &Pricer::builtin())
+    }
+
+    /// [`Corpus::scan`] priced with another catalog.
+    pub fn scan_with(dirs: &[PathBuf], pricer: &Pricer<'_>) -> Corpus {
         let (paths, walk_errors) = find_session_files(dirs);
-        Corpus::scan_files(&paths, walk_errors)
+        Corpus::scan_files(&paths, walk_errors, pricer)
     }
 
     /// Scans the given files in parallel.
-    pub fn scan_files(paths: &[PathBuf], walk_errors: Vec<(PathBuf, String)>) -> Corpus {
-        // Originals before their forks: Pi names a file after the session's creation time, so file
-        // name order is creation order (the path breaks ties).
-        let mut order: Vec<&PathBuf> = paths.iter().collect();
-        order.sort_by(|a, b| (a.file_name(), a).cmp(&(b.file_name(), b)));
+    pub fn scan_files(
+        paths: &[PathBuf],
+        walk_errors: Vec<(PathBuf, String)>,
+        pricer: &Pricer<'_>,
+    ) -> Corpus {
+        let children = subagents::classify(paths);
+        // Sessions first, then sub-agent sessions (shallow before deep, so a parent is merged
+        // before its children), then transcripts. Within each, originals before their forks:
+        // Pi names a file after the session's creation time, so file name order is creation
+        // order (the path breaks ties).
+        let rank = |i: usize| -> (u8, usize) {
+            match &children[i] {
+                None => (0, 0),
+                Some(c) if c.kind == ChildKind::Transcript => (2, 0),
+                Some(_) => (1, paths[i].components().count()),
+            }
+        };
+        let mut order: Vec<usize> = (0..paths.len()).collect();
+        order.sort_by(|&a, &b| {
+            (rank(a), paths[a].file_name(), &paths[a]).cmp(&(
+                rank(b),
+                paths[b].file_name(),
+                &paths[b],
+            ))
+        });
         let mut corpus = Corpus {
             walk_errors,
+            release: pricer.release().to_owned(),
             ..Corpus::default()
         };
         // Room for as many requests as the files could hold (a request line is longer than 320
@@ -425,74 +995,53 @@ impl Corpus {
                 .unwrap_or(usize::MAX)
                 .min(1 << 23),
         );
-        let (mut models, mut providers, mut apis, mut projects) = (
-            Interner::new(),
-            Interner::new(),
-            Interner::new(),
-            Interner::new(),
-        );
-        let mut seen: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
-        let mut fi = 0usize;
-        let mut merge = |scans: Vec<FileScan>| {
-            for scan in scans {
-                let FileScan {
-                    mut file,
-                    project,
-                    strings,
-                    requests,
-                } = scan;
-                file.project = projects.get(&project);
-                // The file's few distinct strings, interned once per table.
-                let remap = |interner: &mut Interner| -> Vec<u32> {
-                    strings.iter().map(|s| interner.get(s)).collect()
-                };
-                let (model_of, provider_of, api_of) =
-                    (remap(&mut models), remap(&mut providers), remap(&mut apis));
-                for (key, r) in requests {
-                    if let Some(&at) = seen.get(&key) {
-                        corpus.fork_copies.add(&r.totals);
-                        if r.active {
-                            corpus.requests[at].active = true;
-                        }
-                        continue;
-                    }
-                    seen.insert(key, corpus.requests.len());
-                    corpus.requests.push(CorpusRequest {
-                        file: fi as u32,
-                        line: r.line,
-                        time_ms: r.time_ms.unwrap_or(NO_TIME),
-                        model: model_of[r.model as usize],
-                        provider: provider_of[r.provider as usize],
-                        api: api_of[r.api as usize],
-                        input: r.totals.input,
-                        output: r.totals.output,
-                        cache_read: r.totals.cache_read,
-                        cache_write: r.totals.cache_write,
-                        cost: r.cost,
-                        active: r.active,
-                    });
-                }
-                corpus.files.push(file);
-                fi += 1;
-            }
+        let mut merger = Merger {
+            corpus,
+            models: Interner::new(),
+            providers: Interner::new(),
+            apis: Interner::new(),
+            projects: Interner::new(),
+            seen: KeyMap::default(),
+            seen_nested: KeyMap::default(),
+            seen_calls: KeyMap::default(),
+            file_of_path: vec![None; paths.len()],
+            links: HashMap::new(),
+            recon_of: HashMap::new(),
         };
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
-        let mut pending: Option<Vec<FileScan>> = None;
+        let mut pending: Option<Vec<(usize, FileScan)>> = None;
         for chunk in order.chunks(64) {
             let (scans, ()) = rayon::join(
-                || chunk.par_iter().map(|p| scan_file(p)).collect::<Vec<_>>(),
+                || {
+                    chunk
+                        .par_iter()
+                        .map(|&i| (i, scan_file(&paths[i], children[i].as_ref(), pricer)))
+                        .collect::<Vec<_>>()
+                },
                 || {
                     if let Some(prev) = pending.take() {
-                        merge(prev);
+                        for (i, scan) in prev {
+                            merger.merge(i, children[i].as_ref(), scan);
+                        }
                     }
                 },
             );
             pending = Some(scans);
         }
         if let Some(prev) = pending.take() {
-            merge(prev);
+            for (i, scan) in prev {
+                merger.merge(i, children[i].as_ref(), scan);
+            }
         }
+        let Merger {
+            mut corpus,
+            models,
+            providers,
+            apis,
+            projects,
+            ..
+        } = merger;
         corpus.dicts = Dictionaries {
             models: models.list,
             providers: providers.list,
@@ -502,42 +1051,70 @@ impl Corpus {
         corpus
     }
 
-    /// Requests that pass `filter`.
+    fn model_matches(&self, filter: &Filter, model_ok: &[bool], model: u32, provider: u32) -> bool {
+        model_ok[model as usize]
+            || filter.model.as_deref().is_some_and(|f| {
+                format!(
+                    "{}/{}",
+                    self.dicts.providers[provider as usize], self.dicts.models[model as usize]
+                ) == f
+            })
+    }
+
+    fn model_ok(&self, filter: &Filter) -> Vec<bool> {
+        self.dicts
+            .models
+            .iter()
+            .map(|m| filter.model.as_deref().is_none_or(|f| m.contains(f)))
+            .collect()
+    }
+
+    fn project_ok(&self, filter: &Filter) -> Vec<bool> {
+        self.dicts
+            .projects
+            .iter()
+            .map(|p| filter.project.as_deref().is_none_or(|f| p.contains(f)))
+            .collect()
+    }
+
+    fn day_ok(filter: &Filter, time: Option<i64>) -> bool {
+        let day = time.map(day_of_ms);
+        filter.since.is_none_or(|s| day.is_some_and(|d| d >= s))
+            && filter.until.is_none_or(|u| day.is_some_and(|d| d <= u))
+    }
+
+    /// Requests (main and sub-agent) that pass `filter`.
     pub fn filtered<'a>(
         &'a self,
         filter: &'a Filter,
     ) -> impl Iterator<Item = &'a CorpusRequest> + 'a {
-        let model_ok: Vec<bool> = self
-            .dicts
-            .models
-            .iter()
-            .map(|m| filter.model.as_deref().is_none_or(|f| m.contains(f)))
-            .collect();
-        let project_ok: Vec<bool> = self
-            .dicts
-            .projects
-            .iter()
-            .map(|p| filter.project.as_deref().is_none_or(|f| p.contains(f)))
-            .collect();
+        let model_ok = self.model_ok(filter);
+        let project_ok = self.project_ok(filter);
         self.requests.iter().filter(move |r| {
-            let model_match = model_ok[r.model as usize]
-                || filter.model.as_deref().is_some_and(|f| {
-                    format!(
-                        "{}/{}",
-                        self.dicts.providers[r.provider as usize],
-                        self.dicts.models[r.model as usize]
-                    ) == f
-                });
-            let day = r.time_ms().map(day_of_ms);
-            model_match
+            self.model_matches(filter, &model_ok, r.model, r.provider)
                 && project_ok[self.files[r.file as usize].project as usize]
-                && filter.since.is_none_or(|s| day.is_some_and(|d| d >= s))
-                && filter.until.is_none_or(|u| day.is_some_and(|d| d <= u))
+                && Corpus::day_ok(filter, r.time_ms())
+        })
+    }
+
+    /// Nested reports that pass `filter` (a model filter keeps the reports naming a matching
+    /// model).
+    pub fn nested_filtered<'a>(
+        &'a self,
+        filter: &'a Filter,
+    ) -> impl Iterator<Item = &'a CorpusNested> + 'a {
+        let model_ok = self.model_ok(filter);
+        let project_ok = self.project_ok(filter);
+        self.nested.iter().filter(move |n| {
+            self.model_matches(filter, &model_ok, n.model, n.provider)
+                && project_ok[self.files[n.file as usize].project as usize]
+                && Corpus::day_ok(filter, n.time_ms())
         })
     }
 
     /// The request DataFrame with interned (u32) columns: `file, line, time_ms, day, model,
-    /// provider, api, input, output, cache_read, cache_write, cost, abandoned`.
+    /// provider, api, input, output, cache_read, cache_write, cost, priced` (NaN when not
+    /// priced) and `flags` (bit 0: abandoned, bit 1: sub-agent call).
     pub fn frame(&self, filter: &Filter) -> Result<DataFrame, CorpusError> {
         // Each column straight from the requests into its own buffer (no row list, no copies):
         // the frame is the peak of a corpus run's memory.
@@ -567,13 +1144,61 @@ impl Corpus {
             f64col("cache_read", &|r| r.cache_read),
             f64col("cache_write", &|r| r.cache_write),
             f64col("cost", &|r| r.cost),
-            u32col("abandoned", &|r| u32::from(!r.active)),
+            f64col("priced", &|r| r.priced),
+            u32col("flags", &|r| {
+                u32::from(!r.active) | (u32::from(r.subagent) << 1)
+            }),
         ])?;
         Ok(df)
     }
 
-    /// Groups the request frame by `by`, summing tokens (never averaging rates), sorted by key.
-    pub fn group(&self, df: &DataFrame, by: GroupBy) -> Result<Vec<Group>, CorpusError> {
+    /// Groups the request frame by `by`, summing tokens (never averaging rates), and adds the
+    /// nested reports passing `filter` to their groups; sorted by key.
+    pub fn group(
+        &self,
+        df: &DataFrame,
+        by: GroupBy,
+        filter: &Filter,
+    ) -> Result<Vec<Group>, CorpusError> {
+        let mut out: BTreeMap<String, Group> = BTreeMap::new();
+        for g in self.group_requests(df, by)? {
+            match out.get_mut(&g.key) {
+                Some(x) => x.add(&g),
+                None => {
+                    out.insert(g.key.clone(), g);
+                }
+            }
+        }
+        for n in self.nested_filtered(filter) {
+            let key = match by {
+                GroupBy::Session => self.key_name(by, n.file),
+                GroupBy::Project => {
+                    self.dicts.projects[self.files[n.file as usize].project as usize].clone()
+                }
+                GroupBy::Model => self.dicts.models[n.model as usize].clone(),
+                GroupBy::Provider => self.dicts.providers[n.provider as usize].clone(),
+                GroupBy::Api => self.dicts.apis[n.api as usize].clone(),
+                GroupBy::Day => n
+                    .time_ms()
+                    .map(|t| format_day(day_of_ms(t)))
+                    .unwrap_or_default(),
+            };
+            let g = out.entry(key.clone()).or_insert_with(|| Group {
+                key,
+                ..Group::default()
+            });
+            n.report.add_to(&mut g.nested);
+            if let Some(p) = n.priced() {
+                g.nested_priced += p;
+                g.nested_priced_calls += 1.0;
+            }
+        }
+        Ok(out.into_values().collect())
+    }
+
+    /// The request part of [`Corpus::group`] (keys may repeat: sub-agent files share their
+    /// parent's session key).
+    fn group_requests(&self, df: &DataFrame, by: GroupBy) -> Result<Vec<Group>, CorpusError> {
         let key = match by {
             GroupBy::Session => "file",
             GroupBy::Project => "project",
@@ -606,34 +1231,27 @@ impl Corpus {
                 None => Ok(Cow::Owned(numbers(column)?)),
             }
         };
-        let (inp_c, outp_c, cr_c, cw_c, cost_c) = (
+        let (inp_c, outp_c, cr_c, cw_c, cost_c, priced_c) = (
             get("input")?,
             get("output")?,
             get("cache_read")?,
             get("cache_write")?,
             get("cost")?,
+            get("priced")?,
         );
-        let ab_column = df.column("abandoned")?;
-        let ab_c: Cow<'_, [u32]> = match ab_column.u32().ok().and_then(|a| a.cont_slice().ok()) {
-            Some(slice) => Cow::Borrowed(slice),
-            None => Cow::Owned(
-                numbers(ab_column)?
-                    .into_iter()
-                    .map(|v| u32::from(v != 0.0))
-                    .collect(),
-            ),
-        };
-        let n = keys.len();
-        let (mut req, mut inp, mut outp, mut cr, mut cw, mut cost, mut ab) = (
-            vec![0.0; n],
-            vec![0.0; n],
-            vec![0.0; n],
-            vec![0.0; n],
-            vec![0.0; n],
-            vec![0.0; n],
-            vec![0.0; n],
-        );
+        let flags_column = df.column("flags")?;
+        let flags_c: Cow<'_, [u32]> =
+            match flags_column.u32().ok().and_then(|a| a.cont_slice().ok()) {
+                Some(slice) => Cow::Borrowed(slice),
+                None => Cow::Owned(
+                    numbers(flags_column)?
+                        .into_iter()
+                        .map(|v| v as u32)
+                        .collect(),
+                ),
+            };
         let mut rows: Vec<usize> = Vec::new();
+        let mut groups = Vec::with_capacity(keys.len());
         for (g, group) in gb.get_groups().iter().enumerate() {
             rows.clear();
             match group {
@@ -643,31 +1261,37 @@ impl Corpus {
                 }
             }
             rows.sort_unstable();
+            let mut out = Group {
+                key: keys[g].clone(),
+                ..Group::default()
+            };
             for &r in &rows {
-                req[g] += 1.0;
-                inp[g] += inp_c[r];
-                outp[g] += outp_c[r];
-                cr[g] += cr_c[r];
-                cw[g] += cw_c[r];
-                cost[g] += cost_c[r];
-                ab[g] += f64::from(ab_c[r]);
+                let t = Totals {
+                    requests: 1.0,
+                    input: inp_c[r],
+                    output: outp_c[r],
+                    cache_read: cr_c[r],
+                    cache_write: cw_c[r],
+                };
+                let flags = flags_c[r];
+                if flags & 2 != 0 {
+                    out.subagents.add(&t);
+                } else {
+                    out.totals.add(&t);
+                }
+                out.abandoned_requests += f64::from(flags & 1);
+                out.cost += cost_c[r];
+                let p = priced_c[r];
+                if p.is_nan() {
+                    out.unpriced_requests += 1.0;
+                } else {
+                    out.priced += p;
+                    out.priced_requests += 1.0;
+                    out.recorded_of_priced += cost_c[r];
+                }
             }
+            groups.push(out);
         }
-        let mut groups: Vec<Group> = (0..keys.len())
-            .map(|i| Group {
-                key: keys[i].clone(),
-                totals: Totals {
-                    requests: req[i],
-                    input: inp[i],
-                    output: outp[i],
-                    cache_read: cr[i],
-                    cache_write: cw[i],
-                },
-                abandoned_requests: ab[i],
-                cost: cost[i],
-            })
-            .collect();
-        groups.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(groups)
     }
 
@@ -675,7 +1299,8 @@ impl Corpus {
         let i = code as usize;
         match by {
             GroupBy::Session => {
-                let f = &self.files[i];
+                // A sub-agent file's requests count for the session it is attributed to.
+                let f = &self.files[self.files[i].attributed as usize];
                 f.session_id
                     .clone()
                     .unwrap_or_else(|| f.path.display().to_string())
@@ -691,7 +1316,14 @@ impl Corpus {
         }
     }
 
-    /// The request frame with strings (for export), rows `offset..offset+len` of `df`.
+    fn session_of(&self, file: u32) -> &str {
+        let f = &self.files[self.files[file as usize].attributed as usize];
+        f.session_id.as_deref().unwrap_or("")
+    }
+
+    /// The export frame of request rows `df` (a slice of [`Corpus::frame`]): `session, file,
+    /// line, timestamp, day, project, provider, model, api, kind, requests, input, output,
+    /// cache_read, cache_write, cost, priced, branch, nested_status`.
     fn materialize(&self, df: &DataFrame) -> Result<DataFrame, CorpusError> {
         let codes = |c: &str| -> Result<Vec<u32>, CorpusError> {
             Ok(df
@@ -702,6 +1334,7 @@ impl Corpus {
                 .collect())
         };
         let files = codes("file")?;
+        let flags = codes("flags")?;
         let strcol = |name: &str, codes: &[u32], table: &[String]| {
             Column::new(
                 name.into(),
@@ -711,10 +1344,7 @@ impl Corpus {
                     .collect::<Vec<&str>>(),
             )
         };
-        let session: Vec<&str> = files
-            .iter()
-            .map(|&f| self.files[f as usize].session_id.as_deref().unwrap_or(""))
-            .collect();
+        let session: Vec<&str> = files.iter().map(|&f| self.session_of(f)).collect();
         let path: Vec<String> = files
             .iter()
             .map(|&f| self.files[f as usize].path.display().to_string())
@@ -724,12 +1354,21 @@ impl Corpus {
             .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?
             .with_name("timestamp".into());
         let day = df.column("day")?.cast(&DataType::Date)?;
-        let abandoned: Vec<&str> = df
-            .column("abandoned")?
-            .u32()?
+        let kind: Vec<&str> = flags
             .iter()
-            .map(|v| if v == Some(1) { "abandoned" } else { "active" })
+            .map(|f| if f & 2 != 0 { "subagent" } else { "main" })
             .collect();
+        let branch: Vec<&str> = flags
+            .iter()
+            .map(|f| if f & 1 != 0 { "abandoned" } else { "active" })
+            .collect();
+        let priced: Float64Chunked = df
+            .column("priced")?
+            .f64()?
+            .iter()
+            .map(|v| v.filter(|p| !p.is_nan()))
+            .collect();
+        let n = df.height();
         let out = DataFrame::new_infer_height(vec![
             Column::new("session".into(), session),
             Column::new("file".into(), path),
@@ -740,12 +1379,16 @@ impl Corpus {
             strcol("provider", &codes("provider")?, &self.dicts.providers),
             strcol("model", &codes("model")?, &self.dicts.models),
             strcol("api", &codes("api")?, &self.dicts.apis),
+            Column::new("kind".into(), kind),
+            Float64Chunked::from_vec("requests".into(), vec![1.0; n]).into_column(),
             df.column("input")?.clone(),
             df.column("output")?.clone(),
             df.column("cache_read")?.clone(),
             df.column("cache_write")?.clone(),
             df.column("cost")?.clone(),
-            Column::new("branch".into(), abandoned),
+            priced.with_name("priced".into()).into_column(),
+            Column::new("branch".into(), branch),
+            Column::full_null("nested_status".into(), n, &DataType::String),
         ])?;
         Ok(out)
     }
@@ -788,6 +1431,12 @@ impl Corpus {
             if let Some(n) = &mut f.not_session {
                 fix(&mut n.reason);
             }
+            if let Some(run) = f.child.as_mut().and_then(|c| c.run_id.as_mut()) {
+                fix(run);
+            }
+            for b in &mut f.findings {
+                fix(&mut b.message);
+            }
         }
         for (p, m) in &mut self.walk_errors {
             *p = PathBuf::from(text(&p.to_string_lossy()).into_owned());
@@ -796,12 +1445,115 @@ impl Corpus {
         self.redacted = true;
     }
 
-    /// Writes the requests as CSV, 64k rows at a time.
-    pub fn write_csv(&self, df: &DataFrame, path: &Path) -> Result<(), CorpusError> {
+    /// The export frame of nested reports, with the columns of [`Corpus::materialize`]
+    /// (`kind` = `nested`, `requests` = the report's requests, no cost; cache counts are null
+    /// for a cache-unknown report and every count for a malformed one).
+    fn materialize_nested(&self, rows: &[&CorpusNested]) -> Result<DataFrame, CorpusError> {
+        let strs = |name: &str, v: Vec<&str>| Column::new(name.into(), v);
+        let num = |name: &str, f: &dyn Fn(&CorpusNested) -> Option<f64>| {
+            rows.iter()
+                .map(|n| f(n))
+                .collect::<Float64Chunked>()
+                .with_name(name.into())
+                .into_column()
+        };
+        let valid = |n: &CorpusNested| match n.report {
+            NestedReport::Valid(u) => Some(u),
+            NestedReport::Invalid(_) => None,
+        };
+        let time =
+            Int64Chunked::from_iter_options("timestamp".into(), rows.iter().map(|n| n.time_ms()))
+                .into_column()
+                .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?;
+        let day = Int32Chunked::from_iter_options(
+            "day".into(),
+            rows.iter().map(|n| n.time_ms().map(day_of_ms)),
+        )
+        .into_column()
+        .cast(&DataType::Date)?;
+        let d = &self.dicts;
+        let out = DataFrame::new_infer_height(vec![
+            strs(
+                "session",
+                rows.iter().map(|n| self.session_of(n.file)).collect(),
+            ),
+            Column::new(
+                "file".into(),
+                rows.iter()
+                    .map(|n| self.files[n.file as usize].path.display().to_string())
+                    .collect::<Vec<String>>(),
+            ),
+            UInt32Chunked::from_vec("line".into(), rows.iter().map(|n| n.line).collect())
+                .into_column(),
+            time,
+            day,
+            strs(
+                "project",
+                rows.iter()
+                    .map(|n| d.projects[self.files[n.file as usize].project as usize].as_str())
+                    .collect(),
+            ),
+            strs(
+                "provider",
+                rows.iter()
+                    .map(|n| d.providers[n.provider as usize].as_str())
+                    .collect(),
+            ),
+            strs(
+                "model",
+                rows.iter()
+                    .map(|n| d.models[n.model as usize].as_str())
+                    .collect(),
+            ),
+            strs(
+                "api",
+                rows.iter()
+                    .map(|n| d.apis[n.api as usize].as_str())
+                    .collect(),
+            ),
+            strs("kind", vec!["nested"; rows.len()]),
+            num("requests", &|n| valid(n).map(|u| u.requests)),
+            num("input", &|n| valid(n).map(|u| u.input)),
+            num("output", &|n| valid(n).map(|u| u.output)),
+            num("cache_read", &|n| {
+                valid(n).and_then(|u| u.cache).map(|c| c.0)
+            }),
+            num("cache_write", &|n| {
+                valid(n).and_then(|u| u.cache).map(|c| c.1)
+            }),
+            num("cost", &|_| None),
+            num("priced", &|n| n.priced()),
+            strs(
+                "branch",
+                rows.iter()
+                    .map(|n| if n.active { "active" } else { "abandoned" })
+                    .collect(),
+            ),
+            strs(
+                "nested_status",
+                rows.iter()
+                    .map(|n| match n.report {
+                        NestedReport::Invalid(_) => "invalid",
+                        NestedReport::Valid(u) if u.cache.is_none() => "cache-unknown",
+                        NestedReport::Valid(_) => "valid",
+                    })
+                    .collect(),
+            ),
+        ])?;
+        Ok(out)
+    }
+
+    /// Writes the requests and nested reports as CSV, 64k rows at a time.
+    pub fn write_csv(
+        &self,
+        df: &DataFrame,
+        filter: &Filter,
+        path: &Path,
+    ) -> Result<(), CorpusError> {
         forge_replay_io::write_atomic_with(path, |w| {
             let mut writer: Option<polars::io::csv::write::BatchedWriter<_>> = None;
-            for chunk in chunks(df) {
-                let m = self.materialize(&chunk)?;
+            for m in self.export_batches(df, filter) {
+                let m = m?;
                 if writer.is_none() {
                     writer = Some(CsvWriter::new(&mut *w).batched(m.schema())?);
                 }
@@ -817,19 +1569,39 @@ impl Corpus {
         })
     }
 
-    /// Writes the requests as JSON Lines (one object per request).
-    pub fn write_ndjson(&self, df: &DataFrame, path: &Path) -> Result<(), CorpusError> {
+    /// Writes the requests and nested reports as JSON Lines (one object per row).
+    pub fn write_ndjson(
+        &self,
+        df: &DataFrame,
+        filter: &Filter,
+        path: &Path,
+    ) -> Result<(), CorpusError> {
         forge_replay_io::write_atomic_with(path, |w| {
             let mut writer = polars::io::json::BatchedWriter::new(&mut *w);
-            for chunk in chunks(df) {
-                writer.write_batch(&self.materialize(&chunk)?)?;
+            for m in self.export_batches(df, filter) {
+                writer.write_batch(&m?)?;
             }
             Ok(())
         })
     }
 
+    /// The export rows in batches: the requests 64k at a time, then the nested reports.
+    fn export_batches<'a>(
+        &'a self,
+        df: &'a DataFrame,
+        filter: &'a Filter,
+    ) -> impl Iterator<Item = Result<DataFrame, CorpusError>> + 'a {
+        let nested: Vec<&CorpusNested> = self.nested_filtered(filter).collect();
+        chunks(df).map(move |chunk| self.materialize(&chunk)).chain(
+            nested
+                .chunks(65_536)
+                .map(|c| self.materialize_nested(c))
+                .collect::<Vec<_>>(),
+        )
+    }
+
     /// Writes a hive-partitioned parquet dataset: `dir/day=YYYY-MM-DD/part-0.parquet`
-    /// (`day=unknown` for requests without a timestamp). Returns the partitions written.
+    /// (`day=unknown` for rows without a timestamp). Returns the partitions written.
     ///
     /// The dataset is one set ([`forge_replay_io::DirSet`]): written beside `dir`, completed by
     /// its marker (`dir/.forge-replay-set`, which lists the partitions) and renamed into place,
@@ -837,11 +1609,14 @@ impl Corpus {
     pub fn write_parquet_dataset(
         &self,
         df: &DataFrame,
+        filter: &Filter,
         dir: &Path,
     ) -> Result<Vec<PathBuf>, CorpusError> {
         let mut set = forge_replay_io::DirSet::begin(dir, "parquet-dataset")?;
         set.note("redacted", if self.redacted { "true" } else { "false" });
+        let nested: Vec<&CorpusNested> = self.nested_filtered(filter).collect();
         let mut days: Vec<Option<i32>> = df.column("day")?.i32()?.iter().collect();
+        days.extend(nested.iter().map(|n| n.time_ms().map(day_of_ms)));
         days.sort();
         days.dedup();
         let mut written = Vec::new();
@@ -852,6 +1627,14 @@ impl Corpus {
             };
             let part = df.filter(&mask)?;
             let mut m = self.materialize(&part)?;
+            let these: Vec<&CorpusNested> = nested
+                .iter()
+                .copied()
+                .filter(|n| n.time_ms().map(day_of_ms) == day)
+                .collect();
+            if !these.is_empty() {
+                m.vstack_mut(&self.materialize_nested(&these)?)?;
+            }
             // The partition column lives in the path, as hive readers expect.
             let _ = m.drop_in_place("day")?;
             let name = day.map(format_day).unwrap_or_else(|| "unknown".to_owned());
@@ -865,16 +1648,28 @@ impl Corpus {
         Ok(written)
     }
 
-    /// Number of files that are Pi sessions.
+    /// Number of files that are Pi sessions of their own (sub-agent files not included).
     pub fn sessions(&self) -> usize {
-        self.files.iter().filter(|f| f.session_id.is_some()).count()
+        self.files
+            .iter()
+            .filter(|f| f.session_id.is_some() && f.child.is_none())
+            .count()
     }
 
-    /// Number of fork (or clone) files: a header with `parentSession`.
+    /// Number of fork (or clone) files: a header with `parentSession` (sub-agent forks not
+    /// included).
     pub fn forks(&self) -> usize {
         self.files
             .iter()
-            .filter(|f| f.parent_session.is_some())
+            .filter(|f| f.parent_session.is_some() && f.child.is_none())
+            .count()
+    }
+
+    /// Files that are not Pi sessions nor sub-agent transcripts (and could be read).
+    pub fn not_sessions(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|f| f.error.is_none() && f.session_id.is_none() && !f.transcript)
             .count()
     }
 }

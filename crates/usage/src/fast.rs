@@ -15,7 +15,7 @@ use std::ops::{Deref, DerefMut};
 
 use forge_replay_model::cursor::{Cursor, MAX_DEPTH};
 
-use crate::scan::{Details, JsNum, JsStr, ObjOr, RawCost, RawLine, RawMessage, RawUsage};
+use crate::scan::{Details, JsNum, JsStr, ObjOr, RawCost, RawLine, RawMessage, RawUsage, UsageNum};
 
 /// Fills `raw` from `text` (one JSONL line) when the line has the common shape; `false` sends it
 /// to serde (`raw` is then partly filled and must be dropped). In place: the record is large and
@@ -151,6 +151,8 @@ impl<'a> Scanner<'a> {
                 "version" => 5,
                 "cwd" => 6,
                 "parentSession" => 7,
+                "recordType" => 8,
+                "runId" => 9,
                 _ => return p.skip(1),
             };
             if seen & (1 << bit) != 0 {
@@ -165,7 +167,9 @@ impl<'a> Scanner<'a> {
                 4 => p.message(1, &mut raw.message)?,
                 5 => raw.version = p.js_num(1)?,
                 6 => raw.cwd = p.js_str(1)?,
-                _ => raw.parent_session = p.js_str(1)?,
+                7 => raw.parent_session = p.js_str(1)?,
+                8 => raw.record_type = p.js_str(1)?,
+                _ => raw.run_id = p.js_str(1)?,
             }
             Some(())
         })?;
@@ -174,7 +178,7 @@ impl<'a> Scanner<'a> {
 
     fn message(&mut self, depth: u32, out: &mut ObjOr<RawMessage<'a>>) -> Option<()> {
         let m = out.0.insert(RawMessage::default());
-        let mut seen = 0u8;
+        let mut seen = 0u16;
         let d = depth + 1;
         let is_object = self.object(depth, |p, k| {
             let bit = match k {
@@ -185,6 +189,8 @@ impl<'a> Scanner<'a> {
                 "provider" => 4,
                 "api" => 5,
                 "stopReason" => 6,
+                "timestamp" => 7,
+                "responseId" => 8,
                 _ => return p.skip(d),
             };
             if seen & (1 << bit) != 0 {
@@ -198,7 +204,9 @@ impl<'a> Scanner<'a> {
                 3 => m.model = p.js_str(d)?,
                 4 => m.provider = p.js_str(d)?,
                 5 => m.api = p.js_str(d)?,
-                _ => m.stop_reason = p.js_str(d)?,
+                6 => m.stop_reason = p.js_str(d)?,
+                7 => m.timestamp = p.js_num(d)?,
+                _ => m.response_id = p.js_str(d)?,
             }
             Some(())
         })?;
@@ -219,6 +227,7 @@ impl<'a> Scanner<'a> {
                 "cacheRead" => 2,
                 "cacheWrite" => 3,
                 "cost" => 4,
+                "cacheWrite1h" => 5,
                 _ => return p.skip(d),
             };
             if seen & (1 << bit) != 0 {
@@ -226,11 +235,12 @@ impl<'a> Scanner<'a> {
             }
             seen |= 1 << bit;
             match bit {
-                0 => u.input = p.js_num(d)?,
-                1 => u.output = p.js_num(d)?,
-                2 => u.cache_read = p.js_num(d)?,
-                3 => u.cache_write = p.js_num(d)?,
-                _ => u.cost = p.cost(d)?,
+                0 => u.input = UsageNum::from_js(p.js_num(d)?),
+                1 => u.output = UsageNum::from_js(p.js_num(d)?),
+                2 => u.cache_read = UsageNum::from_js(p.js_num(d)?),
+                3 => u.cache_write = UsageNum::from_js(p.js_num(d)?),
+                4 => u.cost = p.cost(d)?,
+                _ => u.cache_write_1h = p.js_num(d)?,
             }
             Some(())
         })?;
@@ -264,6 +274,6 @@ impl<'a> Scanner<'a> {
             }
             p.skip(d)
         })?;
-        Some(Details(None))
+        Some(Details(None, None))
     }
 }

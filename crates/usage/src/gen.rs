@@ -403,7 +403,13 @@ impl SessionGen<'_> {
                         json!({"schemaVersion": 1, "requests": reqs, "input": input, "output": output, "cacheRead": self.rng.range(0, 40_000), "cacheWrite": self.rng.range(0, 4_000)})
                     }
                 };
-                json!({"forgeNestedUsage": nested})
+                // Half of the reports name the sub-agent's model as pi-forge-subagents'
+                // `forge_subagent` result does (`details.response.model`), so they can be priced.
+                if reqs % 2 == 0 {
+                    json!({"forgeNestedUsage": nested, "response": {"status": "completed", "model": {"provider": "anthropic", "id": "claude-sonnet-4-6"}}})
+                } else {
+                    json!({"forgeNestedUsage": nested})
+                }
             } else {
                 json!({"exitCode": 0, "truncated": false})
             };

@@ -16,22 +16,28 @@
 //!   each with the previous one in the provider's cache order and names the cause of every break
 //!   the reported usage confirms ([`explain::Explanation`], [`explain::Cause`]).
 
+pub mod breaks;
 pub mod corpus;
 pub mod explain;
 mod fast;
 pub mod gen;
 pub mod nested;
+pub mod pricing;
+pub mod report;
 pub mod scan;
 mod session;
+pub mod subagents;
 pub mod totals;
 mod view;
 
 pub use nested::{
-    parse_forge_nested_usage, ForgeNestedUsage, NestedReport, FORGE_NESTED_USAGE_KEY,
+    check_forge_nested_usage, parse_forge_nested_usage, ForgeNestedUsage, NestedReport,
+    FORGE_NESTED_USAGE_KEY,
 };
-pub use scan::{EntryRecord, Header, MessageRecord, RequestMeta, Role};
+pub use scan::{EntryRecord, Header, MessageRecord, NestedLink, RequestMeta, Role, UsageProblems};
 pub use session::{
     request_rows, session_branch, BadLine, PathError, ReadError, RequestRow, SessionData,
+    Transcript,
 };
 pub use totals::{format_rate, format_totals_rate, hit_rate, NestedTotals, Totals};
 pub use view::{summarize, turn_start, SessionCacheUsage};

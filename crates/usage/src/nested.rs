@@ -29,8 +29,9 @@ pub struct ForgeNestedUsage {
 /// What one tool result's `forgeNestedUsage` value amounts to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NestedReport {
-    /// Malformed value: counted in `invalidCalls`, otherwise ignored.
-    Invalid,
+    /// Malformed value: counted in `invalidCalls`, otherwise ignored. The text says which rule of
+    /// `parseForgeNestedUsage` it breaks (for the file:line listing; pi-forge gives no reason).
+    Invalid(&'static str),
     /// A valid report.
     Valid(ForgeNestedUsage),
 }
@@ -38,13 +39,32 @@ pub enum NestedReport {
 impl NestedReport {
     /// Classifies a `forgeNestedUsage` value.
     pub fn from_value(value: &Value) -> NestedReport {
-        parse_forge_nested_usage(value).map_or(NestedReport::Invalid, NestedReport::Valid)
+        check_forge_nested_usage(value).map_or_else(NestedReport::Invalid, NestedReport::Valid)
+    }
+
+    /// `true` for a malformed report.
+    pub fn is_invalid(&self) -> bool {
+        matches!(self, NestedReport::Invalid(_))
+    }
+
+    /// The report's tokens when it is valid and has both cache counts.
+    pub fn known_totals(&self) -> Option<Totals> {
+        match self {
+            NestedReport::Valid(u) => u.cache.map(|(read, write)| Totals {
+                requests: u.requests,
+                input: u.input,
+                output: u.output,
+                cache_read: read,
+                cache_write: write,
+            }),
+            NestedReport::Invalid(_) => None,
+        }
     }
 
     /// Forge's `addNested` for a details object that has the key.
     pub fn add_to(&self, target: &mut NestedTotals) {
         match self {
-            NestedReport::Invalid => target.invalid_calls += 1.0,
+            NestedReport::Invalid(_) => target.invalid_calls += 1.0,
             NestedReport::Valid(u) => match u.cache {
                 None => target.cache_unknown_calls += 1.0,
                 Some((read, write)) => {
@@ -71,25 +91,35 @@ fn count(v: Option<&Value>) -> Option<f64> {
 
 /// `parseForgeNestedUsage`: `None` for any malformed value.
 pub fn parse_forge_nested_usage(value: &Value) -> Option<ForgeNestedUsage> {
-    let raw = value.as_object()?;
+    check_forge_nested_usage(value).ok()
+}
+
+/// [`parse_forge_nested_usage`] with the rule a malformed value breaks.
+pub fn check_forge_nested_usage(value: &Value) -> Result<ForgeNestedUsage, &'static str> {
+    let raw = value
+        .as_object()
+        .ok_or("forgeNestedUsage is not an object")?;
     if raw.keys().any(|k| !ALLOWED.contains(&k.as_str())) {
-        return None;
+        return Err("forgeNestedUsage has a key outside the schemaVersion 1 contract");
     }
     match raw.get("schemaVersion") {
         Some(Value::Number(n)) if forge_replay_model::json::number_to_f64(n) == 1.0 => {}
-        _ => return None,
+        _ => return Err("forgeNestedUsage.schemaVersion is not 1"),
     }
-    let requests = count(raw.get("requests"))?;
-    let input = count(raw.get("input"))?;
-    let output = count(raw.get("output"))?;
+    let requests = count(raw.get("requests")).ok_or("forgeNestedUsage.requests is not a count")?;
+    let input = count(raw.get("input")).ok_or("forgeNestedUsage.input is not a count")?;
+    let output = count(raw.get("output")).ok_or("forgeNestedUsage.output is not a count")?;
     // `!== undefined`: a JSON `null` is present (and then fails the count check).
     let read = raw.get("cacheRead");
     let write = raw.get("cacheWrite");
     if read.is_some() != write.is_some() {
-        return None;
+        return Err("forgeNestedUsage has only one of cacheRead and cacheWrite");
     }
     let cache = match (read, write) {
-        (Some(_), Some(_)) => Some((count(read)?, count(write)?)),
+        (Some(_), Some(_)) => Some((
+            count(read).ok_or("forgeNestedUsage.cacheRead is not a count")?,
+            count(write).ok_or("forgeNestedUsage.cacheWrite is not a count")?,
+        )),
         _ => None,
     };
     if requests == 0.0 {
@@ -100,10 +130,10 @@ pub fn parse_forge_nested_usage(value: &Value) -> Option<ForgeNestedUsage> {
             cache.map(|c| c.1),
         ];
         if supplied.iter().flatten().any(|&c| c > 0.0) {
-            return None;
+            return Err("forgeNestedUsage reports tokens for zero requests");
         }
     }
-    Some(ForgeNestedUsage {
+    Ok(ForgeNestedUsage {
         requests,
         input,
         output,

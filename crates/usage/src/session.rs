@@ -34,6 +34,18 @@ pub struct SessionData {
     /// Entries in file order.
     pub entries: Vec<EntryRecord>,
     pub bad_lines: Vec<BadLine>,
+    /// Set when the file is a pi-subagents child transcript (its first line is a transcript
+    /// record, not a session header): the `runId` of its first record. Its message records are
+    /// the entries (a linear chain without ids).
+    pub transcript: Option<Transcript>,
+}
+
+/// A pi-subagents child transcript (`<runId>_<agent>[_<index>]_transcript.jsonl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Transcript {
+    pub run_id: Option<String>,
+    /// The first record's `cwd`.
+    pub cwd: Option<String>,
 }
 
 /// Errors of [`SessionData::read`].
@@ -160,16 +172,9 @@ impl SessionData {
                 message: e.to_string(),
             }),
             Ok(parsed) => {
-                if !*seen_first {
-                    *seen_first = true;
-                    match parsed {
-                        Line::Header(h) => self.header = Some(h),
-                        Line::Entry(_) => return true,
-                    }
-                    return false;
-                }
                 match parsed {
                     Line::Entry(e) => self.entries.push(e),
+                    Line::Transcript { entry, .. } => self.entries.push(entry),
                     // A second header is an entry of type "session" with no usage.
                     Line::Header(_) => self.entries.push(EntryRecord {
                         line: line_no,
@@ -201,6 +206,12 @@ impl SessionData {
         };
         *seen_first = true;
         if let Err(problem) = check_header(&value, &text) {
+            // A pi-subagents child transcript has no header: its first record says so.
+            if let Ok(Line::Transcript { entry, run_id, cwd }) = parse_line(&text, line_no) {
+                self.transcript = Some(Transcript { run_id, cwd });
+                self.entries.push(entry);
+                return false;
+            }
             let reason = match problem {
                 forge_replay_model::session::HeaderProblem::UnsupportedVersion { .. } => {
                     problem.to_string()
@@ -237,9 +248,10 @@ impl SessionData {
         self.header.is_some()
     }
 
-    /// Entries are a linear chain in files older than version 2 (Pi's migration gives them ids).
+    /// Entries are a linear chain in files older than version 2 (Pi's migration gives them ids),
+    /// and in child transcripts.
     fn linear(&self) -> bool {
-        self.header.as_ref().is_some_and(|h| h.version < 2.0)
+        self.transcript.is_some() || self.header.as_ref().is_some_and(|h| h.version < 2.0)
     }
 
     /// Indices of the active path root → leaf. The leaf is `leaf` or, as on Pi's load, the last
@@ -348,6 +360,7 @@ pub fn request_rows(branch: &[&EntryRecord]) -> Vec<RequestRow> {
             api: s(|x| &x.api),
             stop_reason: s(|x| &x.stop_reason),
             cost: meta.map_or(0.0, |x| x.cost),
+            cache_write_1h: meta.map_or(0.0, |x| x.cache_write_1h),
             totals: t,
             cumulative,
             in_turn: index >= start,
@@ -369,8 +382,24 @@ pub struct RequestRow {
     pub api: Option<String>,
     pub stop_reason: Option<String>,
     pub cost: f64,
+    /// `usage.cacheWrite1h` (0 when absent).
+    pub cache_write_1h: f64,
     pub totals: Totals,
     /// Running sum up to and including this request.
     pub cumulative: Totals,
     pub in_turn: bool,
+}
+
+impl RequestRow {
+    /// pi-ai's `calculateCost` for this request with `pricer`'s catalog.
+    pub fn price(
+        &self,
+        pricer: &crate::pricing::Pricer<'_>,
+    ) -> Result<crate::pricing::Price, crate::pricing::Unpriced> {
+        pricer.price(
+            self.provider.as_deref(),
+            self.model.as_deref(),
+            &crate::pricing::PricingUsage::of(&self.totals, self.cache_write_1h),
+        )
+    }
 }

@@ -220,7 +220,9 @@ fn generated_corpus_is_deterministic_and_forks_are_deduplicated() {
 
     // Grouping sums to the totals; a filter narrows.
     let df = corpus.frame(&Filter::default()).unwrap();
-    let groups = corpus.group(&df, GroupBy::Model).unwrap();
+    let groups = corpus
+        .group(&df, GroupBy::Model, &Filter::default())
+        .unwrap();
     let sum: f64 = groups.iter().map(|g| g.totals.cache_read).sum();
     let direct: f64 = corpus.requests.iter().map(|r| r.cache_read).sum();
     assert_eq!(sum, direct);

@@ -6,7 +6,8 @@
 //! without them the same generator runs here. With `WIRE_BENCH_CASES_DIR=DIR` it also writes
 //! the exact cases (`DIR/<api>.case.json`, the oracle case format) so the Node micro-benchmark in
 //! tools/pi-oracle can time pi-ai on the same contexts. `WIRE_BENCH_ITERS` sets the iteration
-//! count (default 300); `WIRE_BENCH_ONLY=<api>` runs one API.
+//! count (default 300); `WIRE_BENCH_ONLY=<api>` runs one API; `WIRE_BENCH_PI=<release>` assembles
+//! as that Pi release (default 0.87.1; the contexts are the same).
 
 /// The allocator the `forge-replay` binary uses.
 #[global_allocator]
@@ -16,6 +17,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use forge_replay_model::json::{stringify, stringify_pretty};
+use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
 use serde_json::{json, Value};
 
@@ -110,7 +112,11 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
     let out_dir = std::env::var("WIRE_BENCH_CASES_DIR").ok();
-    let catalog = Catalog::builtin();
+    let release = std::env::var("WIRE_BENCH_PI")
+        .ok()
+        .map(|v| PiRelease::parse(&v).unwrap_or_else(|e| panic!("WIRE_BENCH_PI: {e}")))
+        .unwrap_or(PiRelease::V0_87_1);
+    let catalog = Catalog::builtin(release);
     let mut summary = serde_json::Map::new();
     let mut summary_cpu = serde_json::Map::new();
     let mut floors = serde_json::Map::new();

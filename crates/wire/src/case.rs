@@ -1,5 +1,7 @@
-//! Case files: `{model, context, options?, entry?, env?}`, the oracle harness's format.
+//! Case files: `{pi?, model, context, options?, entry?, env?}`, the oracle harness's format.
 //!
+//! * `pi`: the Pi release the case follows (`"0.87.1"`, `"1.3.0"`); absent means the caller's
+//!   choice (`--pi`, `FORGE_REPLAY_PI`, else [`PiRelease::DEFAULT`]).
 //! * `model`: `{provider, id, overrides?}` (catalog) or a full pi-ai `Model` object (it has `api`
 //!   and `baseUrl`), optionally with `overrides`.
 //! * `context`: a pi-ai `Context` (`systemPrompt?`, `messages`, `tools?`).
@@ -15,6 +17,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use forge_replay_model::release::PiRelease;
+
 use crate::api::Entry;
 use crate::catalog::ModelSpec;
 use crate::options::Env;
@@ -22,6 +26,8 @@ use crate::options::Env;
 /// A parsed case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
+    /// The release the case names (`"pi"`), if any.
+    pub pi: Option<PiRelease>,
     /// How the model is named.
     pub model: ModelSpec,
     /// The pi-ai context (before `normalizeContext`).
@@ -89,6 +95,18 @@ impl Case {
     /// Checks a parsed case.
     pub fn from_value(value: &Value) -> Result<Case, CaseError> {
         let root = expect_obj(value, "$")?;
+        let pi = match root.field("pi") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => {
+                Some(PiRelease::parse(s).map_err(|e| err("$.pi", e.to_string()))?)
+            }
+            Some(v) => {
+                return Err(err(
+                    "$.pi",
+                    format!("must be a release string, found {}", type_name(v)),
+                ))
+            }
+        };
         let model = parse_model(
             root.field("model")
                 .ok_or_else(|| err("$.model", "is required"))?,
@@ -138,6 +156,7 @@ impl Case {
             }
         }
         Ok(Case {
+            pi,
             model,
             context,
             options,
@@ -225,7 +244,16 @@ mod tests {
     fn full_model_and_env() {
         let c = Case::parse(r#"{"model":{"id":"m","api":"pi-messages","provider":"p","baseUrl":"u"},"env":{"PI_CACHE_RETENTION":"long"},"entry":"stream"}"#).unwrap();
         assert!(matches!(c.model, ModelSpec::Full { .. }));
+        assert_eq!(c.pi, None);
         assert_eq!(c.env.var("PI_CACHE_RETENTION"), Some("long"));
         assert_eq!(c.entry, Entry::Stream);
+        let c = Case::parse(r#"{"pi":"1.3.0","model":{"provider":"a","id":"b"}}"#).unwrap();
+        assert_eq!(c.pi, Some(PiRelease::V1_3_0));
+        let e = Case::parse(r#"{"pi":"9.9","model":{"provider":"a","id":"b"}}"#).unwrap_err();
+        assert_eq!(e.path, "$.pi");
+        assert!(
+            e.message.contains("supported releases: 0.87.1, 1.3.0"),
+            "{e}"
+        );
     }
 }

@@ -1,9 +1,13 @@
-//! pi-ai 0.87.1's model catalog, embedded, plus user catalogs layered on top.
+//! pi-ai's model catalog of every supported Pi release, embedded, plus user catalogs layered on
+//! top.
 //!
-//! The data files are pi-ai's own `dist/providers/data/*.json` (see
-//! `data/pi-ai-0.87.1/PROVENANCE.md`). Each file is `{ "<api>": { "<modelId>": Model } }`; the file
-//! stem is the provider id and the api groups are merged (later groups win), as pi-ai's
-//! `flattenModelCatalog` does. Parsing happens once, on first use.
+//! The data files are pi-ai's own `dist/providers/data/*.json` of each release (see
+//! `data/pi-ai-<version>/PROVENANCE.md`; `build.rs` embeds the folder of every release in
+//! [`PiRelease::ALL`]). Each file is `{ "<api>": { "<key>": Model } }`; the file stem is the
+//! provider id and the api groups are merged (later groups win), as pi-ai's
+//! `flattenModelCatalog` does. From 1.3 ([`Change::CatalogTypedKeys`]) keys are `"<type>:<id>"`
+//! and only `chat` models are the catalog requests are built for; image and classifier models are
+//! kept apart ([`Catalog::other_models`]). Parsing happens once per release, on first use.
 //!
 //! A user catalog has the shape of Pi's `~/.pi/agent/models-store.json`:
 //! `{ "<providerId>": { "models": [Model, …], "lastModified"?, "checkedAt"?, "etag"? } }`. Its
@@ -13,161 +17,52 @@ use crate::js::Field;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::model::{Model, ModelError};
 
-/// The pi-ai version the embedded catalog comes from.
-pub const CATALOG_VERSION: &str = "0.87.1";
+// `RELEASE_DATA`: every supported release's data files (build.rs).
+include!(concat!(env!("OUT_DIR"), "/catalog_data.rs"));
 
-/// The embedded `.manifest.json`.
-pub const MANIFEST: &str = include_str!("../data/pi-ai-0.87.1/.manifest.json");
+/// The embedded `.manifest.json` of a release's catalog.
+pub fn manifest(release: PiRelease) -> &'static str {
+    release_data(release).1
+}
 
-/// The embedded data files: `(provider, JSON text)`.
-pub const DATA_FILES: &[(&str, &str)] = &[
-    (
-        "amazon-bedrock",
-        include_str!("../data/pi-ai-0.87.1/amazon-bedrock.json"),
-    ),
-    (
-        "ant-ling",
-        include_str!("../data/pi-ai-0.87.1/ant-ling.json"),
-    ),
-    (
-        "anthropic",
-        include_str!("../data/pi-ai-0.87.1/anthropic.json"),
-    ),
-    (
-        "azure-openai-responses",
-        include_str!("../data/pi-ai-0.87.1/azure-openai-responses.json"),
-    ),
-    ("baseten", include_str!("../data/pi-ai-0.87.1/baseten.json")),
-    (
-        "cerebras",
-        include_str!("../data/pi-ai-0.87.1/cerebras.json"),
-    ),
-    (
-        "cloudflare-ai-gateway",
-        include_str!("../data/pi-ai-0.87.1/cloudflare-ai-gateway.json"),
-    ),
-    (
-        "cloudflare-workers-ai",
-        include_str!("../data/pi-ai-0.87.1/cloudflare-workers-ai.json"),
-    ),
-    (
-        "deepseek",
-        include_str!("../data/pi-ai-0.87.1/deepseek.json"),
-    ),
-    (
-        "fireworks",
-        include_str!("../data/pi-ai-0.87.1/fireworks.json"),
-    ),
-    (
-        "github-copilot",
-        include_str!("../data/pi-ai-0.87.1/github-copilot.json"),
-    ),
-    (
-        "google-vertex",
-        include_str!("../data/pi-ai-0.87.1/google-vertex.json"),
-    ),
-    ("google", include_str!("../data/pi-ai-0.87.1/google.json")),
-    ("groq", include_str!("../data/pi-ai-0.87.1/groq.json")),
-    (
-        "huggingface",
-        include_str!("../data/pi-ai-0.87.1/huggingface.json"),
-    ),
-    (
-        "kimi-coding",
-        include_str!("../data/pi-ai-0.87.1/kimi-coding.json"),
-    ),
-    ("meta", include_str!("../data/pi-ai-0.87.1/meta.json")),
-    (
-        "minimax-cn",
-        include_str!("../data/pi-ai-0.87.1/minimax-cn.json"),
-    ),
-    ("minimax", include_str!("../data/pi-ai-0.87.1/minimax.json")),
-    ("mistral", include_str!("../data/pi-ai-0.87.1/mistral.json")),
-    (
-        "moonshotai-cn",
-        include_str!("../data/pi-ai-0.87.1/moonshotai-cn.json"),
-    ),
-    (
-        "moonshotai",
-        include_str!("../data/pi-ai-0.87.1/moonshotai.json"),
-    ),
-    ("nvidia", include_str!("../data/pi-ai-0.87.1/nvidia.json")),
-    (
-        "openai-codex",
-        include_str!("../data/pi-ai-0.87.1/openai-codex.json"),
-    ),
-    ("openai", include_str!("../data/pi-ai-0.87.1/openai.json")),
-    (
-        "opencode-go",
-        include_str!("../data/pi-ai-0.87.1/opencode-go.json"),
-    ),
-    (
-        "opencode",
-        include_str!("../data/pi-ai-0.87.1/opencode.json"),
-    ),
-    (
-        "openrouter",
-        include_str!("../data/pi-ai-0.87.1/openrouter.json"),
-    ),
-    (
-        "qwen-token-plan-cn",
-        include_str!("../data/pi-ai-0.87.1/qwen-token-plan-cn.json"),
-    ),
-    (
-        "qwen-token-plan-individual",
-        include_str!("../data/pi-ai-0.87.1/qwen-token-plan-individual.json"),
-    ),
-    (
-        "qwen-token-plan",
-        include_str!("../data/pi-ai-0.87.1/qwen-token-plan.json"),
-    ),
-    ("radius", include_str!("../data/pi-ai-0.87.1/radius.json")),
-    (
-        "together",
-        include_str!("../data/pi-ai-0.87.1/together.json"),
-    ),
-    (
-        "vercel-ai-gateway",
-        include_str!("../data/pi-ai-0.87.1/vercel-ai-gateway.json"),
-    ),
-    ("xai", include_str!("../data/pi-ai-0.87.1/xai.json")),
-    (
-        "xiaomi-token-plan-ams",
-        include_str!("../data/pi-ai-0.87.1/xiaomi-token-plan-ams.json"),
-    ),
-    (
-        "xiaomi-token-plan-cn",
-        include_str!("../data/pi-ai-0.87.1/xiaomi-token-plan-cn.json"),
-    ),
-    (
-        "xiaomi-token-plan-sgp",
-        include_str!("../data/pi-ai-0.87.1/xiaomi-token-plan-sgp.json"),
-    ),
-    ("xiaomi", include_str!("../data/pi-ai-0.87.1/xiaomi.json")),
-    (
-        "zai-coding-cn",
-        include_str!("../data/pi-ai-0.87.1/zai-coding-cn.json"),
-    ),
-    ("zai", include_str!("../data/pi-ai-0.87.1/zai.json")),
-];
+/// The embedded data files of a release's catalog: `(provider, JSON text)`, in file-name order.
+pub fn data_files(release: PiRelease) -> &'static [(&'static str, &'static str)] {
+    release_data(release).2
+}
+
+fn release_data(
+    release: PiRelease,
+) -> &'static (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+) {
+    RELEASE_DATA
+        .iter()
+        .find(|(v, _, _)| *v == release.version())
+        .expect("build.rs embeds every supported release")
+}
 
 /// Errors from catalog lookups and user catalog files.
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
     /// No model with this provider and id; `suggestions` holds near matches.
-    #[error("unknown model `{provider}/{id}` in the pi-ai {CATALOG_VERSION} catalog{}", suggest(.suggestions))]
+    #[error("unknown model `{provider}/{id}` in the pi-ai {release} catalog{}", suggest(.suggestions))]
     UnknownModel {
+        release: PiRelease,
         provider: String,
         id: String,
         suggestions: Vec<String>,
     },
     /// No provider with this id.
-    #[error("unknown provider `{provider}` in the pi-ai {CATALOG_VERSION} catalog{}", suggest(.suggestions))]
+    #[error("unknown provider `{provider}` in the pi-ai {release} catalog{}", suggest(.suggestions))]
     UnknownProvider {
+        release: PiRelease,
         provider: String,
         suggestions: Vec<String>,
     },
@@ -194,29 +89,66 @@ fn suggest(s: &[String]) -> String {
     }
 }
 
-/// A set of models keyed by provider, then id (both in catalog order).
-#[derive(Debug, Clone, Default)]
+/// A set of models keyed by provider, then id (both in catalog order), as one Pi release sees
+/// them.
+#[derive(Debug, Clone)]
 pub struct Catalog {
+    release: PiRelease,
     providers: Vec<(String, Vec<Model>)>,
+    /// Models that are not chat models (1.3: `type` image or classifier), in catalog order.
+    other: Vec<Model>,
 }
 
-static BUILTIN: OnceLock<Catalog> = OnceLock::new();
+static BUILTIN: [OnceLock<Catalog>; PiRelease::ALL.len()] =
+    [const { OnceLock::new() }; PiRelease::ALL.len()];
+
+/// Whether a catalog or user model object is a chat model for `release` (1.3: `type` absent or
+/// `"chat"`, pi-ai's `getModelType`; 0.87.1 has no types).
+fn is_chat(release: PiRelease, model: &Value) -> bool {
+    !release.has(Change::CatalogTypedKeys)
+        || matches!(model.field("type"), None | Some(Value::Null))
+        || model.field("type").and_then(Value::as_str) == Some("chat")
+}
 
 impl Catalog {
-    /// pi-ai 0.87.1's built-in catalog (parsed on first use).
-    pub fn builtin() -> &'static Catalog {
-        BUILTIN.get_or_init(|| {
-            let mut providers = Vec::with_capacity(DATA_FILES.len());
-            for (provider, text) in DATA_FILES {
+    /// An empty catalog of `release` (what user catalogs are layered on when nothing is built in).
+    pub fn empty(release: PiRelease) -> Catalog {
+        Catalog {
+            release,
+            providers: Vec::new(),
+            other: Vec::new(),
+        }
+    }
+
+    /// pi-ai's built-in catalog of `release` (parsed on first use).
+    pub fn builtin(release: PiRelease) -> &'static Catalog {
+        let slot = PiRelease::ALL
+            .iter()
+            .position(|r| *r == release)
+            .expect("every release is in ALL");
+        BUILTIN[slot].get_or_init(|| {
+            let files = data_files(release);
+            let mut cat = Catalog::empty(release);
+            cat.providers.reserve(files.len());
+            for (provider, text) in files {
                 let groups: Value =
                     forge_replay_model::json::parse(text).unwrap_or(Value::Object(Map::new()));
-                // flattenModelCatalog: Object.assign({}, ...Object.values(groups))
+                // 0.87.1 flattenModelCatalog: Object.assign({}, ...Object.values(groups)); 1.3
+                // flattenChatModelCatalog: the same for models of type "chat", keyed by id (the
+                // key of every embedded model is its id, or "chat:<id>").
                 let mut flat = Map::new();
                 if let Some(groups) = groups.as_object() {
                     for group in groups.values() {
                         if let Some(models) = group.as_object() {
-                            for (id, m) in models {
-                                flat.insert(id.clone(), m.clone());
+                            for m in models.values() {
+                                let Some(id) = m.field("id").and_then(Value::as_str) else {
+                                    continue;
+                                };
+                                if is_chat(release, m) {
+                                    flat.insert(id.to_string(), m.clone());
+                                } else if let Ok(model) = Model::from_value(m.clone()) {
+                                    cat.other.push(model);
+                                }
                             }
                         }
                     }
@@ -225,15 +157,26 @@ impl Catalog {
                     .into_iter()
                     .filter_map(|(_, v)| Model::from_value(v).ok())
                     .collect();
-                providers.push((provider.to_string(), models));
+                cat.providers.push((provider.to_string(), models));
             }
-            Catalog { providers }
+            cat
         })
     }
 
-    /// The built-in catalog with a user catalog (`models-store.json` shape) layered on top.
-    pub fn with_user_file(text: &str, path: &str) -> Result<Catalog, CatalogError> {
-        let mut cat = Catalog::builtin().clone();
+    /// The release whose catalog this is (user models layered on top are read as that release
+    /// reads them).
+    pub fn release(&self) -> PiRelease {
+        self.release
+    }
+
+    /// The built-in catalog of `release` with a user catalog (`models-store.json` shape) layered
+    /// on top.
+    pub fn with_user_file(
+        release: PiRelease,
+        text: &str,
+        path: &str,
+    ) -> Result<Catalog, CatalogError> {
+        let mut cat = Catalog::builtin(release).clone();
         cat.layer_user_catalog(text, path)?;
         Ok(cat)
     }
@@ -263,11 +206,16 @@ impl Catalog {
                         obj.insert("provider".into(), Value::String(provider.clone()));
                     }
                 }
+                let chat = is_chat(self.release, &m);
                 let model = Model::from_value(m).map_err(|e| CatalogError::BadModel {
                     path: format!("{path}: $.{provider}.models[{i}]"),
                     source: e,
                 })?;
-                self.insert(model);
+                if chat {
+                    self.insert(model);
+                } else {
+                    self.other.push(model);
+                }
             }
         }
         Ok(())
@@ -298,12 +246,29 @@ impl Catalog {
             .and_then(|(_, ms)| ms.iter().find(|m| m.id() == id))
     }
 
-    /// Looks up `provider/id`, with near-match suggestions when it is missing.
+    /// The provider a release calls `provider` by ([`Change::AzureProviderRenamed`]: from 1.3 an
+    /// older `azure-openai-responses` is `azure`).
+    pub fn provider_name<'p>(&self, provider: &'p str) -> &'p str {
+        if provider == "azure-openai-responses" && self.release.has(Change::AzureProviderRenamed) {
+            "azure"
+        } else {
+            provider
+        }
+    }
+
+    /// Looks up `provider/id` (a provider a release renamed under its new name), with near-match
+    /// suggestions when it is missing.
     pub fn lookup(&self, provider: &str, id: &str) -> Result<&Model, CatalogError> {
         if let Some(m) = self.get(provider, id) {
             return Ok(m);
         }
-        let Some((_, models)) = self.providers.iter().find(|(p, _)| p == provider) else {
+        let renamed = self.provider_name(provider);
+        if renamed != provider {
+            if let Some(m) = self.get(renamed, id) {
+                return Ok(m);
+            }
+        }
+        let Some((_, models)) = self.providers.iter().find(|(p, _)| p == renamed) else {
             let names: Vec<&str> = self.providers.iter().map(|(p, _)| p.as_str()).collect();
             // The id may exist under another provider.
             let mut suggestions: Vec<String> = self
@@ -316,13 +281,14 @@ impl Catalog {
                 suggestions = near_matches(provider, names.iter().copied(), 5);
             }
             return Err(CatalogError::UnknownProvider {
+                release: self.release,
                 provider: provider.to_string(),
                 suggestions,
             });
         };
         let mut suggestions: Vec<String> = near_matches(id, models.iter().map(Model::id), 5)
             .into_iter()
-            .map(|m| format!("{provider}/{m}"))
+            .map(|m| format!("{renamed}/{m}"))
             .collect();
         if suggestions.is_empty() {
             suggestions = self
@@ -333,6 +299,7 @@ impl Catalog {
                 .collect();
         }
         Err(CatalogError::UnknownModel {
+            release: self.release,
             provider: provider.to_string(),
             id: id.to_string(),
             suggestions,
@@ -342,6 +309,12 @@ impl Catalog {
     /// Every model, provider by provider, in catalog order.
     pub fn models(&self) -> impl Iterator<Item = &Model> {
         self.providers.iter().flat_map(|(_, ms)| ms.iter())
+    }
+
+    /// The models that are not chat models (1.3 image and classifier models), in catalog order.
+    /// No request is built for them.
+    pub fn other_models(&self) -> &[Model] {
+        &self.other
     }
 
     /// Provider ids in catalog order.
@@ -493,22 +466,44 @@ mod tests {
 
     #[test]
     fn embedded_files_match_manifest() {
-        let manifest = forge_replay_model::json::parse(MANIFEST).unwrap();
-        let files = manifest["files"].as_object().unwrap();
-        assert_eq!(files.len(), DATA_FILES.len());
-        for (provider, text) in DATA_FILES {
-            let want = files[&format!("{provider}.json")].as_str().unwrap();
-            let got: String = Sha256::digest(text.as_bytes())
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            assert_eq!(got, want, "{provider}.json");
+        for release in PiRelease::ALL {
+            let manifest = forge_replay_model::json::parse(manifest(release)).unwrap();
+            let files = manifest["files"].as_object().unwrap();
+            assert_eq!(files.len(), data_files(release).len(), "{release}");
+            for (provider, text) in data_files(release) {
+                let want = files[&format!("{provider}.json")].as_str().unwrap();
+                let got: String = Sha256::digest(text.as_bytes())
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                assert_eq!(got, want, "{release} {provider}.json");
+            }
         }
     }
 
     #[test]
+    fn release_catalogs_differ_as_pi_ai_says() {
+        let old = Catalog::builtin(PiRelease::V0_87_1);
+        let new = Catalog::builtin(PiRelease::V1_3_0);
+        // Counts of pi-ai's own getBuiltinModels over every provider (chat models).
+        assert_eq!(old.len(), 1495);
+        assert_eq!(new.len(), 1614);
+        assert_eq!(new.other_models().len(), 100);
+        assert!(old.other_models().is_empty());
+        // The azure rename: the old provider name resolves to the new one from 1.3.
+        let m = new.lookup("azure-openai-responses", "gpt-5.5").unwrap();
+        assert_eq!(m.provider(), "azure");
+        assert!(old.lookup("azure", "gpt-5.5").is_err());
+        let e = new
+            .lookup("anthropic", "claude-opus-4-9")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pi-ai 1.3.0 catalog"), "{e}");
+    }
+
+    #[test]
     fn lookup_and_suggestions() {
-        let cat = Catalog::builtin();
+        let cat = Catalog::builtin(PiRelease::V0_87_1);
         let m = cat.lookup("anthropic", "claude-opus-4-8").unwrap();
         assert_eq!(m.api_name(), "anthropic-messages");
         assert!(m.is_flagged());
@@ -530,7 +525,7 @@ mod tests {
                 .as_object()
                 .cloned(),
         };
-        let m = Catalog::builtin().resolve(&spec).unwrap();
+        let m = Catalog::builtin(PiRelease::V0_87_1).resolve(&spec).unwrap();
         assert_eq!(m.max_tokens(), Some(5.0));
         assert!(m.compat_true("supportsTemperature"));
         assert!(m.compat_true("supportsMidConvoToolChanges"));
@@ -540,12 +535,12 @@ mod tests {
     fn user_catalog_layers() {
         let text = r#"{"anthropic":{"models":[{"id":"claude-opus-4-8","api":"anthropic-messages","provider":"anthropic","baseUrl":"https://proxy.example","maxTokens":7}]},
                       "local":{"models":[{"id":"m1","api":"openai-completions","baseUrl":"http://localhost"}]}}"#;
-        let cat = Catalog::with_user_file(text, "models-store.json").unwrap();
+        let cat = Catalog::with_user_file(PiRelease::V0_87_1, text, "models-store.json").unwrap();
         assert_eq!(
             cat.get("anthropic", "claude-opus-4-8").unwrap().base_url(),
             "https://proxy.example"
         );
         assert_eq!(cat.get("local", "m1").unwrap().provider(), "local");
-        assert_eq!(cat.len(), Catalog::builtin().len() + 1);
+        assert_eq!(cat.len(), Catalog::builtin(PiRelease::V0_87_1).len() + 1);
     }
 }

@@ -74,13 +74,27 @@ fn allows_null(schema: &Value) -> bool {
         .is_some_and(|a| a.iter().any(allows_null))
 }
 
-fn make_strict_node(schema: &mut Value) -> Result<(), String> {
+/// A provider's extra strict-mode rule: `isUnsupportedKeyword(key, value)` (1.3).
+pub type KeywordRule = fn(&str, &Value) -> bool;
+
+fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<(), String> {
     let Some(obj) = schema.as_object_mut() else {
         return Err("boolean schemas are unsupported".into());
     };
     for key in UNSUPPORTED_STRICT_SCHEMA_KEYS {
         if obj.contains_key(key) {
             return Err(format!("{key} schemas are unsupported"));
+        }
+    }
+    if let Some(rule) = keyword {
+        // `for (const [key, value] of Object.entries(schema))`: JavaScript key order.
+        for (key, value) in forge_replay_model::json::js_key_order(obj) {
+            if rule(key, value) {
+                return Err(format!(
+                    "{key}: {} is unsupported",
+                    forge_replay_model::json::stringify(value)
+                ));
+            }
         }
     }
     if let Some(any_of) = obj.get_mut("anyOf") {
@@ -90,7 +104,7 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
                     if is_structured(v) {
                         return Err("object and array unions are unsupported".into());
                     }
-                    make_strict_node(v)?;
+                    make_strict_node(v, keyword)?;
                 }
             }
             _ => return Err("anyOf must contain at least one schema".into()),
@@ -100,7 +114,7 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
         if items.is_array() {
             return Err("tuple schemas are unsupported".into());
         }
-        make_strict_node(items)?;
+        make_strict_node(items, keyword)?;
     }
     let is_object = obj.field("type").and_then(Value::as_str) == Some("object");
     if obj.contains_key("properties") && !is_object {
@@ -148,7 +162,7 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
     }
     for key in &names {
         let mut prop = properties.get(key).cloned().unwrap_or(Value::Null);
-        make_strict_node(&mut prop)?;
+        make_strict_node(&mut prop, keyword)?;
         if !required.contains(key) && !allows_null(&prop) {
             prop = js::obj!([(
                 "anyOf",
@@ -170,11 +184,19 @@ fn make_strict_node(schema: &mut Value) -> Result<(), String> {
 
 /// `makeStrictJsonSchema(schema)`; `Err` holds the unsupported-schema reason.
 pub fn make_strict_json_schema(schema: &Value) -> Result<Value, String> {
+    make_strict_json_schema_with(schema, None)
+}
+
+/// `makeStrictJsonSchema(schema, isUnsupportedKeyword)`.
+pub fn make_strict_json_schema_with(
+    schema: &Value,
+    keyword: Option<KeywordRule>,
+) -> Result<Value, String> {
     let mut cloned = schema.clone();
     if !is_schema_object(&cloned) {
         return Err("root schema must have type object".into());
     }
-    make_strict_node(&mut cloned)?;
+    make_strict_node(&mut cloned, keyword)?;
     if cloned.field("type").and_then(Value::as_str) != Some("object") {
         return Err("root schema must have type object".into());
     }
@@ -187,6 +209,16 @@ pub fn resolve_json_schema_strict_sampling(
     tool: &Value,
     supports_strict: bool,
 ) -> Result<Option<bool>, AssembleError> {
+    resolve_json_schema_strict_sampling_with(tool, supports_strict, None)
+}
+
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode, isUnsupportedKeyword)` (1.3: a
+/// provider's keyword rule makes a "prefer" tool non-strict).
+pub fn resolve_json_schema_strict_sampling_with(
+    tool: &Value,
+    supports_strict: bool,
+    keyword: Option<KeywordRule>,
+) -> Result<Option<bool>, AssembleError> {
     let config = tool.field("constrainedSampling");
     if !js::truthy(config)
         || js::str_of(config.unwrap_or(&Value::Null), "type") != Some("json_schema")
@@ -197,7 +229,10 @@ pub fn resolve_json_schema_strict_sampling(
     let require = js::str_of(config, "strict") == Some("require");
     let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
     if supports_strict {
-        return match make_strict_json_schema(tool.field("parameters").unwrap_or(&Value::Null)) {
+        return match make_strict_json_schema_with(
+            tool.field("parameters").unwrap_or(&Value::Null),
+            keyword,
+        ) {
             Ok(_) => Ok(Some(true)),
             Err(_) if !require => Ok(None),
             Err(reason) => Err(AssembleError::rejected(format!(

@@ -1,5 +1,7 @@
 //! Errors of request assembly.
 
+use forge_replay_model::release::PiRelease;
+
 use crate::api::Api;
 use crate::catalog::CatalogError;
 use crate::transcript::ContextError;
@@ -19,6 +21,9 @@ pub enum AssembleError {
     /// The context is not a valid pi-ai context.
     #[error("invalid context")]
     Context(#[from] ContextError),
+    /// A case names a release other than the catalog's.
+    #[error("the case follows Pi {case} but the catalog is pi-ai {catalog}'s")]
+    ReleaseMismatch { case: PiRelease, catalog: PiRelease },
     /// The model could not be resolved.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
@@ -51,7 +56,14 @@ mod tests {
         assert_eq!(chain(&e), "invalid context: $.context: must be an object");
 
         let user = r#"{"acme": {"models": [{"id": "m", "api": "openai-completions"}]}}"#;
-        let e = AssembleError::from(Catalog::with_user_file(user, "models.json").unwrap_err());
+        let e = AssembleError::from(
+            Catalog::with_user_file(
+                forge_replay_model::release::PiRelease::V0_87_1,
+                user,
+                "models.json",
+            )
+            .unwrap_err(),
+        );
         assert_eq!(
             chain(&e),
             "models.json: $.acme.models[0]: invalid model object: field `baseUrl` must be a string"

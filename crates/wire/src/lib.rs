@@ -1,7 +1,12 @@
-//! pi-ai 0.87.1 request assembly: the exact provider request pi-ai builds for a context.
+//! pi-ai request assembly, per Pi release: the exact provider request a release's pi-ai builds
+//! for a context.
 //!
-//! * [`catalog::Catalog`]: pi-ai's model catalog (embedded data files), user catalogs layered on
-//!   top, `provider/id` lookup with near-match suggestions.
+//! Every entry point takes the [`PiRelease`] it follows. One builder per API serves every
+//! release: where a release behaves differently, the builder asks
+//! `release.has(Change::…)` for the named [`forge_replay_model::release::Change`].
+//!
+//! * [`catalog::Catalog`]: a release's pi-ai model catalog (embedded data files), user catalogs
+//!   layered on top, `provider/id` lookup with near-match suggestions.
 //! * [`model::Model`]: one model object (kept as JSON; typed accessors for what builders read).
 //! * [`case::Case`]: the oracle case format `{model, context, options?, entry?, env?}`.
 //! * [`assemble`] → [`Assembled`]: the `onPayload` object (`payload`) and, for fetch transports,
@@ -27,6 +32,7 @@ pub mod redact;
 pub mod transcript;
 pub mod transform;
 
+use forge_replay_model::release::PiRelease;
 use serde_json::{Map, Value};
 
 use crate::js::Field;
@@ -70,11 +76,12 @@ impl Assembled {
     }
 }
 
-/// Assembles the request pi-ai 0.87.1 would send for `model` and a pi-ai `Context`.
+/// Assembles the request `release`'s pi-ai would send for `model` and a pi-ai `Context`.
 ///
 /// `context` is a pi-ai `Context` (`normalizeContext` runs here); `options` is the options object
 /// of the chosen `entry`; `env` stands in for the process environment.
 pub fn assemble(
+    release: PiRelease,
     model: &Model,
     context: &Value,
     options: &Map<String, Value>,
@@ -128,13 +135,14 @@ pub fn assemble(
     }
     if api != Api::PiMessages {
         if let Some(message) = transcript::transcript_type_error(messages)
-            .or_else(|| transform::type_error(messages, model))
+            .or_else(|| transform::type_error(release, messages, model))
             .or_else(|| api::content_type_error(api, model, messages))
         {
             return Err(AssembleError::rejected(message));
         }
     }
     let input = ApiInput {
+        release,
         model,
         messages,
         options,
@@ -156,10 +164,25 @@ pub fn assemble(
     })
 }
 
-/// Resolves a case's model against `catalog` and assembles its request.
+/// Resolves a case's model against `catalog` and assembles its request for the catalog's
+/// release. A case that names another release (`"pi"`) is refused: pick the catalog of the
+/// case's release ([`Catalog::builtin`]).
 pub fn assemble_case(case: &Case, catalog: &Catalog) -> Result<Assembled, AssembleError> {
+    if let Some(pi) = case.pi.filter(|pi| *pi != catalog.release()) {
+        return Err(AssembleError::ReleaseMismatch {
+            case: pi,
+            catalog: catalog.release(),
+        });
+    }
     let model = catalog.resolve(&case.model)?;
-    assemble(&model, &case.context, &case.options, case.entry, &case.env)
+    assemble(
+        catalog.release(),
+        &model,
+        &case.context,
+        &case.options,
+        case.entry,
+        &case.env,
+    )
 }
 
 #[cfg(test)]
@@ -182,7 +205,17 @@ mod tests {
     ];
 
     fn assemble_on(provider: &str, id: &str, context: &Value, entry: Entry) -> String {
-        let model = Catalog::builtin()
+        assemble_as(PiRelease::V0_87_1, provider, id, context, entry)
+    }
+
+    fn assemble_as(
+        release: PiRelease,
+        provider: &str,
+        id: &str,
+        context: &Value,
+        entry: Entry,
+    ) -> String {
+        let model = Catalog::builtin(release)
             .resolve(&ModelSpec::Catalog {
                 provider: provider.into(),
                 id: id.into(),
@@ -193,6 +226,7 @@ mod tests {
         env.insert("AZURE_OPENAI_RESOURCE_NAME".into(), "r".into());
         let options = json!({"sessionId": "s", "maxTokens": 1000});
         match assemble(
+            release,
             &model,
             context,
             options.as_object().expect("object"),
@@ -268,5 +302,112 @@ mod tests {
             assemble_on("openai", "gpt-5.5", &ctx, Entry::Stream),
             "pi-ai rejects this request: number 1e+21 is not iterable (cannot read property Symbol(Symbol.iterator))"
         );
+    }
+
+    /// A tool call without an id from another model reaches the API's id normalizer, whose first
+    /// string method throws (found by the 1.3.0 malformed sweep: 1.3's Azure provider is `azure`,
+    /// so a 0.87.1 `azure-openai-responses` response is foreign there). The texts are real
+    /// pi-ai's (0.87.1 and 1.3.0 through `tools/pi-oracle`'s `captureCase`).
+    #[test]
+    fn foreign_tool_call_without_id_throws_in_the_normalizer() {
+        let call = |provider: &str, api: &str| {
+            json!({"messages": [
+                {"role": "user", "content": "hi", "timestamp": 1},
+                {"role": "assistant", "content": [{"type": "toolCall", "name": "read", "arguments": {}}],
+                 "api": api, "provider": provider, "model": "gpt-5.5", "stopReason": "toolUse",
+                 "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                           "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+                 "timestamp": 2},
+                {"role": "user", "content": "again", "timestamp": 3}]})
+        };
+        let old = call("azure-openai-responses", "azure-openai-responses");
+        // Same model in 0.87.1: no normalizer; the id is split when the call is converted.
+        assert_eq!(
+            assemble_on(
+                "azure-openai-responses",
+                "gpt-5.5",
+                &old,
+                Entry::StreamSimple
+            ),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'split')"
+        );
+        assert_eq!(
+            assemble_as(
+                PiRelease::V1_3_0,
+                "azure",
+                "gpt-5.5",
+                &old,
+                Entry::StreamSimple
+            ),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'includes')"
+        );
+        let foreign = call("openai", "openai-responses");
+        assert_eq!(
+            assemble_on(
+                "anthropic",
+                "claude-opus-4-8",
+                &foreign,
+                Entry::StreamSimple
+            ),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'replace')"
+        );
+        assert_eq!(
+            assemble_on("moonshotai", "kimi-k3", &foreign, Entry::StreamSimple),
+            "pi-ai rejects this request: Cannot read properties of undefined (reading 'includes')"
+        );
+        for (provider, id) in [
+            ("mistral", "mistral-large-latest"),
+            ("amazon-bedrock", "anthropic.claude-opus-4-8"),
+        ] {
+            assert_eq!(
+                assemble_on(provider, id, &foreign, Entry::StreamSimple),
+                "pi-ai rejects this request: Cannot read properties of undefined (reading 'replace')",
+                "{provider}"
+            );
+        }
+    }
+
+    /// Three 1.3 changes no committed golden exercises, each as real pi-ai 0.87.1 and 1.3.0 sent
+    /// it (the same cases through `tools/pi-oracle`'s `gen-wire-cases.mjs --run-case --pi R`).
+    #[test]
+    fn release_changes_without_a_golden() {
+        let run = |release: PiRelease, case: Value| {
+            let case = Case::parse(&case.to_string()).expect("case");
+            assemble_case(&case, Catalog::builtin(release)).expect("assembles")
+        };
+        let ctx = json!({"systemPrompt": "p", "messages": [{"role": "user", "content": "hi", "timestamp": 1}]});
+        // codex-header-defaults-first: the caller's `originator` wins from 1.3.
+        let codex = json!({"model": {"provider": "openai-codex", "id": "gpt-5.5"}, "context": ctx,
+            "options": {"sessionId": "s", "transport": "sse", "headers": {"originator": "mine"}}});
+        let originator = |r| run(r, codex.clone()).wire.expect("sse").headers["originator"].clone();
+        assert_eq!(originator(PiRelease::V0_87_1), "pi");
+        assert_eq!(originator(PiRelease::V1_3_0), "mine");
+        // completions-sampling-by-effort: the model's and the level's sampling parameters.
+        let completions = json!({"model": {"provider": "groq", "id": "openai/gpt-oss-120b",
+            "overrides": {"samplingParams": {"temperature": 0.3},
+                          "samplingParamsByThinkingLevel": {"high": {"top_p": 0.9}}}},
+            "context": ctx, "options": {"sessionId": "s", "reasoningEffort": "high"}, "entry": "stream"});
+        let sampling = |r| {
+            let p = run(r, completions.clone()).payload;
+            (p.get("temperature").cloned(), p.get("top_p").cloned())
+        };
+        assert_eq!(sampling(PiRelease::V0_87_1), (None, None));
+        assert_eq!(
+            sampling(PiRelease::V1_3_0),
+            (Some(json!(0.3)), Some(json!(0.9)))
+        );
+        // headers-merged-case-insensitively: a `null` removes every spelling from 1.3.
+        let google = json!({"model": {"provider": "google", "id": "gemini-2.5-pro",
+            "overrides": {"headers": {"X-A": "1", "X-B": "2"}}},
+            "context": ctx, "options": {"sessionId": "s", "headers": {"x-a": null, "X-B": null}}});
+        let names = |r| {
+            let h = run(r, google.clone()).wire.expect("fetch").headers;
+            h.keys()
+                .filter(|k| k.starts_with("x-"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(PiRelease::V0_87_1), ["x-a"]);
+        assert!(names(PiRelease::V1_3_0).is_empty());
     }
 }

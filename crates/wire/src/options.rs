@@ -7,6 +7,8 @@
 use crate::js::Field;
 use std::collections::BTreeMap;
 
+use forge_replay_model::release::{Change, PiRelease};
+
 use forge_replay_model::json::stringify;
 use serde_json::{Map, Value};
 
@@ -16,8 +18,19 @@ use crate::transcript::system_message_text;
 
 /// Tokens kept free below the context window.
 pub const CONTEXT_SAFETY_TOKENS: f64 = 4096.0;
-/// Characters per estimated token.
+/// Characters per estimated token (0.87.1).
 pub const CHARS_PER_TOKEN: f64 = 4.0;
+/// Characters per estimated token from 1.3 ([`Change::CharsPerToken35`]).
+pub const CHARS_PER_TOKEN_1_3: f64 = 3.5;
+
+/// `CHARS_PER_TOKEN` of `release` (`utils/estimate.js`).
+pub fn chars_per_token(release: PiRelease) -> f64 {
+    if release.has(Change::CharsPerToken35) {
+        CHARS_PER_TOKEN_1_3
+    } else {
+        CHARS_PER_TOKEN
+    }
+}
 /// Characters an image counts as.
 pub const ESTIMATED_IMAGE_CHARS: f64 = 4800.0;
 /// Tokens always left for the answer when a thinking budget shares the response ceiling.
@@ -121,15 +134,15 @@ fn text_and_image_chars<const COUNT: bool>(content: Option<&Value>) -> Result<f6
     }
 }
 
-fn text_tokens(len: usize) -> f64 {
-    (len as f64 / CHARS_PER_TOKEN).ceil()
+fn text_tokens(len: usize, cpt: f64) -> f64 {
+    (len as f64 / cpt).ceil()
 }
 
 /// `estimateToolsTokens(tools)`: `!tools || tools.length === 0` counts nothing.
-fn tools_tokens(tools: Option<&Value>) -> f64 {
+fn tools_tokens(tools: Option<&Value>, cpt: f64) -> f64 {
     match tools {
         Some(Value::Array(a)) if a.is_empty() => 0.0,
-        Some(v) if js::truthy(Some(v)) => text_tokens(js::len(&stringify(v))),
+        Some(v) if js::truthy(Some(v)) => text_tokens(js::len(&stringify(v)), cpt),
         _ => 0.0,
     }
 }
@@ -137,7 +150,7 @@ fn tools_tokens(tools: Option<&Value>) -> f64 {
 /// `estimateMessageTokens(message)`, with JavaScript's arithmetic (a non-string text adds NaN)
 /// and V8's `TypeError` where pi-ai's code throws. `COUNT = false` only looks for the error
 /// (what [`estimate_type_error`] needs) and counts nothing.
-fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
+fn message_tokens<const COUNT: bool>(message: &Value, cpt: f64) -> Result<f64, String> {
     if message.is_null() {
         return Err("Cannot read properties of null (reading 'role')".into());
     }
@@ -156,12 +169,12 @@ fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
             if !COUNT {
                 return Ok(0.0);
             }
-            Ok(text_tokens(js::len(&system_message_text(message)))
-                + tools_tokens(list("toolsAdded"))
-                + tools_tokens(list("toolsRemoved")))
+            Ok(text_tokens(js::len(&system_message_text(message)), cpt)
+                + tools_tokens(list("toolsAdded"), cpt)
+                + tools_tokens(list("toolsRemoved"), cpt))
         }
         Some("user") | Some("toolResult") => {
-            Ok((text_and_image_chars::<COUNT>(message.field("content"))? / CHARS_PER_TOKEN).ceil())
+            Ok((text_and_image_chars::<COUNT>(message.field("content"))? / cpt).ceil())
         }
         _ => {
             let mut chars = 0.0;
@@ -196,18 +209,18 @@ fn message_tokens<const COUNT: bool>(message: &Value) -> Result<f64, String> {
                 }
                 _ => return Err("message.content is not iterable".into()),
             }
-            Ok((chars / CHARS_PER_TOKEN).ceil())
+            Ok((chars / cpt).ceil())
         }
     }
 }
 
 /// `estimateMessageTokens(message)` (NaN where pi-ai's arithmetic is NaN; 0 where it throws).
 pub fn estimate_message_tokens(message: &Value) -> f64 {
-    message_tokens::<true>(message).unwrap_or(0.0)
+    message_tokens::<true>(message, CHARS_PER_TOKEN).unwrap_or(0.0)
 }
 
 /// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
-fn context_tokens<const COUNT: bool>(messages: &[Value]) -> Result<f64, String> {
+fn context_tokens<const COUNT: bool>(messages: &[Value], cpt: f64) -> Result<f64, String> {
     let mut latest_prefix = f64::NEG_INFINITY;
     let mut usage_info: Option<(f64, usize)> = None;
     for (i, m) in messages.iter().enumerate() {
@@ -242,14 +255,14 @@ fn context_tokens<const COUNT: bool>(messages: &[Value]) -> Result<f64, String> 
     };
     let mut total = base;
     for m in rest {
-        total += message_tokens::<COUNT>(m)?;
+        total += message_tokens::<COUNT>(m, cpt)?;
     }
     Ok(total)
 }
 
 /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
-pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
-    context_tokens::<true>(messages).unwrap_or(f64::NAN)
+pub fn estimate_context_tokens(release: PiRelease, messages: &[Value]) -> f64 {
+    context_tokens::<true>(messages, chars_per_token(release)).unwrap_or(f64::NAN)
 }
 
 /// The `TypeError` pi-ai's `estimateContextTokens` throws, if any: a `null` message, an
@@ -259,16 +272,21 @@ pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
 /// string content. `streamSimple` of every API except pi-messages runs this estimate, so pi-ai
 /// refuses such a context with V8's message.
 pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
-    context_tokens::<false>(messages).err()
+    context_tokens::<false>(messages, CHARS_PER_TOKEN).err()
 }
 
 /// `clampMaxTokensToContext(model, context, maxTokens)`.
-pub fn clamp_max_tokens_to_context(model: &Model, messages: &[Value], max_tokens: f64) -> f64 {
+pub fn clamp_max_tokens_to_context(
+    release: PiRelease,
+    model: &Model,
+    messages: &[Value],
+    max_tokens: f64,
+) -> f64 {
     let window = model.context_window();
     if window <= 0.0 {
         return max_tokens.max(1.0);
     }
-    let available = window - estimate_context_tokens(messages) - CONTEXT_SAFETY_TOKENS;
+    let available = window - estimate_context_tokens(release, messages) - CONTEXT_SAFETY_TOKENS;
     js::math_min(max_tokens, js::math_max(1.0, available))
 }
 
@@ -341,9 +359,56 @@ pub fn adjust_max_tokens_for_thinking(
     (max_tokens, budget)
 }
 
+/// The sampling parameters a request uses: 0.87.1 `{...model.samplingParams,
+/// ...options.samplingParams}`; from 1.3 ([`Change::SamplingByThinkingLevel`])
+/// `resolveSamplingParams(model, level, requestParams)`, with
+/// `model.samplingParamsByThinkingLevel[clampThinkingLevel(model, level)]` between the two.
+/// `None` when every source is falsy (`undefined` in pi-ai). `level` is the thinking level as
+/// pi-ai reads it (`undefined`/`null` count as `"off"`).
+pub fn resolve_sampling_params(
+    release: PiRelease,
+    model: &Model,
+    level: Option<&Value>,
+    request: Option<&Value>,
+) -> Option<Value> {
+    fn truthy(v: Option<&Value>) -> Option<&Value> {
+        v.filter(|v| js::truthy(Some(v)))
+    }
+    let model_params = truthy(model.get("samplingParams"));
+    let request = truthy(request);
+    let by_level = if release.has(Change::SamplingByThinkingLevel) {
+        let level = match level {
+            None | Some(Value::Null) => "off",
+            Some(Value::String(s)) => s.as_str(),
+            // Not a thinking level: clampThinkingLevel returns the first supported one.
+            Some(_) => "",
+        };
+        let clamped = clamp_thinking_level(model, level);
+        truthy(js::get(
+            model.get("samplingParamsByThinkingLevel"),
+            &clamped,
+        ))
+    } else {
+        None
+    };
+    if model_params.is_none() && by_level.is_none() && request.is_none() {
+        return None;
+    }
+    let mut merged = Map::new();
+    for src in [model_params, by_level, request].into_iter().flatten() {
+        if let Some(m) = src.as_object() {
+            for (k, v) in m {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Some(Value::Object(merged))
+}
+
 /// `buildBaseOptions(model, context, options)`: the keys `stream` reads, with `maxTokens`
 /// clamped to the context window. Undefined values are left out.
 pub fn build_base_options(
+    release: PiRelease,
     model: &Model,
     messages: &[Value],
     options: &Map<String, Value>,
@@ -355,20 +420,13 @@ pub fn build_base_options(
         }
     };
     copy(&mut base, "temperature");
-    let model_sampling = model.get("samplingParams").filter(|v| js::truthy(Some(v)));
-    let opt_sampling = options
-        .field("samplingParams")
-        .filter(|v| js::truthy(Some(v)));
-    if model_sampling.is_some() || opt_sampling.is_some() {
-        let mut merged = Map::new();
-        for src in [model_sampling, opt_sampling].into_iter().flatten() {
-            if let Some(m) = src.as_object() {
-                for (k, v) in m {
-                    merged.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        base.insert("samplingParams".into(), Value::Object(merged));
+    if let Some(sampling) = resolve_sampling_params(
+        release,
+        model,
+        options.field("reasoning"),
+        options.field("samplingParams"),
+    ) {
+        base.insert("samplingParams".into(), sampling);
     }
     // `options.maxTokens ?? model.maxTokens`, coerced by `Math.min`/`Math.max` (a string
     // `"1000"` is 1000, `true` 1, a `null` model maxTokens 0).
@@ -378,7 +436,9 @@ pub fn build_base_options(
     };
     base.insert(
         "maxTokens".into(),
-        js::num(clamp_max_tokens_to_context(model, messages, requested)),
+        js::num(clamp_max_tokens_to_context(
+            release, model, messages, requested,
+        )),
     );
     for key in [
         "signal",
@@ -481,7 +541,7 @@ mod tests {
             json!({"role":"user","content":[{"type":"text","text":"abcde"},{"type":"image"}],"timestamp":3}),
         ];
         assert_eq!(
-            estimate_context_tokens(&msgs),
+            estimate_context_tokens(PiRelease::V0_87_1, &msgs),
             15.0 + ((5.0f64 + 4800.0) / 4.0).ceil()
         );
         // An older assistant after a newer prefix message does not count.
@@ -489,14 +549,14 @@ mod tests {
             json!({"role":"user","content":"abcd","timestamp":10}),
             json!({"role":"assistant","content":[{"type":"text","text":"xyzw"}],"usage":{"totalTokens":99},"stopReason":"stop","timestamp":2}),
         ];
-        assert_eq!(estimate_context_tokens(&msgs), 2.0);
+        assert_eq!(estimate_context_tokens(PiRelease::V0_87_1, &msgs), 2.0);
     }
 
     #[test]
     fn clamp_and_budgets() {
         let m = Model::from_value(json!({"id":"m","api":"x","provider":"p","baseUrl":"u","contextWindow":10000,"maxTokens":64000})).unwrap();
         assert_eq!(
-            clamp_max_tokens_to_context(&m, &[], 64000.0),
+            clamp_max_tokens_to_context(PiRelease::V0_87_1, &m, &[], 64000.0),
             10000.0 - 4096.0
         );
         assert_eq!(

@@ -3,8 +3,9 @@
 //!
 //! 1. `null` content becomes `[]`; images become placeholder text for models without image input.
 //! 2. Thinking from another model becomes text (empty thinking is dropped; redacted thinking is
-//!    dropped), tool calls from another model lose `thoughtSignature` and get the API's id
-//!    normalizer (tool results follow the new ids).
+//!    dropped; from 1.3, [`Change::CrossModelThinkingDropped`], all of it is dropped), tool calls
+//!    from another model lose `thoughtSignature` and get the API's id normalizer (tool results
+//!    follow the new ids).
 //! 3. Errored and aborted assistant messages are dropped.
 //! 4. Orphaned tool calls get a synthetic `"No result provided"` error result; system messages
 //!    between a tool call and its results are held back until the results are in.
@@ -13,6 +14,7 @@ use crate::js::Field;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -25,8 +27,51 @@ pub const NON_VISION_USER_IMAGE_PLACEHOLDER: &str =
 pub const NON_VISION_TOOL_IMAGE_PLACEHOLDER: &str =
     "(tool image omitted: model does not support images)";
 
-/// A per-API tool-call id normalizer: `(id, target model, source assistant message) → id`.
-pub type IdNormalizer<'a> = &'a dyn Fn(&str, &Model, &Value) -> String;
+/// Placeholder for the images of an error tool result (1.3, [`Change::ErrorToolImagesSplit`]).
+pub const ERROR_TOOL_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
+
+/// An error tool result's images, split out ([`split_error_tool_result_images`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorImages {
+    /// The result's content with its images replaced by the placeholder.
+    pub content: Vec<Value>,
+    /// The caption sent before the images.
+    pub caption: String,
+    /// The image blocks.
+    pub images: Vec<Value>,
+}
+
+/// `splitErrorToolResultImages(msg)` (1.3): for an error result with images, its content with
+/// the images replaced, and the caption and images to send after the turn's results.
+pub fn split_error_tool_result_images(msg: &Value) -> Option<ErrorImages> {
+    if !js::truthy(msg.field("isError")) {
+        return None;
+    }
+    let content = js::arr(msg, "content");
+    let images: Vec<Value> = content
+        .iter()
+        .filter(|b| b.field("type").and_then(Value::as_str) == Some("image"))
+        .cloned()
+        .collect();
+    if images.is_empty() {
+        return None;
+    }
+    Some(ErrorImages {
+        content: replace_images(content, ERROR_TOOL_IMAGE_PLACEHOLDER),
+        caption: format!(
+            "Images from the error result of tool call {} ({}):",
+            js::to_string(msg.field("toolCallId")),
+            js::to_string(msg.field("toolName"))
+        ),
+        images,
+    })
+}
+
+/// A per-API tool-call id normalizer: `(id, target model, source assistant message) → id`. The
+/// id is the tool call's `id` field as it is (absent, `null` or a non-string in a malformed
+/// context): each normalizer records the `TypeError` of its first string method (see
+/// [`js::str_or_fault`]), as pi-ai's throws.
+pub type IdNormalizer<'a> = &'a dyn Fn(Option<&Value>, &Model, &Value) -> String;
 
 fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     let mut out = Vec::with_capacity(content.len());
@@ -58,8 +103,10 @@ pub fn is_same_model(msg: &Value, model: &Model) -> bool {
 /// The `TypeError` `transformMessages` (or, for `null` blocks, the first step after it that reads
 /// `block.type`) throws on a malformed transcript, if any: a `null` content block,
 /// `content.flatMap` on an assistant message whose content is a string, number or object, and
-/// `block.thinking.trim()` on a non-string thinking it would convert or keep.
-pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
+/// `block.thinking.trim()` on a non-string thinking it would convert or keep (from 1.3 only
+/// same-model thinking is trimmed: another model's is dropped first).
+pub fn type_error(release: PiRelease, messages: &[Value], model: &Model) -> Option<String> {
+    let drops_foreign = release.has(Change::CrossModelThinkingDropped);
     const NULL_BLOCK: &str = "Cannot read properties of null (reading 'type')";
     for m in messages {
         let role = m.field("role").and_then(Value::as_str);
@@ -90,6 +137,7 @@ pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
                 || b.field("type").and_then(Value::as_str) != Some("thinking")
                 || js::truthy(b.field("redacted"))
                 || (js::truthy(b.field("thinkingSignature")) && is_same_model(m, model))
+                || (drops_foreign && !is_same_model(m, model))
             {
                 continue;
             }
@@ -101,11 +149,12 @@ pub fn type_error(messages: &[Value], model: &Model) -> Option<String> {
 
 /// `transformMessages(messages, model, normalizeToolCallId)`.
 pub fn transform_messages(
+    release: PiRelease,
     messages: &[Value],
     model: &Model,
     normalize_id: Option<IdNormalizer<'_>>,
 ) -> Vec<Value> {
-    transform_messages_cow(messages, model, normalize_id)
+    transform_messages_cow(release, messages, model, normalize_id)
         .into_iter()
         .map(Cow::into_owned)
         .collect()
@@ -174,6 +223,7 @@ fn changes(
 /// [`transform_messages`] without copying the messages it leaves unchanged. `messages` is any
 /// sequence of borrowed messages (a slice, or e.g. the non-system messages of a transcript).
 pub fn transform_messages_cow<'a, I>(
+    release: PiRelease,
     messages: I,
     model: &Model,
     normalize_id: Option<IdNormalizer<'_>>,
@@ -183,6 +233,7 @@ where
 {
     let mut id_map: HashMap<String, String> = HashMap::new();
     let vision = model.supports_images();
+    let drops_foreign_thinking = release.has(Change::CrossModelThinkingDropped);
 
     let messages = messages.into_iter();
     let mut transformed: Vec<Cow<'a, Value>> = Vec::with_capacity(messages.size_hint().0);
@@ -246,6 +297,9 @@ where
                     let ty = block.field("type").and_then(Value::as_str).unwrap_or("");
                     match ty {
                         "thinking" => {
+                            if !same && drops_foreign_thinking {
+                                continue;
+                            }
                             if js::truthy(block.field("redacted")) {
                                 if same {
                                     content.push(block);
@@ -295,12 +349,10 @@ where
                                         js::delete(b, "thoughtSignature");
                                     }
                                     if let Some(norm) = normalize_id {
-                                        let id = b
-                                            .field("id")
-                                            .and_then(Value::as_str)
-                                            .unwrap_or("")
-                                            .to_string();
-                                        let n = norm(&id, model, original);
+                                        let raw = b.field("id");
+                                        let id =
+                                            raw.and_then(Value::as_str).unwrap_or("").to_string();
+                                        let n = norm(raw, model, original);
                                         if n != id {
                                             id_map.insert(id, n.clone());
                                             b.insert("id".into(), js::s(n));
@@ -445,8 +497,10 @@ mod tests {
             json!({"role":"assistant","stopReason":"error","content":[]}),
             json!({"role":"user","content":"next"}),
         ];
-        let norm = |id: &str, _: &Model, _: &Value| id.replace('|', "_");
-        let out = transform_messages(&msgs, &model(), Some(&norm));
+        let norm = |id: Option<&Value>, _: &Model, _: &Value| {
+            id.and_then(Value::as_str).unwrap_or("").replace('|', "_")
+        };
+        let out = transform_messages(PiRelease::V0_87_1, &msgs, &model(), Some(&norm));
         assert_eq!(
             out[0]["content"],
             json!([{"type":"text","text":NON_VISION_USER_IMAGE_PLACEHOLDER}])
@@ -479,7 +533,7 @@ mod tests {
             );
         }
         msgs.push(json!({"role":"user","content":"next"}));
-        let out = transform_messages(&msgs, &model(), None);
+        let out = transform_messages(PiRelease::V0_87_1, &msgs, &model(), None);
         assert_eq!(out.len(), 22);
         assert_eq!(out[20]["toolCallId"], "c7");
         assert_eq!(out[20]["isError"], true);

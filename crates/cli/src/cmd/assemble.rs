@@ -1,4 +1,5 @@
-//! `forge-replay assemble CASE.json [--catalog F]`: the request pi-ai 0.87.1 would send for a case.
+//! `forge-replay assemble CASE.json [--catalog F] [--pi R]`: the request pi-ai would send for a
+//! case, as the release the case names (`"pi"`), `--pi` or the default follows.
 //!
 //! Prints `{"api", "payload", "wire": {url, method, body} | null}` (secrets redacted). Bad input
 //! (unreadable or malformed case, unknown model or api, a context pi-ai refuses) exits 2 with the
@@ -6,7 +7,7 @@
 
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
-use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
+use forge_replay_wire::{assemble_case, AssembleError, Case};
 
 use crate::args::AssembleArgs;
 use crate::out::{self, Out};
@@ -18,13 +19,15 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
         Ok(t) => t,
         Err(e) => return bad_input(&format!("{path}: cannot read: {e}")),
     };
-    let case = match Case::parse(&text) {
+    let mut case = match Case::parse(&text) {
         Ok(c) => c,
         Err(e) => return bad_input(&format!("{path}: malformed case: {e}")),
     };
-    let catalog = match load_catalog(args.catalog.as_deref()) {
+    let release = args.pi.for_named(case.pi, &args.case)?;
+    case.pi = Some(release);
+    let catalog = match super::load_catalog(release, args.catalog.as_deref()) {
         Ok(c) => c,
-        Err(msg) => return bad_input(&msg),
+        Err(e) => return bad_input(&format!("{e:#}")),
     };
     match assemble_case(&case, &catalog) {
         Ok(assembled) => {
@@ -34,21 +37,9 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
         Err(AssembleError::Rejected { message }) => bad_input(&format!(
-            "{path}: pi-ai 0.87.1 refuses this request: {message}"
+            "{path}: pi-ai {release} refuses this request: {message}"
         )),
         Err(e) => bad_input(&format!("{path}: {}", error_chain(&e))),
-    }
-}
-
-/// The built-in catalog, or it with a user catalog file layered on top.
-pub(crate) fn load_catalog(path: Option<&std::path::Path>) -> Result<Catalog, String> {
-    match path {
-        None => Ok(Catalog::builtin().clone()),
-        Some(p) => {
-            let text = forge_replay_session::input::read_to_string(p)
-                .map_err(|e| format!("{}: cannot read catalog: {e}", p.display()))?;
-            Catalog::with_user_file(&text, &p.display().to_string()).map_err(|e| error_chain(&e))
-        }
     }
 }
 

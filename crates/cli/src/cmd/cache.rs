@@ -15,10 +15,11 @@ use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.as_deref()) {
-        Ok(v) => v,
-        Err(exit) => return Ok(exit),
-    };
+    let (session, catalog) =
+        match open_with_catalog(&args.session, args.catalog.as_deref(), &args.pi) {
+            Ok(v) => v,
+            Err(exit) => return Ok(exit),
+        };
     let mut opts = ExplainOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
     opts.retention = match args.retention {
@@ -88,6 +89,8 @@ fn plot_data(e: &Explanation) -> SessionPlot {
                 }
             })
             .collect(),
+        nested: Vec::new(),
+        cumulative: false,
         breaks: e
             .breaks
             .iter()

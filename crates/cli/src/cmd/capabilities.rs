@@ -34,7 +34,10 @@ pub struct PresentationChoice {
 }
 
 /// Native iff the model's catalog entry has `compat.supportsMidConvoSystemMessages === true`.
-pub fn choose_presentation(model: Option<(&str, &str)>) -> PresentationChoice {
+pub fn choose_presentation(
+    release: forge_replay_model::release::PiRelease,
+    model: Option<(&str, &str)>,
+) -> PresentationChoice {
     let Some((provider, id)) = model else {
         return PresentationChoice {
             presentation: Presentation::Fallback,
@@ -42,7 +45,8 @@ pub fn choose_presentation(model: Option<(&str, &str)>) -> PresentationChoice {
             in_catalog: false,
         };
     };
-    let found = forge_replay_wire::Catalog::builtin().get(provider, id);
+    let catalog = forge_replay_wire::Catalog::builtin(release);
+    let found = catalog.get(catalog.provider_name(provider), id);
     PresentationChoice {
         presentation: Presentation::from_native(
             found.is_some_and(|m| m.compat_true("supportsMidConvoSystemMessages")),
@@ -113,6 +117,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
+    let release = args.pi.for_session(&session)?;
     let pi = session.context(leaf)?; // for the current model only
     let model_arg = match &args.model {
         Some(m) => Some(
@@ -125,7 +130,10 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
             _ => None,
         },
     };
-    let choice = choose_presentation(model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())));
+    let choice = choose_presentation(
+        release,
+        model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())),
+    );
     let ctx = match project_at(&session, leaf, Options::new(choice.presentation)) {
         Ok(c) => c,
         Err(e) => return report_failure(&args.session, &e),

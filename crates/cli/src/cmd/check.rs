@@ -3,7 +3,8 @@
 //! Exit 0 when every file is clean (notes allowed), 1 when any file has warnings or errors,
 //! 2 when any file cannot be read as a session. Directories are searched for `*.jsonl`.
 //! Structural checks come from the session crate; later checks (capabilities, request recovery)
-//! plug in at [`extra_checks`].
+//! plug in at [`extra_checks`]. Each file also gets a `pi-release` note naming the Pi release it
+//! shows; with `--pi R` (or `FORGE_REPLAY_PI`) a session showing another release is a warning.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,7 @@ struct FileReport {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
+    let expected = args.pi.requested()?.map(|(r, _)| r);
     let mut files = Vec::new();
     let mut reports = Vec::new();
     for p in &args.paths {
@@ -51,6 +53,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         .map(|path| {
             let result = match Session::open(&path) {
                 Ok((session, mut diags)) => {
+                    let evidence = forge_replay_session::release::detect(&session);
+                    diags.extend(forge_replay_session::release::diagnostic(
+                        &evidence, expected,
+                    ));
                     if !args.structural {
                         diags.extend(extra_checks(&session));
                     }

@@ -1,7 +1,8 @@
 //! `forge-replay context`: the messages Pi puts in front of the model at a leaf.
 //!
 //! Prints `{"leafId": …, "messages": […]}` with `JSON.stringify(doc, null, 2)` formatting.
-//! `messages` equals Pi 0.87.1's `buildSessionContext(entries, leafId).messages`; with `--llm`,
+//! `messages` equals Pi's `buildSessionContext(entries, leafId).messages` (the same function in
+//! every supported release); with `--llm`,
 //! `convertToLlm` of it. Warnings about the file (skipped lines, tree defects) go to stderr as
 //! `file:line: warning: cause`.
 
@@ -53,6 +54,9 @@ pub fn print_diagnostics(path: &Path, diags: &[Diagnostic]) {
 
 pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let session = open_session(&args.session)?;
+    // The projection is the same in every supported release; the release is said (and checked
+    // against `--pi`) so the reader knows which one the session follows.
+    args.pi.for_session(&session)?;
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;

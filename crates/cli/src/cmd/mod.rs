@@ -12,6 +12,7 @@ pub mod context;
 pub mod diff;
 pub mod gen_corpus;
 pub mod models;
+pub mod releases;
 pub mod replay;
 pub mod report;
 pub mod report_session;
@@ -20,6 +21,26 @@ pub mod tree;
 pub mod usage;
 pub mod validate;
 pub mod verify;
+
+/// A release's built-in catalog, with a `--catalog` file layered on top.
+pub(crate) fn load_catalog(
+    release: forge_replay_model::release::PiRelease,
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<std::borrow::Cow<'static, forge_replay_wire::Catalog>> {
+    use forge_replay_wire::Catalog;
+    Ok(match path {
+        None => std::borrow::Cow::Borrowed(Catalog::builtin(release)),
+        Some(p) => {
+            let text = forge_replay_session::input::read_to_string(p)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read catalog: {e}", p.display()))?;
+            std::borrow::Cow::Owned(Catalog::with_user_file(
+                release,
+                &text,
+                &p.display().to_string(),
+            )?)
+        }
+    })
+}
 
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
@@ -40,5 +61,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::GenCorpus(a) => gen_corpus::run(a),
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
         Command::Report(ReportCommand::Session(a)) => report_session::run(a),
+        Command::Releases(a) => releases::run(a),
     }
 }

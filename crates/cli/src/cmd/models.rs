@@ -1,7 +1,9 @@
-//! `forge-replay models [--api A] [--flagged] [--format table|json] [--catalog F]`: the model
-//! catalog (pi-ai 0.87.1, plus a user catalog) with its compat flags.
+//! `forge-replay models [--pi R] [--api A] [--flagged] [--format table|json] [--catalog F]`: a
+//! release's pi-ai model catalog (plus a user catalog) with its compat flags;
+//! `models --changes FROM..TO`: the models added, removed and re-flagged between two releases.
 
 use forge_replay_model::json;
+use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{Api, Model};
 use serde_json::{Map, Value};
 
@@ -27,10 +29,14 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     }
-    let catalog = match super::assemble::load_catalog(args.catalog.as_deref()) {
+    if let Some(range) = &args.changes {
+        return changes(&args, range);
+    }
+    let release = args.pi.or_default()?;
+    let catalog = match super::load_catalog(release, args.catalog.as_deref()) {
         Ok(c) => c,
-        Err(msg) => {
-            out::error!("{msg}");
+        Err(e) => {
+            out::error!("{e:#}");
             return Ok(Exit::BadInput);
         }
     };
@@ -86,7 +92,7 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
                 }
                 outln!(out, "{}", line.trim_end())?;
             }
-            outln!(out, "{} model(s)", models.len())?;
+            outln!(out, "{} model(s), pi-ai {release}", models.len())?;
         }
     }
     out.flush()?;
@@ -117,4 +123,83 @@ fn row_json(m: &Model) -> Value {
         m.compat().cloned().unwrap_or(Value::Object(Map::new())),
     );
     Value::Object(row)
+}
+
+/// The compat flags that decide how requests are built ([`FLAGS`]) a model sets.
+fn flag_set(m: &Model) -> Vec<&'static str> {
+    FLAGS
+        .iter()
+        .filter(|(k, _)| m.compat_true(k))
+        .map(|(_, label)| *label)
+        .collect()
+}
+
+/// `models --changes FROM..TO`: models only in TO (added), only in FROM (removed), and in both
+/// with other mid-conversation flags (re-flagged), each as `provider/id`. A provider a release
+/// renamed is matched under its new name.
+fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
+    let Some((from, to)) = range.split_once("..") else {
+        anyhow::bail!("--changes {range:?}: expected FROM..TO, e.g. 0.87.1..1.3.0");
+    };
+    let (from, to) = (PiRelease::parse(from)?, PiRelease::parse(to)?);
+    let old = super::load_catalog(from, args.catalog.as_deref())?;
+    let new = super::load_catalog(to, args.catalog.as_deref())?;
+    let keep = |m: &&Model| {
+        args.api.as_deref().is_none_or(|a| m.api_name() == a) && (!args.flagged || m.is_flagged())
+    };
+    let name = |m: &Model| format!("{}/{}", new.provider_name(m.provider()), m.id());
+    let old_by: std::collections::BTreeMap<String, &Model> =
+        old.models().filter(keep).map(|m| (name(m), m)).collect();
+    let new_by: std::collections::BTreeMap<String, &Model> =
+        new.models().filter(keep).map(|m| (name(m), m)).collect();
+    let added: Vec<&String> = new_by.keys().filter(|k| !old_by.contains_key(*k)).collect();
+    let removed: Vec<&String> = old_by.keys().filter(|k| !new_by.contains_key(*k)).collect();
+    let reflagged: Vec<(&String, Vec<&str>, Vec<&str>)> = old_by
+        .iter()
+        .filter_map(|(k, o)| {
+            let n = new_by.get(k)?;
+            let (a, b) = (flag_set(o), flag_set(n));
+            (a != b).then_some((k, a, b))
+        })
+        .collect();
+    let mut out = Out::stdout();
+    match args.format {
+        TableOrJson::Json => {
+            let doc = serde_json::json!({
+                "from": from.version(),
+                "to": to.version(),
+                "added": added,
+                "removed": removed,
+                "reflagged": reflagged.iter().map(|(k, a, b)| serde_json::json!({"model": k, "from": a, "to": b})).collect::<Vec<_>>(),
+            });
+            out.json(&(json::stringify_pretty(&doc) + "\n"))?;
+        }
+        TableOrJson::Table => {
+            let flags = |f: &[&str]| {
+                if f.is_empty() {
+                    "-".to_string()
+                } else {
+                    f.join(",")
+                }
+            };
+            outln!(
+                out,
+                "pi-ai {from} → {to}: {} added, {} removed, {} re-flagged",
+                added.len(),
+                removed.len(),
+                reflagged.len()
+            )?;
+            for k in &added {
+                outln!(out, "+ {k}")?;
+            }
+            for k in &removed {
+                outln!(out, "- {k}")?;
+            }
+            for (k, a, b) in &reflagged {
+                outln!(out, "~ {k}  {} → {}", flags(a), flags(b))?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Ok)
 }

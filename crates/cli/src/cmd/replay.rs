@@ -3,55 +3,83 @@
 use std::path::Path;
 
 use forge_replay_engine::golden::model_slug;
-use forge_replay_engine::replay::{self, ReplayOptions, Target};
+use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target, ThinkingSource};
 use forge_replay_model::json;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use serde_json::json;
 
-use crate::args::{ReplayArgs, TextOrJson};
+use crate::args::{AfterTreeArg, PiArg, ReplayArgs, TextOrJson};
 use crate::cmd::error_chain;
 use crate::out::{self, outln, Out};
 use crate::Exit;
 
-/// The catalog: pi-ai's built-in one, with `--catalog` layered on top.
-pub(crate) fn load_catalog(
-    path: Option<&Path>,
-) -> anyhow::Result<std::borrow::Cow<'static, Catalog>> {
-    Ok(match path {
-        None => std::borrow::Cow::Borrowed(Catalog::builtin()),
-        Some(p) => {
-            let text = forge_replay_session::input::read_to_string(p)
-                .map_err(|e| anyhow::anyhow!("cannot read catalog {}: {e}", p.display()))?;
-            std::borrow::Cow::Owned(Catalog::with_user_file(&text, &p.to_string_lossy())?)
-        }
-    })
-}
-
-/// The session and the catalog a replay runs on; either failing is reported on stderr and
-/// gives exit 2.
+/// The session and the catalog of the release a replay follows (`--pi`, else the one the
+/// session shows, said on stderr); a failure is reported on stderr and gives exit 2.
 pub(crate) fn open_with_catalog(
     session: &Path,
     catalog: Option<&Path>,
+    pi: &PiArg,
 ) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
     let (session, _diags) = Session::open(session).map_err(|e| {
         out::error!("{}", error_chain(&e));
         Exit::BadInput
     })?;
-    let catalog = load_catalog(catalog).map_err(|e| {
-        out::error!("{e:#}");
-        Exit::BadInput
-    })?;
+    let catalog = pi
+        .for_session(&session)
+        .and_then(|release| super::load_catalog(release, catalog))
+        .map_err(|e| {
+            out::error!("{e:#}");
+            Exit::BadInput
+        })?;
     Ok((session, catalog))
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.as_deref()) {
-        Ok(v) => v,
-        Err(exit) => return Ok(exit),
-    };
+    let (session, catalog) =
+        match open_with_catalog(&args.session, args.catalog.as_deref(), &args.pi) {
+            Ok(v) => v,
+            Err(exit) => return Ok(exit),
+        };
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.clone();
+    opts.after_tree = match args.after_tree {
+        AfterTreeArg::Live => AfterTree::Live,
+        AfterTreeArg::Path => AfterTree::Path,
+    };
+    opts.hidden_declarations = args.hide_declarations.clone();
+    if !opts.hidden_declarations.is_empty()
+        && !catalog
+            .release()
+            .has(forge_replay_model::release::Change::AgentHiddenDeclarations)
+    {
+        out::note!(
+            "forge-replay: warning: --hide-declarations has no effect on Pi {}: hidden declarations came with 1.3.0",
+            catalog.release()
+        );
+    }
+    // A request whose thinking level the session does not settle (a navigation left the last
+    // change on another branch, and the response records none) is said once, with the other
+    // reading.
+    let note = |r: &replay::Request| {
+        if let (ThinkingSource::Live { line: Some(at) }, Some(path)) =
+            (&r.thinking.source, &r.thinking.path_level)
+        {
+            out::note!(
+                "forge-replay: note: {}:{}: request {} uses thinking level {}, the live agent's (set on line {at}, on another branch: /tree navigation keeps it); its path says {path} (--after-tree path)",
+                args.session.display(),
+                r.line,
+                r.index,
+                r.thinking.level,
+            );
+        }
+    };
+    let mut noted = std::collections::HashSet::new();
+    let mut note_once = |r: &replay::Request| {
+        if noted.insert(r.index) {
+            note(r);
+        }
+    };
     opts.target = if let Some(m) = &args.model {
         Target::Models(vec![m.clone()])
     } else if let Some(api) = &args.api {
@@ -88,6 +116,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     r.line
                 ))
             })?;
+            note_once(&r);
             let name = format!(
                 "{:03}-{}-{}.json",
                 r.index,
@@ -126,35 +155,38 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         let mut w = Out::stdout();
         let mut first = true;
         let mut text = String::new();
-        let r = replay::replay_each(&session, &opts, |r| match args.format {
-            TextOrJson::Json => {
-                // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
-                w.frame(if first {
-                    b"{\n  \"requests\": [\n"
-                } else {
-                    b",\n"
-                })?;
-                first = false;
-                text.clear();
-                text.push_str("    ");
-                r.write_pretty(2, &mut text);
-                w.json(&text)
-            }
-            TextOrJson::Text => {
-                let bytes = r
-                    .wire
-                    .as_ref()
-                    .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
-                outln!(
-                    w,
-                    "{:03} {} {} {}/{} {} bytes",
-                    r.index,
-                    r.entry_id,
-                    r.api.name(),
-                    r.provider,
-                    r.model,
-                    bytes
-                )
+        let r = replay::replay_each(&session, &opts, |r| {
+            note_once(&r);
+            match args.format {
+                TextOrJson::Json => {
+                    // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
+                    w.frame(if first {
+                        b"{\n  \"requests\": [\n"
+                    } else {
+                        b",\n"
+                    })?;
+                    first = false;
+                    text.clear();
+                    text.push_str("    ");
+                    r.write_pretty(2, &mut text);
+                    w.json(&text)
+                }
+                TextOrJson::Text => {
+                    let bytes = r
+                        .wire
+                        .as_ref()
+                        .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
+                    outln!(
+                        w,
+                        "{:03} {} {} {}/{} {} bytes",
+                        r.index,
+                        r.entry_id,
+                        r.api.name(),
+                        r.provider,
+                        r.model,
+                        bytes
+                    )
+                }
             }
         });
         if r.is_ok() && args.format == TextOrJson::Json {

@@ -19,15 +19,16 @@ use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
+    let release = args.pi.or_default()?;
     let user_catalog;
     let (catalog, user) = match &args.catalog {
         Some(path) => {
             let text = forge_replay_session::input::read_to_string(path)
                 .with_context(|| format!("cannot read catalog {}", path.display()))?;
-            user_catalog = Catalog::with_user_file(&text, &path.display().to_string())?;
+            user_catalog = Catalog::with_user_file(release, &text, &path.display().to_string())?;
             (&user_catalog, Some(path.display().to_string()))
         }
-        None => (Catalog::builtin(), None),
+        None => (Catalog::builtin(release), None),
     };
     for s in &args.sessions {
         if !s.exists() {

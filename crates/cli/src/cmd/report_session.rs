@@ -13,7 +13,6 @@ use forge_replay_usage::explain::Retention;
 
 use crate::args::{CacheRetention, ReportSessionArgs};
 use crate::cmd::error_chain;
-use crate::cmd::replay::load_catalog;
 use crate::out::{self, error, note};
 use crate::Exit;
 
@@ -29,7 +28,11 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     };
-    let catalog = match load_catalog(args.catalog.as_deref()) {
+    let catalog = match args
+        .pi
+        .for_session(&session)
+        .and_then(|release| super::load_catalog(release, args.catalog.as_deref()))
+    {
         Ok(c) => c,
         Err(e) => {
             error!("{e:#}");

@@ -1,19 +1,27 @@
 //! `forge-replay usage`: prompt-cache usage of one session (pi-forge's semantics) or a corpus.
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use forge_replay_model::json::{f64_to_value, stringify_pretty};
 use forge_replay_report::plot::{
-    self, BreakMarker, CorpusPlot, ModelBar, RequestPoint, SessionPlot,
+    self, BreakMarker, CorpusPlot, ModelBar, NestedPoint, RequestPoint, SessionPlot,
 };
 use forge_replay_report::table::Table;
 use forge_replay_session::Session;
-use forge_replay_usage::corpus::{parse_day, Corpus, Filter, Group, GroupBy};
+use forge_replay_usage::breaks::{BreakInput, BreakSums};
+use forge_replay_usage::corpus::{parse_day, Corpus, Filter, GroupBy};
+use forge_replay_usage::explain::{self, usd, CauseCost, ExplainOptions};
+use forge_replay_usage::pricing::{Price, Pricer, Unpriced};
+use forge_replay_usage::report::{
+    nested_price, nested_rows, CorpusReport, FiltersView, GroupView, NestedRow, NestedView,
+    PricingView, ReportedView, SessionPricing, TotalsView, UnpricedView,
+};
 use forge_replay_usage::totals::rate_json;
 use forge_replay_usage::{
-    format_rate, format_totals_rate, request_rows, session_branch, summarize, NestedTotals,
-    RequestRow, Totals,
+    format_rate, format_totals_rate, request_rows, session_branch, summarize, NestedReport,
+    NestedTotals, RequestRow, Role, Totals,
 };
 use serde_json::{json, Map, Value};
 
@@ -120,6 +128,16 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     for d in &findings {
         out::note!("{}", d.display(session.path()));
     }
+    // Usage is what the session recorded, read the same way for every release; the release is
+    // said (and checked against --pi).
+    let release = match args.pi.for_session(&session) {
+        Ok(r) => r,
+        Err(e) => {
+            out::error!("{e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    let catalog = forge_replay_wire::Catalog::builtin(release);
     let leaf = match session.resolve_leaf(args.leaf.as_deref()) {
         Ok(l) => l,
         Err(e) => {
@@ -138,6 +156,26 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let branch: Vec<_> = records.iter().collect();
     let view = summarize(&branch);
     let rows = request_rows(&branch);
+    let nested = nested_rows(&branch);
+    let pricer = Pricer::of(catalog);
+    let pricing = SessionPricing::build(&rows, &nested, &pricer);
+    // Usage fields of the wrong type and malformed nested reports, with file:line.
+    let mut usage_findings: Vec<(u32, String)> = Vec::new();
+    for e in &records {
+        let Some(m) = &e.message else { continue };
+        for msg in m.usage_problems.messages() {
+            usage_findings.push((e.line, msg));
+        }
+        if let Some(NestedReport::Invalid(why)) = &m.nested {
+            usage_findings.push((
+                e.line,
+                format!("malformed nested report ignored (invalidCalls): {why}"),
+            ));
+        }
+    }
+    for (line, msg) in &usage_findings {
+        out::note!("{}:{line}: {msg}", path.display());
+    }
     let leaf_id = leaf.and_then(|l| session.entry(l).id()).map(str::to_owned);
     let session_id = session.header().id().to_owned();
     let check = threshold.map(|min| check_threshold(min, &view.main_session));
@@ -153,6 +191,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             combined.insert("turn".into(), view.combined_turn().to_json());
             combined.insert("session".into(), view.combined_session().to_json());
             v.insert("combined".into(), Value::Object(combined));
+            v.insert("pricing".into(), serde_json::to_value(&pricing)?);
             v.insert(
                 "source".into(),
                 json!({
@@ -162,12 +201,17 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                     "pathEntries": branch_path.len(),
                     "entries": session.entry_count(),
                     "diagnostics": findings.iter().map(|d| json!({"line": d.line, "severity": d.severity.as_str(), "code": d.code, "message": d.message})).collect::<Vec<_>>(),
+                    "findings": usage_findings.iter().map(|(l, m)| json!({"line": l, "message": m})).collect::<Vec<_>>(),
                 }),
             );
             if args.requests {
                 v.insert(
                     "requests".into(),
-                    Value::Array(rows.iter().map(request_json).collect()),
+                    Value::Array(rows.iter().map(|r| request_json(r, &pricer)).collect()),
+                );
+                v.insert(
+                    "nestedReports".into(),
+                    Value::Array(nested.iter().map(|n| nested_json(n, &pricer)).collect()),
                 );
             }
             if let Some((_, t, _)) = &check {
@@ -177,7 +221,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
         fmt => {
             let table = if args.requests {
-                requests_table(&rows)
+                requests_table(&rows, &pricer)
             } else {
                 summary_table(&view)
             };
@@ -209,6 +253,11 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                         }
                         text.push_str("Current-branch conversation requests only; excludes warming and summaries. Zero cache counts may mean the provider did not report caching.\n");
                     }
+                    text.push_str(&pricing_line(
+                        &pricing.totals,
+                        &pricing.release,
+                        &pricing.unpriced,
+                    ));
                     out(&text)?;
                 }
             }
@@ -220,8 +269,11 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             rows.len()
         ))
         .into_owned();
-        plot::plot_session(&session_plot(title, &rows, Vec::new()), file)
-            .with_context(|| format!("plotting {}", file.display()))?;
+        let breaks = session_breaks(&session, catalog, args.leaf.clone(), &rows);
+        let mut data = session_plot(title, &rows, breaks);
+        data.nested = nested_points(&branch);
+        data.cumulative = true;
+        plot::plot_session(&data, file).with_context(|| format!("plotting {}", file.display()))?;
         out::note!("wrote {}", file.display());
     }
     if let Some((passed, _, message)) = check {
@@ -231,6 +283,102 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
     }
     Ok(Exit::Ok)
+}
+
+/// `recorded $X · pi-ai 0.87.1 prices $Y (N requests) …`.
+fn pricing_line(p: &PricingView, release: &str, unpriced: &[UnpricedView]) -> String {
+    let mut s = format!(
+        "cost: recorded {} · pi-ai {release} prices {} for {} requests",
+        cost(p.recorded),
+        cost(p.priced),
+        num(p.priced_requests)
+    );
+    if p.priced_requests > 0.0 {
+        if p.disagrees {
+            s.push_str(&format!(
+                " (recorded {} for them: DISAGREES beyond rounding)",
+                cost(p.recorded_of_priced)
+            ));
+        } else {
+            s.push_str(" (agrees with the recorded cost)");
+        }
+    }
+    if p.nested_priced_calls > 0.0 {
+        s.push_str(&format!(
+            " · nested reports {} ({} priced)",
+            cost(p.nested_priced),
+            num(p.nested_priced_calls)
+        ));
+    }
+    s.push('\n');
+    for u in unpriced {
+        s.push_str(&format!(
+            "not priced: {} requests: {}\n",
+            num(u.requests),
+            u.reason
+        ));
+    }
+    s
+}
+
+/// The confirmed breaks of the session (cache explain), as markers on the usage rows; none when
+/// the requests cannot be replayed (a warning says why).
+fn session_breaks(
+    session: &Session,
+    catalog: &forge_replay_wire::Catalog,
+    leaf: Option<String>,
+    rows: &[RequestRow],
+) -> Vec<BreakMarker> {
+    let mut opts = ExplainOptions::new(catalog);
+    opts.leaf = leaf;
+    match explain::explain(session, &opts) {
+        Ok(e) => e
+            .breaks
+            .iter()
+            .filter_map(|b| {
+                let at = rows
+                    .iter()
+                    .position(|r| r.entry_id.as_deref() == Some(b.entry_id.as_str()))?;
+                Some(BreakMarker {
+                    request: at,
+                    label: b.cause.name().to_owned(),
+                })
+            })
+            .collect(),
+        Err(e) => {
+            out::note!(
+                "forge-replay: warning: no break markers: {}",
+                crate::cmd::error_chain(&e)
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// Nested reports with cache counts along the branch, placed after the main requests before
+/// them.
+fn nested_points(branch: &[&forge_replay_usage::EntryRecord]) -> Vec<NestedPoint> {
+    let mut before = 0usize;
+    let mut out = Vec::new();
+    for e in branch {
+        let Some(m) = &e.message else { continue };
+        if m.request.is_some() {
+            before += 1;
+        }
+        if m.role != Role::ToolResult {
+            continue;
+        }
+        if let Some(t) = m.nested.and_then(|n| n.known_totals()) {
+            out.push(NestedPoint {
+                after: before,
+                requests: t.requests,
+                input: t.input,
+                cache_read: t.cache_read,
+                cache_write: t.cache_write,
+            });
+        }
+    }
+    out
 }
 
 /// The session plot's data; `breaks` lets a cache diagnosis mark requests.
@@ -246,11 +394,20 @@ pub fn session_plot(title: String, rows: &[RequestRow], breaks: Vec<BreakMarker>
                 cache_write: r.totals.cache_write,
             })
             .collect(),
+        nested: Vec::new(),
+        cumulative: false,
         breaks,
     }
 }
 
-fn request_json(r: &RequestRow) -> Value {
+fn price_json(p: &Result<Price, Unpriced>) -> (Value, Value) {
+    match p {
+        Ok(p) => (serde_json::to_value(p).unwrap_or(Value::Null), Value::Null),
+        Err(why) => (Value::Null, Value::String(why.to_string())),
+    }
+}
+
+fn request_json(r: &RequestRow, pricer: &Pricer<'_>) -> Value {
     let mut m = Map::new();
     m.insert("index".into(), json!(r.index));
     m.insert("entryId".into(), json!(r.entry_id));
@@ -262,6 +419,11 @@ fn request_json(r: &RequestRow) -> Value {
     m.insert("stopReason".into(), json!(r.stop_reason));
     m.insert("usage".into(), r.totals.to_json());
     m.insert("cost".into(), f64_to_value(r.cost));
+    let (priced, unpriced) = price_json(&r.price(pricer));
+    m.insert("priced".into(), priced);
+    if !unpriced.is_null() {
+        m.insert("unpriced".into(), unpriced);
+    }
     m.insert("hitRate".into(), rate_json(r.totals.hit_rate()));
     m.insert("cumulative".into(), r.cumulative.to_json());
     m.insert(
@@ -269,6 +431,48 @@ fn request_json(r: &RequestRow) -> Value {
         rate_json(r.cumulative.hit_rate()),
     );
     m.insert("inTurn".into(), json!(r.in_turn));
+    Value::Object(m)
+}
+
+fn nested_json(n: &NestedRow, pricer: &Pricer<'_>) -> Value {
+    let mut m = Map::new();
+    m.insert("entryId".into(), json!(n.entry_id));
+    m.insert("line".into(), json!(n.line));
+    let (status, report) = match n.report {
+        NestedReport::Invalid(why) => ("invalid", json!({"reason": why})),
+        NestedReport::Valid(u) => {
+            let mut t = json!({"requests": f64_to_value(u.requests), "input": f64_to_value(u.input), "output": f64_to_value(u.output)});
+            if let (Some((r, w)), Value::Object(o)) = (u.cache, &mut t) {
+                o.insert("cacheRead".into(), f64_to_value(r));
+                o.insert("cacheWrite".into(), f64_to_value(w));
+            }
+            (
+                if u.cache.is_some() {
+                    "valid"
+                } else {
+                    "cache-unknown"
+                },
+                t,
+            )
+        }
+    };
+    m.insert("status".into(), json!(status));
+    m.insert("report".into(), report);
+    m.insert("provider".into(), json!(n.provider));
+    m.insert("model".into(), json!(n.model));
+    match nested_price(n, pricer) {
+        None => {
+            m.insert("priced".into(), Value::Null);
+        }
+        Some(p) => {
+            let (priced, unpriced) = price_json(&p);
+            m.insert("priced".into(), priced);
+            if !unpriced.is_null() {
+                m.insert("unpriced".into(), unpriced);
+            }
+        }
+    }
+    m.insert("inTurn".into(), json!(n.in_turn));
     Value::Object(m)
 }
 
@@ -335,7 +539,7 @@ fn summary_table(view: &forge_replay_usage::SessionCacheUsage) -> Table {
     t
 }
 
-fn requests_table(rows: &[RequestRow]) -> Table {
+fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>) -> Table {
     let mut t = Table::new([
         "#",
         "entry",
@@ -347,13 +551,19 @@ fn requests_table(rows: &[RequestRow]) -> Table {
         "output",
         "hit rate",
         "cumulative",
+        "cost",
+        "priced",
     ])
-    .numeric([0, 4, 5, 6, 7, 8, 9]);
+    .numeric([0, 4, 5, 6, 7, 8, 9, 10, 11]);
     for r in rows {
         let model = match (&r.provider, &r.model) {
             (Some(p), Some(m)) => format!("{p}/{m}"),
             (None, Some(m)) => m.clone(),
             _ => String::new(),
+        };
+        let priced = match r.price(pricer) {
+            Ok(p) => usd(p.total),
+            Err(_) => "not priced".to_owned(),
         };
         t.push([
             (r.index + 1).to_string(),
@@ -366,6 +576,8 @@ fn requests_table(rows: &[RequestRow]) -> Table {
             num(r.totals.output),
             format_totals_rate(&r.totals),
             format_totals_rate(&r.cumulative),
+            usd(r.cost),
+            priced,
         ]);
     }
     t
@@ -434,250 +646,150 @@ fn run_corpus(
         return Ok(Exit::BadInput);
     }
     let df = corpus.frame(&filter)?;
-    let mut groups = corpus.group(&df, by)?;
-    // Filters and groups saw the real strings; everything shown or exported from here on is
-    // redacted (paths, session ids, projects, models).
+    let groups = corpus.group(&df, by, &filter)?;
+    let report = CorpusReport::build(
+        &corpus,
+        &filter,
+        FiltersView {
+            since: args.since.clone(),
+            until: args.until.clone(),
+            model: args.model_filter.clone(),
+            project: args.project.clone(),
+        },
+        by,
+        &groups,
+    );
+    // `cache explain` opens the files: before their paths are redacted.
+    let breaks = args.breaks.then(|| corpus_breaks(&corpus, &filter));
+    // Filters, groups and the report saw the real strings; the exports written from here on are
+    // redacted (paths, session ids, projects, models), and so is everything printed (`out`).
     if out::redacting() {
         corpus.redact_strings();
-        for g in &mut groups {
-            g.key = out::text(&g.key).into_owned();
-        }
-    }
-    let mut all = Totals::default();
-    let mut active = Totals::default();
-    let mut abandoned = Totals::default();
-    let mut total_cost = 0.0;
-    for r in corpus.filtered(&filter) {
-        let t = r.totals();
-        all.add(&t);
-        total_cost += r.cost;
-        if r.active {
-            active.add(&t);
-        } else {
-            abandoned.add(&t);
-        }
     }
 
     if let Some(p) = &args.csv {
         corpus
-            .write_csv(&df, p)
+            .write_csv(&df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
     if let Some(p) = &args.json {
         corpus
-            .write_ndjson(&df, p)
+            .write_ndjson(&df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
     if let Some(p) = &args.parquet {
         let parts = corpus
-            .write_parquet_dataset(&df, p)
+            .write_parquet_dataset(&df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {} partitions under {}", parts.len(), p.display());
     }
+    drop(df);
     if let Some(p) = &args.plot {
-        let models = if by == GroupBy::Model {
-            groups.clone()
-        } else {
-            corpus.group(&df, GroupBy::Model)?
-        };
-        let bars = models
-            .iter()
-            .map(|g| ModelBar {
-                label: out::text(&g.key).into_owned(),
-                hit_rate: if g.totals.no_cache_data() {
-                    None
-                } else {
-                    g.totals.hit_rate()
-                },
-                requests: g.totals.requests,
-            })
-            .collect();
-        let title = format!(
-            "Cache hit rate by model — {} sessions, {} requests",
-            corpus.sessions(),
-            num(all.requests)
-        );
-        plot::plot_corpus(&CorpusPlot { title, bars }, p)
+        plot::plot_corpus(&corpus_plot(&report), p)
             .with_context(|| format!("plotting {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-
-    let bad: Vec<(String, u32, String)> = corpus
-        .files
-        .iter()
-        .flat_map(|f| {
-            f.bad_lines
-                .iter()
-                .map(move |b| (f.path.display().to_string(), b.line, b.message.clone()))
-        })
-        .collect();
-    let unreadable: Vec<(String, String)> = corpus
-        .files
-        .iter()
-        .filter_map(|f| {
-            f.error
-                .as_ref()
-                .map(|e| (f.path.display().to_string(), e.clone()))
-        })
-        .chain(
-            corpus
-                .walk_errors
-                .iter()
-                .map(|(p, m)| (p.display().to_string(), m.clone())),
-        )
-        .collect();
-    // Files that are not Pi sessions, named with the reason (the rule `usage FILE` applies).
-    let rejected: Vec<(String, Option<u32>, String)> = corpus
-        .files
-        .iter()
-        .filter(|f| f.error.is_none() && f.session_id.is_none())
-        .map(|f| {
-            let (line, reason) = f
-                .not_session
-                .as_ref()
-                .map_or((None, String::new()), |n| (n.line, n.reason.clone()));
-            (f.path.display().to_string(), line, reason)
-        })
-        .collect();
-    let not_sessions = rejected.len();
-    let check = threshold.map(|min| check_threshold(min, &all));
+    let main = Totals {
+        requests: report.totals.totals.requests,
+        input: report.totals.totals.input,
+        output: report.totals.totals.output,
+        cache_read: report.totals.totals.cache_read,
+        cache_write: report.totals.totals.cache_write,
+    };
+    let check = threshold.map(|min| check_threshold(min, &main));
 
     match args.format {
         UsageFormat::Json => {
-            let tot = |t: &Totals, c: Option<f64>| {
-                let mut v = t.to_json();
-                if let (Value::Object(m), Some(c)) = (&mut v, c) {
-                    m.insert("cost".into(), f64_to_value(c));
-                }
-                if let Value::Object(m) = &mut v {
-                    m.insert("hitRate".into(), rate_json(t.hit_rate()));
-                    m.insert("noCacheData".into(), Value::Bool(t.no_cache_data()));
-                }
-                v
+            let mut v = match serde_json::to_value(&report)? {
+                Value::Object(m) => m,
+                _ => Map::new(),
             };
-            let mut v = Map::new();
-            v.insert("files".into(), json!(corpus.files.len()));
-            v.insert("sessions".into(), json!(corpus.sessions()));
-            v.insert("forks".into(), json!(corpus.forks()));
-            v.insert("notSessions".into(), json!(not_sessions));
-            v.insert(
-                "notSessionFiles".into(),
-                Value::Array(
-                    rejected
-                        .iter()
-                        .map(|(f, l, m)| json!({"file": f, "line": l, "message": m}))
-                        .collect(),
-                ),
-            );
-            v.insert("by".into(), json!(by.name()));
-            v.insert(
-                "filters".into(),
-                json!({"since": args.since, "until": args.until, "model": args.model_filter, "project": args.project}),
-            );
-            v.insert("totals".into(), tot(&all, Some(total_cost)));
-            v.insert("active".into(), tot(&active, None));
-            v.insert("abandoned".into(), tot(&abandoned, None));
-            v.insert("forkCopies".into(), tot(&corpus.fork_copies, None));
-            v.insert(
-                "groups".into(),
-                Value::Array(
-                    groups
-                        .iter()
-                        .map(|g| {
-                            let mut o = Map::new();
-                            o.insert("key".into(), json!(g.key));
-                            if let Value::Object(m) = tot(&g.totals, Some(g.cost)) {
-                                o.extend(m);
-                            }
-                            o.insert(
-                                "abandonedRequests".into(),
-                                f64_to_value(g.abandoned_requests),
-                            );
-                            Value::Object(o)
-                        })
-                        .collect(),
-                ),
-            );
-            v.insert(
-                "badLines".into(),
-                Value::Array(
-                    bad.iter()
-                        .map(|(f, l, m)| json!({"file": f, "line": l, "message": m}))
-                        .collect(),
-                ),
-            );
-            v.insert(
-                "unreadable".into(),
-                Value::Array(
-                    unreadable
-                        .iter()
-                        .map(|(f, m)| json!({"file": f, "message": m}))
-                        .collect(),
-                ),
-            );
+            if let Some(b) = &breaks {
+                v.insert("breaks".into(), b.to_json());
+            }
             if let Some((_, t, _)) = &check {
                 v.insert("threshold".into(), t.clone());
             }
             out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
-            let table = groups_table(by, &groups, &all, total_cost);
+            let table = groups_table(&report);
             match fmt {
                 UsageFormat::Csv => out(&table.to_csv())?,
-                UsageFormat::Md => out(&table.to_markdown())?,
+                UsageFormat::Md => {
+                    let mut text = table.to_markdown();
+                    if let Some(b) = &breaks {
+                        text.push('\n');
+                        text.push_str(&breaks_table(b).to_markdown());
+                    }
+                    out(&text)?
+                }
                 _ => {
                     let mut text = format!(
-                        "{} files · {} sessions ({} forks) · {} requests\n",
-                        corpus.files.len(),
-                        corpus.sessions(),
-                        corpus.forks(),
-                        num(all.requests)
+                        "{} files · {} sessions ({} forks) · {} requests",
+                        report.files,
+                        report.sessions,
+                        report.forks,
+                        num(report.totals.totals.requests)
                     );
+                    if report.subagent_files > 0 {
+                        text.push_str(&format!(" · {} sub-agent files", report.subagent_files));
+                    }
+                    text.push('\n');
                     text.push_str(&table.to_text());
                     text.push('\n');
-                    text.push_str(&format!(
-                        "active path: {} requests, hit rate {} · abandoned branches: {} requests, hit rate {}\n",
-                        num(active.requests),
-                        format_totals_rate(&active),
-                        num(abandoned.requests),
-                        format_totals_rate(&abandoned)
-                    ));
-                    if corpus.fork_copies.requests > 0.0 {
-                        text.push_str(&format!(
-                            "fork copies counted once: {} duplicate requests ({} cacheRead tokens) not counted again\n",
-                            num(corpus.fork_copies.requests),
-                            num(corpus.fork_copies.cache_read)
-                        ));
+                    text.push_str(&corpus_notes(&report));
+                    if let Some(b) = &breaks {
+                        text.push('\n');
+                        text.push_str(&breaks_text(b));
                     }
                     out(&text)?;
                 }
             }
         }
     }
-    for (f, l, m) in bad.iter().take(if args.format == UsageFormat::Json {
-        0
-    } else {
-        50
-    }) {
-        out::note!("{f}:{l}: skipped malformed line: {m}");
-    }
-    if bad.len() > 50 && args.format != UsageFormat::Json {
-        out::note!("… {} more malformed lines", bad.len() - 50);
-    }
     if args.format != UsageFormat::Json {
-        for (f, m) in &unreadable {
-            out::note!("{f}: unreadable: {m}");
+        for b in report.bad_lines.iter().take(50) {
+            out::note!(
+                "{}:{}: skipped malformed line: {}",
+                b.file,
+                b.line,
+                b.message
+            );
         }
-        for (f, l, m) in &rejected {
-            match l {
-                Some(l) => out::note!("{f}:{l}: skipped: {m}"),
-                None => out::note!("{f}: skipped: {m}"),
+        if report.bad_lines.len() > 50 {
+            out::note!("… {} more malformed lines", report.bad_lines.len() - 50);
+        }
+        for f in report.findings.iter().take(50) {
+            out::note!("{}:{}: {}", f.file, f.line, f.message);
+        }
+        if report.findings.len() > 50 {
+            out::note!(
+                "… {} more findings (all of them: --format json, `findings`)",
+                report.findings.len() - 50
+            );
+        }
+        for u in &report.unreadable {
+            out::note!("{}: unreadable: {}", u.file, u.message);
+        }
+        for n in &report.not_session_files {
+            match n.line {
+                Some(l) => out::note!("{}:{l}: skipped: {}", n.file, n.message),
+                None => out::note!("{}: skipped: {}", n.file, n.message),
             }
         }
-        if not_sessions > 0 {
-            out::note!("{not_sessions} files are not Pi sessions (named above)");
+        if report.not_sessions > 0 {
+            out::note!(
+                "{} files are not Pi sessions (named above)",
+                report.not_sessions
+            );
+        }
+        if let Some(b) = &breaks {
+            for (f, m) in &b.failures {
+                out::note!("{}: not explained: {m}", f.display());
+            }
         }
     }
     if let Some((passed, _, message)) = check {
@@ -689,43 +801,355 @@ fn run_corpus(
     Ok(Exit::Ok)
 }
 
-fn groups_table(by: GroupBy, groups: &[Group], all: &Totals, total_cost: f64) -> Table {
+/// `cache explain` on every Pi session of the corpus (sub-agent sessions included), summed.
+fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
+    let inputs: Vec<BreakInput> = corpus
+        .files
+        .iter()
+        .filter(|f| f.session_id.is_some() && f.error.is_none())
+        .map(|f| BreakInput {
+            path: f.path.clone(),
+            project: corpus.dicts.projects[f.project as usize].clone(),
+        })
+        .filter(|i| {
+            filter
+                .project
+                .as_deref()
+                .is_none_or(|p| i.project.contains(p))
+        })
+        .collect();
+    let keep = |provider: &str, model: &str, time: Option<f64>| {
+        let model_ok = filter
+            .model
+            .as_deref()
+            .is_none_or(|f| model.contains(f) || format!("{provider}/{model}") == f);
+        let day = time.map(|t| (t / 86_400_000.0).floor() as i32);
+        model_ok
+            && filter.since.is_none_or(|s| day.is_some_and(|d| d >= s))
+            && filter.until.is_none_or(|u| day.is_some_and(|d| d <= u))
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let pb = indicatif::ProgressBar::new(inputs.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} sessions explained {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let opts = ExplainOptions::new(forge_replay_wire::Catalog::builtin(
+        forge_replay_model::release::PiRelease::DEFAULT,
+    ));
+    let sums = forge_replay_usage::breaks::corpus_breaks(&inputs, &opts, &keep, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    sums
+}
+
+fn cause_cells(label: String, c: &CauseCost) -> Vec<String> {
+    vec![
+        label,
+        c.breaks.to_string(),
+        num(c.resent_tokens),
+        usd(c.billed),
+        usd(c.extra),
+        c.unpriced_breaks.to_string(),
+    ]
+}
+
+fn breaks_table(b: &BreakSums) -> Table {
     let mut t = Table::new([
-        by.name(),
+        "re-billed by cache breaks",
+        "breaks",
+        "re-sent tokens",
+        "billed",
+        "above cache hits",
+        "not priced",
+    ])
+    .numeric(1..6);
+    for (cause, c) in &b.by_cause {
+        t.push(cause_cells(format!("cause · {}", cause.name()), c));
+    }
+    for (model, c) in &b.by_model {
+        t.push(cause_cells(format!("model · {model}"), c));
+    }
+    for (project, c) in &b.by_project {
+        t.push(cause_cells(format!("project · {project}"), c));
+    }
+    t.push(cause_cells("total".to_owned(), &b.total));
+    t
+}
+
+fn breaks_text(b: &BreakSums) -> String {
+    let mut text = format!(
+        "cache breaks: {} sessions explained ({} without cache data), {} confirmed breaks\n",
+        b.sessions, b.no_cache_data, b.total.breaks
+    );
+    text.push_str(&breaks_table(b).to_text());
+    text.push('\n');
+    if !b.failures.is_empty() {
+        text.push_str(&format!(
+            "{} sessions could not be explained (see stderr)\n",
+            b.failures.len()
+        ));
+    }
+    text
+}
+
+/// Main vs nested per group (the chosen `--by`), the largest 40 groups when there are more.
+fn corpus_plot(report: &CorpusReport) -> CorpusPlot {
+    let mut groups: Vec<&GroupView> = report.groups.iter().collect();
+    let total = groups.len();
+    if total > 40 {
+        groups.sort_by(|a, b| {
+            b.combined
+                .requests
+                .partial_cmp(&a.combined.requests)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        groups.truncate(40);
+        groups.sort_by(|a, b| a.key.cmp(&b.key));
+    }
+    let rate = |t: &TotalsView| if t.no_cache_data { None } else { t.hit_rate };
+    let bars = groups
+        .iter()
+        .map(|g| ModelBar {
+            label: if g.key.is_empty() {
+                "(none)".to_owned()
+            } else {
+                g.key.clone()
+            },
+            hit_rate: rate(&g.main),
+            requests: g.main.requests,
+            nested_hit_rate: rate(&g.nested.totals),
+            nested_calls: g.nested.calls,
+        })
+        .collect();
+    let mut title = format!(
+        "Cache hit rate by {}: main vs nested — {} sessions, {} requests, {} nested calls",
+        report.by,
+        report.sessions,
+        num(report.totals.totals.requests),
+        num(report.nested.totals.calls)
+    );
+    if total > 40 {
+        title.push_str(&format!(" (40 largest of {total} groups)"));
+    }
+    CorpusPlot { title, bars }
+}
+
+fn rate_cell(t: &TotalsView) -> String {
+    if t.no_cache_data {
+        "no cache data".to_owned()
+    } else {
+        format_rate(t.hit_rate)
+    }
+}
+
+fn nested_rate_cell(n: &NestedView) -> String {
+    if n.calls + n.cache_unknown_calls + n.invalid_calls == 0.0 {
+        "no data".to_owned()
+    } else if n.calls == 0.0 {
+        "no cache data".to_owned()
+    } else {
+        rate_cell(&n.totals)
+    }
+}
+
+fn priced_cell(p: &PricingView) -> String {
+    let mut s = if p.priced_requests > 0.0 {
+        cost(p.priced)
+    } else {
+        "—".to_owned()
+    };
+    if p.unpriced_requests > 0.0 {
+        s.push_str(&format!(" ({} unpriced)", num(p.unpriced_requests)));
+    }
+    if p.disagrees {
+        s.push_str(" ≠");
+    }
+    s
+}
+
+fn groups_table(report: &CorpusReport) -> Table {
+    let mut t = Table::new([
+        report.by,
         "requests",
         "abandoned",
+        "hit rate",
+        "nested calls",
+        "nested hit",
+        "sub-agent req",
+        "combined hit",
         "input",
-        "output",
         "cacheRead",
         "cacheWrite",
-        "hit rate",
+        "output",
         "cost",
+        "priced",
     ])
-    .numeric(1..9);
-    for g in groups {
+    .numeric(1..14);
+    for g in &report.groups {
+        let nested_calls = g.nested.calls + g.nested.cache_unknown_calls + g.nested.invalid_calls;
         t.push([
-            g.key.clone(),
-            num(g.totals.requests),
+            if g.key.is_empty() {
+                "(none)".to_owned()
+            } else {
+                g.key.clone()
+            },
+            num(g.main.requests),
             num(g.abandoned_requests),
-            num(g.totals.input),
-            num(g.totals.output),
-            num(g.totals.cache_read),
-            num(g.totals.cache_write),
-            format_totals_rate(&g.totals),
+            rate_cell(&g.main),
+            num(nested_calls),
+            nested_rate_cell(&g.nested),
+            num(g.subagents.requests),
+            rate_cell(&g.combined),
+            num(g.combined.input),
+            num(g.combined.cache_read),
+            num(g.combined.cache_write),
+            num(g.combined.output),
             cost(g.cost),
+            priced_cell(&g.pricing),
         ]);
     }
-    let abandoned: f64 = groups.iter().map(|g| g.abandoned_requests).sum();
+    let n = &report.nested.totals;
     t.push([
         "total".to_owned(),
-        num(all.requests),
-        num(abandoned),
-        num(all.input),
-        num(all.output),
-        num(all.cache_read),
-        num(all.cache_write),
-        format_totals_rate(all),
-        cost(total_cost),
+        num(report.totals.totals.requests),
+        num(report.abandoned.requests),
+        rate_cell(&report.totals.totals),
+        num(n.calls + n.cache_unknown_calls + n.invalid_calls),
+        nested_rate_cell(n),
+        num(report.subagents.totals.requests),
+        rate_cell(&report.combined),
+        num(report.combined.input),
+        num(report.combined.cache_read),
+        num(report.combined.cache_write),
+        num(report.combined.output),
+        cost(report.totals.cost),
+        priced_cell(&report.pricing.totals),
     ]);
     t
+}
+
+/// The lines under the groups table: branches, forks, nested, sub-agents, pricing.
+fn corpus_notes(report: &CorpusReport) -> String {
+    let mut text = format!(
+        "active path: {} requests, hit rate {} · abandoned branches: {} requests, hit rate {}\n",
+        num(report.active.requests),
+        rate_cell(&report.active),
+        num(report.abandoned.requests),
+        rate_cell(&report.abandoned)
+    );
+    if report.fork_copies.requests > 0.0 {
+        text.push_str(&format!(
+            "fork copies counted once: {} duplicate requests ({} cacheRead tokens) not counted again\n",
+            num(report.fork_copies.requests),
+            num(report.fork_copies.cache_read)
+        ));
+    }
+    let n = &report.nested;
+    if n.totals.calls + n.totals.cache_unknown_calls + n.totals.invalid_calls == 0.0 {
+        text.push_str("nested tools: no data\n");
+    } else {
+        text.push_str(&format!(
+            "nested tools: {} calls ({} requests, hit rate {}; active path {} calls, abandoned {}), {} reported no cache data, {} malformed reports ignored",
+            num(n.totals.calls),
+            num(n.totals.totals.requests),
+            nested_rate_cell(&n.totals),
+            num(n.active.calls),
+            num(n.abandoned.calls),
+            num(n.totals.cache_unknown_calls),
+            num(n.totals.invalid_calls),
+        ));
+        if n.fork_copies.calls + n.fork_copies.cache_unknown_calls + n.fork_copies.invalid_calls
+            > 0.0
+        {
+            text.push_str(&format!(
+                "; {} fork copies not counted again",
+                num(n.fork_copies.calls
+                    + n.fork_copies.cache_unknown_calls
+                    + n.fork_copies.invalid_calls)
+            ));
+        }
+        text.push('\n');
+    }
+    let s = &report.subagents;
+    if !s.files.is_empty() {
+        let kinds = |k: &str| s.files.iter().filter(|f| f.kind == k).count();
+        text.push_str(&format!(
+            "sub-agent files: {} fork, {} run, {} transcript ({} without a scanned parent) · {} calls counted, {} found again in another child file, {} already counted by a nested report\n",
+            kinds("fork"),
+            kinds("run"),
+            kinds("transcript"),
+            s.files.iter().filter(|f| f.parent.is_none()).count(),
+            num(s.totals.requests),
+            num(s.copies.requests),
+            num(s.covered.requests),
+        ));
+        if !s.reconciliation.is_empty() {
+            let mut t = Table::new([
+                "nested report",
+                "status",
+                "reported req",
+                "found req",
+                "reported in+cr+cw",
+                "found in+cr+cw",
+                "child files",
+            ])
+            .numeric(2..7);
+            let prompt = |r: &ReportedView| match (r.input, r.cache_read, r.cache_write) {
+                (Some(i), Some(cr), Some(cw)) => num(i + cr + cw),
+                (Some(i), _, _) => format!("{} (+ cache unknown)", num(i)),
+                _ => "—".to_owned(),
+            };
+            for r in &s.reconciliation {
+                t.push([
+                    format!("{}:{}", short_path(&r.file), r.line),
+                    r.status.to_owned(),
+                    r.reported.requests.map_or("—".to_owned(), num),
+                    num(r.found.requests),
+                    prompt(&r.reported),
+                    num(r.found.input + r.found.cache_read + r.found.cache_write),
+                    r.children.len().to_string(),
+                ]);
+            }
+            text.push_str("reconciliation (nested reports vs the calls found in the child files they name):\n");
+            text.push_str(&t.to_text());
+            text.push('\n');
+        }
+    }
+    let p = &report.pricing;
+    text.push_str(&pricing_line(&p.totals, &p.release, &p.unpriced));
+    for u in &p.nested_unpriced {
+        text.push_str(&format!(
+            "nested reports not priced: {}: {}\n",
+            num(u.requests),
+            u.reason
+        ));
+    }
+    if !report.findings.is_empty() {
+        text.push_str(&format!(
+            "{} usage findings (wrong-typed usage fields, malformed nested reports) listed on stderr\n",
+            report.findings.len()
+        ));
+    }
+    text
+}
+
+/// The last two components of a path (a session file and its folder).
+fn short_path(p: &str) -> String {
+    let parts: Vec<&str> = p.rsplitn(3, ['/', '\\']).collect();
+    if parts.len() >= 2 {
+        format!("{}/{}", parts[1], parts[0])
+    } else {
+        p.to_owned()
+    }
 }

@@ -65,8 +65,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     };
-    let catalog = forge_replay_wire::Catalog::builtin();
+    // `--pi` (or FORGE_REPLAY_PI) follows one release for every scenario; otherwise each follows
+    // its own `pi`, else the default.
+    let pi = args.pi.requested()?.map(|(r, _)| r);
+    let catalog = forge_replay_wire::Catalog::builtin(
+        pi.unwrap_or(forge_replay_model::release::PiRelease::DEFAULT),
+    );
     let opts = VerifyOptions {
+        pi,
         scenarios: scenarios.clone(),
         models,
         catalog,

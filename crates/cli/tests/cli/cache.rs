@@ -127,10 +127,16 @@ fn json_has_stable_top_level_keys() {
             "noCacheData",
             "requests",
             "breaks",
+            "rebilled",
             "stopped"
         ]
     );
     assert_eq!(v["stopped"], Value::Null);
+    // Counts survive the redaction step (a key with "token" in it would be `[redacted]`).
+    assert!(v["rebilled"]["total"]["resent"].is_number(), "{v}");
+    for r in v["requests"].as_array().unwrap() {
+        assert!(r["cacheableTokens"].is_number(), "{r}");
+    }
     assert_eq!(v["leafId"], "00000009");
     assert_eq!(v["requests"].as_array().unwrap().len(), 3);
 }

@@ -279,7 +279,11 @@ fn sandbox() -> tempfile::TempDir {
 
 fn run(cmd: &DocCommand, cwd: &Path) -> Result<(), String> {
     let mut c = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
-    c.args(&cmd.args).current_dir(cwd).env("NO_COLOR", "1");
+    // The release comes from the command (or the input), never from the caller's environment.
+    c.args(&cmd.args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("FORGE_REPLAY_PI");
     for (k, v) in &cmd.env {
         c.env(k, v);
     }

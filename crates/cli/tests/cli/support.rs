@@ -153,7 +153,8 @@ impl Test {
     /// Runs the binary and asserts every expectation; returns the output for further checks.
     pub fn run(self) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
-        cmd.args(&self.args);
+        // The release comes from the test (or the input), never from the caller's environment.
+        cmd.args(&self.args).env_remove("FORGE_REPLAY_PI");
         if let Some(d) = &self.current_dir {
             cmd.current_dir(d);
         }

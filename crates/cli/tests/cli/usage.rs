@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
+    c.env_remove("FORGE_REPLAY_PI");
+    c
 }
 
 fn fixture(name: &str) -> String {
@@ -76,10 +78,14 @@ fn session_table_and_requests() {
     let csv = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
-    assert!(lines[0]
-        .starts_with("#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative"));
+    assert_eq!(
+        lines[0],
+        "#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative,cost,priced"
+    );
+    // Pi recorded no cost; pi-ai 0.87.1 prices claude-opus-4-8 at $5/$25/$0.50/$6.25 per MTok:
+    // 30 input + 10 cache write + 3 output = $0.000150 + $0.0000625 + $0.000075.
     assert!(
-        lines[3].contains("0000000b") && lines[3].ends_with("0.0%,62.5%"),
+        lines[3].contains("0000000b") && lines[3].ends_with("0.0%,62.5%,$0.00,$0.0003"),
         "{csv}"
     );
     let o = run(&[
@@ -235,8 +241,31 @@ fn corpus_with_forks_bad_lines_and_exports() {
         "{days:?}"
     );
     assert!(parquet.join(&days[0]).join("part-0.parquet").is_file());
+    // One row per request (`kind` main or subagent) and one per nested report (`kind` nested).
     let csv_text = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(csv_text.lines().count() as f64, total + 1.0);
+    let header: Vec<&str> = csv_text.lines().next().unwrap().split(',').collect();
+    let kind = header
+        .iter()
+        .position(|c| *c == "kind")
+        .expect("kind column");
+    let kinds: Vec<&str> = csv_text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(kind).unwrap())
+        .collect();
+    let count = |k: &str| kinds.iter().filter(|x| **x == k).count() as f64;
+    assert_eq!(count("main"), total);
+    assert_eq!(
+        count("subagent"),
+        v["subagents"]["totals"]["requests"].as_f64().unwrap()
+    );
+    let n = &v["nested"]["totals"];
+    let reports = n["calls"].as_f64().unwrap()
+        + n["cacheUnknownCalls"].as_f64().unwrap()
+        + n["invalidCalls"].as_f64().unwrap();
+    assert!(reports > 0.0);
+    assert_eq!(count("nested"), reports);
+    assert_eq!(kinds.len() as f64, total + count("subagent") + reports);
 
     // Filters narrow; the threshold fails on an impossible minimum.
     let o = run(&[

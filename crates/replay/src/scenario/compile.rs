@@ -31,6 +31,8 @@ pub struct Compiled {
     pub names: IndexMap<String, String>,
     /// Models the scenario asks `verify` to cover besides the API matrix.
     pub verify_models: Vec<String>,
+    /// The Pi release the scenario names (`pi`), if any.
+    pub pi: Option<forge_replay_model::release::PiRelease>,
     /// Number of entries (header excluded).
     pub entries: usize,
 }
@@ -404,6 +406,10 @@ pub fn compile(src: &Loaded) -> Result<Compiled, ScenarioError> {
         library: b.library_files.clone(),
         names: b.names.clone(),
         verify_models: f.verify_models.clone(),
+        pi: f
+            .pi
+            .as_deref()
+            .and_then(|p| forge_replay_model::release::PiRelease::parse(p).ok()),
         entries: b.entries.len(),
     })
 }

@@ -195,6 +195,16 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ScenarioError> {
             ),
         });
     }
+    if let Some(pi) = &loaded.file.pi {
+        if let Err(e) = forge_replay_model::release::PiRelease::parse(pi) {
+            return Err(ScenarioError::Invalid {
+                path: path.into(),
+                line: loaded.line_of_key("pi"),
+                field: "pi".into(),
+                message: e.to_string(),
+            });
+        }
+    }
     Ok(loaded)
 }
 

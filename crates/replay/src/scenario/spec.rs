@@ -16,6 +16,9 @@ pub struct ScenarioFile {
     pub version: i64,
     pub name: Option<String>,
     pub description: Option<String>,
+    /// The Pi release the scenario is replayed as (`"1.3.0"`; default: `verify --pi`, else
+    /// 0.87.1).
+    pub pi: Option<String>,
     /// Session header id (default: derived from the name).
     pub session_id: Option<String>,
     /// Session header cwd (default `/home/dev/project`).

@@ -340,6 +340,8 @@ pub fn plots(section: &CacheSection, stem: &str) -> Result<Vec<Plot>, PlotError>
                     cache_write: r.cache_write,
                 })
                 .collect(),
+            nested: Vec::new(),
+            cumulative: false,
             breaks: s
                 .requests
                 .iter()
@@ -371,6 +373,8 @@ pub fn plots(section: &CacheSection, stem: &str) -> Result<Vec<Plot>, PlotError>
                 label: format!("{delivery}: {}", phase.short()),
                 hit_rate: sums.hit_rate(),
                 requests: sums.requests as f64,
+                nested_hit_rate: None,
+                nested_calls: 0.0,
             })
             .collect();
         let data = CorpusPlot {

@@ -24,10 +24,18 @@ pub struct CatalogFacts {
     pub models: Vec<CatalogModel>,
 }
 
-/// What one compat flag does (documentation of pi-ai 0.87.1; the measured effect is computed
+/// What one compat flag does in the pi-ai release `version` (the measured effect is computed
 /// separately, see [`super::flag_effects`]).
-pub fn flag_meaning(flag: &str) -> &'static str {
+pub fn flag_meaning(version: &str, flag: &str) -> &'static str {
+    use forge_replay_model::release::{Change, PiRelease};
+    let release = PiRelease::from_version(version).unwrap_or(PiRelease::DEFAULT);
     match flag {
+        "supportsMidConvoToolChanges" if release.has(Change::AnthropicInlineToolDefinitions) => {
+            "Anthropic: tool additions travel as `tool_addition` blocks defining the tool by value, removals as `tool_removal` blocks; `tools` keeps the initial list and a placeholder, redefinitions included. Needs the system-message flag."
+        }
+        "supportsMidConvoEffort" if release.has(Change::ResponsesConfigurationUpdate) => {
+            "Anthropic: managed effort, per-turn `output_config` system messages and extra betas. OpenAI Responses: the thinking level in `configuration_update` input items, `reasoning.effort` fixed at `medium`."
+        }
         "supportsMidConvoSystemMessages" => {
             "Without it every system message is folded into one leading prompt; with it later system messages travel in place (Anthropic: deferred to just before the next assistant turn)."
         }

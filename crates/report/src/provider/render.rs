@@ -157,7 +157,7 @@ fn blocks(r: &ProviderReport, plots: &[Plot]) -> Vec<Block> {
                 .collect();
             vec![
                 format!("`{f}` ({})", short_flag(f)),
-                flag_meaning(f).to_string(),
+                flag_meaning(&r.catalog.provenance.version, f).to_string(),
                 if used.is_empty() {
                     "none".to_string()
                 } else {

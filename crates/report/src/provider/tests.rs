@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::classify::{Aspect, Cell};
 use super::variants::{self, CatalogModel, Mode, Variant};
 use super::{catalog_facts, measure_variant, Assembler, ProbeSet, WireAssembler};
+use forge_replay_model::release::PiRelease;
 use forge_replay_wire::Catalog;
 
 pub(crate) fn fixtures() -> PathBuf {
@@ -83,7 +84,7 @@ impl Assembler for OracleAssembler {
 }
 
 pub(crate) fn catalog_models() -> Vec<CatalogModel> {
-    catalog_facts(Catalog::builtin(), None).models
+    catalog_facts(Catalog::builtin(PiRelease::V0_87_1), None).models
 }
 
 fn selected() -> Vec<Variant> {
@@ -263,7 +264,7 @@ fn variant_modes_cover_the_catalog() {
 fn wire_assemblers_measure_like_pi_ai() {
     let oracle = measured(&OracleAssembler::new());
     let ours = measured_with(&WireAssembler {
-        catalog: Catalog::builtin(),
+        catalog: Catalog::builtin(PiRelease::V0_87_1),
     });
     let mut diffs = Vec::new();
     for (k, cells) in &oracle {

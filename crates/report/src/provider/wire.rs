@@ -1,7 +1,7 @@
 //! The product's [`Assembler`] and catalog: `forge-replay-wire`.
 
 use forge_replay_model::error::chain as error_chain;
-use forge_replay_wire::catalog::{CATALOG_VERSION, MANIFEST};
+use forge_replay_wire::catalog::manifest;
 use forge_replay_wire::{assemble_case, Case, Catalog};
 use serde_json::Value;
 
@@ -17,7 +17,9 @@ pub struct WireAssembler<'a> {
 
 impl Assembler for WireAssembler<'_> {
     fn assemble(&self, case: &Value) -> Result<Value, String> {
-        let case = Case::from_value(case).map_err(|e| error_chain(&e))?;
+        let mut case = Case::from_value(case).map_err(|e| error_chain(&e))?;
+        // Probe cases are written once for every release: the catalog's release builds them.
+        case.pi = None;
         assemble_case(&case, self.catalog)
             .map(|a| a.payload)
             .map_err(|e| error_chain(&e))
@@ -26,7 +28,7 @@ impl Assembler for WireAssembler<'_> {
 
 /// The catalog's models and provenance (`user_catalog`: the `--catalog` path, if any).
 pub fn catalog_facts(catalog: &Catalog, user_catalog: Option<String>) -> CatalogFacts {
-    let manifest: Value = serde_json::from_str(MANIFEST).unwrap_or(Value::Null);
+    let manifest: Value = serde_json::from_str(manifest(catalog.release())).unwrap_or(Value::Null);
     let field = |k: &str| {
         manifest
             .get(k)
@@ -49,7 +51,7 @@ pub fn catalog_facts(catalog: &Catalog, user_catalog: Option<String>) -> Catalog
         .collect();
     CatalogFacts {
         provenance: CatalogProvenance {
-            version: CATALOG_VERSION.to_string(),
+            version: catalog.release().version().to_string(),
             generated_at: field("generatedAt"),
             structure_hash: field("structureHash"),
             user_catalog,

@@ -15,7 +15,14 @@ fn fixture(name: &str) -> PathBuf {
 
 fn report(name: &str) -> SessionReport {
     let (session, diags) = Session::open(fixture(name)).expect("fixture opens");
-    build(&session, &diags, &ReportOptions::new(Catalog::builtin())).expect("builds")
+    build(
+        &session,
+        &diags,
+        &ReportOptions::new(Catalog::builtin(
+            forge_replay_model::release::PiRelease::V0_87_1,
+        )),
+    )
+    .expect("builds")
 }
 
 #[test]
@@ -106,7 +113,9 @@ fn the_tree_marks_the_active_path_the_label_and_the_abandoned_branch() {
 #[test]
 fn another_leaf_moves_the_active_path() {
     let (session, diags) = Session::open(fixture("cache/report/session.jsonl")).unwrap();
-    let mut opts = ReportOptions::new(Catalog::builtin());
+    let mut opts = ReportOptions::new(Catalog::builtin(
+        forge_replay_model::release::PiRelease::V0_87_1,
+    ));
     opts.leaf = Some("0000000c".into());
     let r = build(&session, &diags, &opts).unwrap();
     assert_eq!(r.requests.len(), 4);

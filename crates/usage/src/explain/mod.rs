@@ -31,10 +31,24 @@ use forge_replay_session::{EntryType, Session};
 use forge_replay_wire::{Api, Catalog};
 use serde_json::{json, Map, Value};
 
+use crate::pricing::{ModelPrices, Pricer, Unpriced};
+
 use order::{approx_tokens, common_prefix, CacheOrder, Segment};
 
 /// A break is confirmed when `cacheRead < CONFIRM_RATIO × previous prompt`.
 pub const CONFIRM_RATIO: f64 = 0.5;
+
+/// Every cause, in the order reports list them.
+pub const CAUSES: [Cause; 8] = [
+    Cause::ModelSwitch,
+    Cause::ToolChange,
+    Cause::SystemFold,
+    Cause::Compaction,
+    Cause::ThinkingChange,
+    Cause::CapabilityUpdate,
+    Cause::TtlExpired,
+    Cause::Unexplained,
+];
 
 /// Which cache retention the session ran with (pi-ai: `short` unless `PI_CACHE_RETENTION=long`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,7 +94,7 @@ impl<'c> ExplainOptions<'c> {
 }
 
 /// Why a confirmed break happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Cause {
     /// Another provider or model: caches are per model.
     ModelSwitch,
@@ -122,6 +136,8 @@ pub struct Usage {
     pub output: f64,
     pub cache_read: f64,
     pub cache_write: f64,
+    /// `usage.cacheWrite1h` (the 1 h share of `cache_write`; 0 when absent).
+    pub cache_write_1h: f64,
 }
 
 impl Usage {
@@ -186,6 +202,119 @@ pub struct Break {
     /// Previous request's prompt tokens (what a full hit would read).
     pub expected: f64,
     pub cache_read: f64,
+    /// What the break cost ([`BreakCost`]).
+    pub cost: BreakCost,
+}
+
+/// The tokens a break sent again at full price and what they cost.
+///
+/// The prefix cached before is the previous request's prompt (`expected`); of it, this request
+/// could have read `min(expected, prompt)` from the cache and read `cacheRead`. The rest was
+/// **re-sent**: written to the cache again (up to this request's `cacheWrite`) or sent as
+/// uncached input. Its price uses this request's rates (`calculateCost`'s tier for its prompt;
+/// 1 h writes at twice the input rate, in the request's `cacheWrite1h` share).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakCost {
+    pub resent_tokens: f64,
+    /// Re-sent tokens billed as cache writes.
+    pub rewritten: f64,
+    /// Re-sent tokens billed as uncached input.
+    pub uncached: f64,
+    /// The price of the re-sent tokens, or why they have none.
+    pub price: Result<ResentPrice, Unpriced>,
+}
+
+/// USD of a break's re-sent tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResentPrice {
+    /// What the re-sent tokens were billed (write and input rates).
+    pub billed: f64,
+    /// What reading them from the cache would have cost.
+    pub as_hits: f64,
+}
+
+impl ResentPrice {
+    /// `billed − as_hits`: the money the break lost.
+    pub fn extra(&self) -> f64 {
+        self.billed - self.as_hits
+    }
+}
+
+impl BreakCost {
+    /// The cost of a break at `current` after a previous prompt of `expected` tokens.
+    pub fn of(expected: f64, current: &Usage, prices: Result<&ModelPrices, Unpriced>) -> BreakCost {
+        let readable = expected.min(current.prompt());
+        let resent_tokens = (readable - current.cache_read).max(0.0);
+        let rewritten = resent_tokens.min(current.cache_write);
+        let uncached = resent_tokens - rewritten;
+        let price = prices.map(|p| {
+            let rates = p.rates_for(current.prompt());
+            let long_share = if current.cache_write > 0.0 {
+                (current.cache_write_1h / current.cache_write).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let long = rewritten * long_share;
+            let short = rewritten - long;
+            ResentPrice {
+                billed: (rates.cache_write * short
+                    + rates.input * 2.0 * long
+                    + rates.input * uncached)
+                    / 1_000_000.0,
+                as_hits: rates.cache_read * resent_tokens / 1_000_000.0,
+            }
+        });
+        BreakCost {
+            resent_tokens,
+            rewritten,
+            uncached,
+            price,
+        }
+    }
+}
+
+/// The breaks of one cause, summed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CauseCost {
+    pub breaks: usize,
+    pub resent_tokens: f64,
+    /// Over the priced breaks.
+    pub billed: f64,
+    pub extra: f64,
+    pub unpriced_breaks: usize,
+}
+
+impl CauseCost {
+    pub fn add(&mut self, c: &BreakCost) {
+        self.breaks += 1;
+        self.resent_tokens += c.resent_tokens;
+        match &c.price {
+            Ok(p) => {
+                self.billed += p.billed;
+                self.extra += p.extra();
+            }
+            Err(_) => self.unpriced_breaks += 1,
+        }
+    }
+
+    pub fn merge(&mut self, o: &CauseCost) {
+        self.breaks += o.breaks;
+        self.resent_tokens += o.resent_tokens;
+        self.billed += o.billed;
+        self.extra += o.extra;
+        self.unpriced_breaks += o.unpriced_breaks;
+    }
+
+    /// `{breaks, resent, billed, extra, unpricedBreaks}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "breaks": self.breaks,
+            "resent": num(self.resent_tokens),
+            "billed": num(self.billed),
+            "extra": num(self.extra),
+            "unpricedBreaks": self.unpriced_breaks,
+        })
+    }
 }
 
 /// The diagnosis of one session path.
@@ -271,6 +400,8 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
         *reporting.entry(key).or_default() |= has;
     }
 
+    let pricer = Pricer::of(opts.catalog);
+    let mut price_memo: HashMap<(String, String), Result<ModelPrices, Unpriced>> = HashMap::new();
     let mut ropts = ReplayOptions::new(opts.catalog);
     ropts.leaf = opts.leaf.clone();
     let mut rows: Vec<RequestRow> = Vec::new();
@@ -337,6 +468,7 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
                     let (cause, detail) =
                         diagnose(p, &row, &order, kept, &between, ttl, opts.retention);
                     row.break_index = Some(breaks.len());
+                    let prices = prices_of(&pricer, &mut price_memo, &r.provider, &r.model);
                     breaks.push(Break {
                         request: r.index,
                         entry_id: r.entry_id.clone(),
@@ -345,6 +477,7 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
                         detail,
                         expected,
                         cache_read: u.cache_read,
+                        cost: BreakCost::of(expected, u, prices.as_ref().map_err(Clone::clone)),
                     });
                 }
             }
@@ -383,6 +516,17 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
     })
 }
 
+/// The catalog prices of `provider/model`, looked up once per model.
+fn prices_of<'m>(
+    pricer: &Pricer<'_>,
+    memo: &'m mut HashMap<(String, String), Result<ModelPrices, Unpriced>>,
+    provider: &str,
+    model: &str,
+) -> &'m Result<ModelPrices, Unpriced> {
+    memo.entry((provider.to_owned(), model.to_owned()))
+        .or_insert_with(|| pricer.prices(Some(provider), Some(model)))
+}
+
 /// The request's usage, `None` unless it is a main request (pi-forge §6.2: some count > 0).
 fn usage_of(msg: &Value) -> Option<Usage> {
     let u = msg.get("usage").filter(|u| u.is_object())?;
@@ -396,6 +540,10 @@ fn usage_of(msg: &Value) -> Option<Usage> {
         output: count("output"),
         cache_read: count("cacheRead"),
         cache_write: count("cacheWrite"),
+        cache_write_1h: u["cacheWrite1h"]
+            .as_f64()
+            .filter(|v| v.is_finite())
+            .unwrap_or(0.0),
     };
     (usage.input + usage.output + usage.cache_read + usage.cache_write > 0.0).then_some(usage)
 }
@@ -728,8 +876,24 @@ fn num(v: f64) -> Value {
 }
 
 impl Explanation {
+    /// What the confirmed breaks re-billed, by cause (causes without breaks left out), and
+    /// the total.
+    pub fn rebilled(&self) -> (Vec<(Cause, CauseCost)>, CauseCost) {
+        let mut by: HashMap<Cause, CauseCost> = HashMap::new();
+        let mut total = CauseCost::default();
+        for b in &self.breaks {
+            by.entry(b.cause).or_default().add(&b.cost);
+            total.add(&b.cost);
+        }
+        let list = CAUSES
+            .iter()
+            .filter_map(|c| by.remove(c).map(|v| (*c, v)))
+            .collect();
+        (list, total)
+    }
+
     /// `{"session", "leafId", "retention", "noCacheData", "requests": [...], "breaks": [...],
-    /// "stopped"}`.
+    /// "rebilled": {total, byCause}, "stopped"}`.
     pub fn to_json(&self) -> Value {
         let requests: Vec<Value> = self
             .requests
@@ -787,6 +951,7 @@ impl Explanation {
             .breaks
             .iter()
             .map(|b| {
+                let c = &b.cost;
                 json!({
                     "request": b.request,
                     "entryId": b.entry_id,
@@ -795,7 +960,24 @@ impl Explanation {
                     "detail": b.detail,
                     "expected": num(b.expected),
                     "cacheRead": num(b.cache_read),
+                    "resent": num(c.resent_tokens),
+                    "rewritten": num(c.rewritten),
+                    "uncached": num(c.uncached),
+                    "billed": c.price.as_ref().map_or(Value::Null, |p| num(p.billed)),
+                    "extra": c.price.as_ref().map_or(Value::Null, |p| num(p.extra())),
+                    "unpriced": c.price.as_ref().err().map(|e| e.to_string()),
                 })
+            })
+            .collect();
+        let (by, total) = self.rebilled();
+        let by_cause: Vec<Value> = by
+            .iter()
+            .map(|(cause, c)| {
+                let mut v = c.to_json();
+                if let Value::Object(m) = &mut v {
+                    m.insert("cause".into(), cause.name().into());
+                }
+                v
             })
             .collect();
         json!({
@@ -805,6 +987,7 @@ impl Explanation {
             "noCacheData": self.no_cache_data,
             "requests": requests,
             "breaks": breaks,
+            "rebilled": {"total": total.to_json(), "byCause": by_cause},
             "stopped": self.stopped,
         })
     }
@@ -829,9 +1012,10 @@ impl Explanation {
             "est. cacheable",
             "cacheRead",
             "hit",
+            "re-sent",
             "break",
         ];
-        let mut table: Vec<[String; 9]> = vec![header.map(str::to_string)];
+        let mut table: Vec<[String; 10]> = vec![header.map(str::to_string)];
         for r in &self.requests {
             let (cache_read, hit) = match (&r.usage, r.cache_reported) {
                 (None, _) => ("no usage".to_string(), "\u{2014}".to_string()),
@@ -843,6 +1027,13 @@ impl Explanation {
                 .map_or("\u{2014}".to_string(), |p| format!("{p:.1}%"));
             let brk = match r.break_index.map(|i| &self.breaks[i]) {
                 Some(b) => format!("{}: {}", b.cause.name(), b.detail),
+                None => String::new(),
+            };
+            let resent = match r.break_index.map(|i| &self.breaks[i].cost) {
+                Some(c) => match &c.price {
+                    Ok(p) => format!("{} {}", fmt_tokens(c.resent_tokens), usd(p.billed)),
+                    Err(_) => format!("{} (no price)", fmt_tokens(c.resent_tokens)),
+                },
                 None => String::new(),
             };
             table.push([
@@ -862,10 +1053,11 @@ impl Explanation {
                 },
                 cache_read,
                 hit,
+                resent,
                 brk,
             ]);
         }
-        let widths: Vec<usize> = (0..9)
+        let widths: Vec<usize> = (0..10)
             .map(|c| {
                 table
                     .iter()
@@ -881,8 +1073,8 @@ impl Explanation {
                     line.push_str("  ");
                 }
                 let pad = widths[c] - cell.chars().count();
-                let right = matches!(c, 0 | 3 | 5 | 6 | 7);
-                if c == 8 {
+                let right = matches!(c, 0 | 3 | 5 | 6 | 7 | 8);
+                if c == 9 {
                     line.push_str(cell);
                 } else if right {
                     line.push_str(&" ".repeat(pad));
@@ -899,11 +1091,50 @@ impl Explanation {
             0 => writeln!(out, "no confirmed cache breaks"),
             n => writeln!(out, "{n} confirmed cache break(s)"),
         };
+        if !self.breaks.is_empty() {
+            let (by, total) = self.rebilled();
+            let parts: Vec<String> = by
+                .iter()
+                .map(|(cause, c)| format!("{} {}", cause.name(), cause_cost_text(c)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "re-billed by cache breaks: {} ({} tokens re-sent; {} more than cache hits) — {}",
+                usd(total.billed),
+                fmt_tokens(total.resent_tokens),
+                usd(total.extra),
+                parts.join(", ")
+            );
+            if total.unpriced_breaks > 0 {
+                let _ = writeln!(
+                    out,
+                    "{} break(s) not priced: their model is not in the pi-ai catalog of the replay's release",
+                    total.unpriced_breaks
+                );
+            }
+        }
         if let Some(why) = &self.stopped {
             let _ = writeln!(out, "stopped before the leaf: {why}");
         }
         out
     }
+}
+
+/// `$1.23`, or `$0.0042` below a cent.
+pub fn usd(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("${v:.4}")
+    } else {
+        format!("${v:.2}")
+    }
+}
+
+fn cause_cost_text(c: &CauseCost) -> String {
+    let mut s = usd(c.billed);
+    if c.unpriced_breaks > 0 {
+        let _ = write!(s, " (+{} unpriced)", c.unpriced_breaks);
+    }
+    s
 }
 
 fn fmt_tokens(v: f64) -> String {
@@ -917,6 +1148,7 @@ fn fmt_tokens(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use forge_replay_model::release::PiRelease;
     use std::path::PathBuf;
 
     fn fixture(name: &str) -> PathBuf {
@@ -928,7 +1160,11 @@ mod tests {
 
     fn run(name: &str) -> Explanation {
         let (session, _) = Session::open(fixture(name)).expect("fixture opens");
-        explain(&session, &ExplainOptions::new(Catalog::builtin())).expect("explains")
+        explain(
+            &session,
+            &ExplainOptions::new(Catalog::builtin(PiRelease::V0_87_1)),
+        )
+        .expect("explains")
     }
 
     /// The causes of the confirmed breaks.
@@ -1001,7 +1237,7 @@ mod tests {
         assert!(e.breaks[0].detail.contains("> short TTL 5 min"));
         // With long retention (1 h TTL) the same gap no longer explains the miss.
         let (session, _) = Session::open(fixture("ttl")).unwrap();
-        let mut opts = ExplainOptions::new(Catalog::builtin());
+        let mut opts = ExplainOptions::new(Catalog::builtin(PiRelease::V0_87_1));
         opts.retention = Retention::Long;
         let long = explain(&session, &opts).unwrap();
         assert_eq!(causes(&long), [Cause::Unexplained]);

@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::constrained::{
-    insert_defined, json_schema_tool_parameters, resolve_json_schema_strict_sampling,
+    insert_defined, json_schema_tool_parameters, resolve_json_schema_strict_sampling_with,
+    KeywordRule,
 };
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
@@ -24,7 +25,8 @@ use crate::transcript::{
     current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
     render_system_message_update, resolve_transcript, system_message_text,
 };
-use crate::transform::transform_messages_cow;
+use crate::transform::{split_error_tool_result_images, transform_messages_cow};
+use forge_replay_model::release::Change;
 
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
@@ -32,6 +34,8 @@ const SERVER_SIDE_FALLBACK_BETA: &str = "server-side-fallback-2026-07-01";
 const MID_CONVERSATION_OUTPUT_CONFIG_BETA: &str = "mid-conversation-output-config-2026-07-01";
 const THINKING_BINDING_CONTROLS_BETA: &str = "thinking-binding-controls-2026-08-01";
 const MID_CONVERSATION_TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
+/// 1.3 ([`Change::AnthropicInlineToolsBeta`]).
+const INLINE_TOOLS_BETA: &str = "inline-tools-2026-09-15";
 const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
 const CLAUDE_CODE_TOOLS: [&str; 17] = [
@@ -194,7 +198,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::Stream => options,
         Entry::StreamSimple => {
             assert_request_auth(input, options.field("apiKey"), options.field("headers"))?;
-            let mut base = build_base_options(model, input.messages, &options);
+            let mut base = build_base_options(input.release, model, input.messages, &options);
             if let Some(tc) = options.field("toolChoice") {
                 base.insert("toolChoice".into(), tc.clone());
             }
@@ -222,7 +226,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
                             level,
                             options.field("thinkingBudgets"),
                         );
-                        let max = clamp_max_tokens_to_context(model, input.messages, adj_max);
+                        let max = clamp_max_tokens_to_context(
+                            input.release,
+                            model,
+                            input.messages,
+                            adj_max,
+                        );
                         base.insert("maxTokens".into(), js::num(max));
                         base.insert("thinkingEnabled".into(), Value::Bool(true));
                         base.insert(
@@ -343,6 +352,7 @@ fn cache_control(
 }
 
 fn beta_features(
+    release: forge_replay_model::release::PiRelease,
     model: &Model,
     c: &Compat,
     messages: &[Cow<'_, Value>],
@@ -398,7 +408,11 @@ fn beta_features(
         ]);
     }
     if native_tool_changes {
-        features.push(MID_CONVERSATION_TOOL_CHANGES_BETA);
+        features.push(if release.has(Change::AnthropicInlineToolsBeta) {
+            INLINE_TOOLS_BETA
+        } else {
+            MID_CONVERSATION_TOOL_CHANGES_BETA
+        });
     }
     let mut out: Vec<String> = Vec::new();
     for f in features {
@@ -428,9 +442,12 @@ fn build_params(
     let initial = initial_system_message(messages);
     let initial_text = initial.map(system_message_text).unwrap_or_default();
     let transformed = transform_messages_cow(
+        input.release,
         messages.iter().map(|m| &**m),
         model,
-        Some(&normalize_tool_call_id),
+        Some(&|id, m, source| {
+            normalize_tool_call_id(js::str_or_fault(id, "id", "replace"), m, source)
+        }),
     );
     let conversation = if initial.is_some() {
         &transformed[1..]
@@ -443,27 +460,53 @@ fn build_params(
     let native = c.mid_convo_system
         && c.mid_convo_tool_changes
         && !initial_tools.is_empty()
-        && !has_tool_redefinitions(messages);
+        && (input.has(Change::AnthropicNoRedefinitionGate) || !has_tool_redefinitions(messages));
     let managed = model.compat_true("supportsMidConvoEffort");
+    // `model.reasoning && options?.thinkingEnabled === false && model.thinkingLevelMap?.off !== null`
+    let thinking_disabled = model.reasoning()
+        && options.field("thinkingEnabled") == Some(&Value::Bool(false))
+        && !matches!(model.thinking_level("off"), Some(Value::Null));
+    let disabled_wins = input.has(Change::AnthropicThinkingDisabledWins);
+    // 1.3: effort cannot change between messages while thinking is disabled.
+    let effort_messages = managed && !(disabled_wins && thinking_disabled);
+    let keyword: Option<KeywordRule> = input
+        .has(Change::AnthropicStrictKeywordRules)
+        .then_some(is_strict_unsupported_keyword as KeywordRule);
+    let inline = native && input.has(Change::AnthropicInlineToolDefinitions);
+    let define = |tools: &[Value]| {
+        convert_tools(
+            tools,
+            is_oauth,
+            c.eager_tool_input_streaming,
+            c.strict_tools,
+            None,
+            keyword,
+        )
+    };
+    let tool_changes = match (native, inline) {
+        (false, _) => ToolChanges::None,
+        (true, false) => ToolChanges::ByReference,
+        (true, true) => ToolChanges::ByDefinition(&define),
+    };
     let (converted, levels) = convert_messages(
         conversation,
         is_oauth,
         cache.as_ref(),
         c.allow_empty_signature,
-        managed.then(|| model.provider()),
-        native,
-    );
+        effort_messages.then(|| model.provider()),
+        &tool_changes,
+        input.has(Change::ErrorToolImagesSplit),
+    )?;
     let active_effort = match options.field("effort") {
         None | Some(Value::Null) => s("high"),
         Some(v) => v.clone(),
     };
-    let betas = beta_features(model, c, messages, is_oauth, native, options);
-
+    let betas = beta_features(input.release, model, c, messages, is_oauth, native, options);
     let mut params = Map::with_capacity(16);
     params.insert("model".into(), s(model.id()));
     params.insert(
         "messages".into(),
-        Value::Array(if managed {
+        Value::Array(if effort_messages {
             insert_thinking_level_messages(converted, &levels, active_effort)
         } else {
             converted
@@ -522,34 +565,47 @@ fn build_params(
         None
     };
     if native {
-        // `new Set(initialTools.map((tool) => tool.name))`: names compared as JavaScript values.
-        let initial_names: Vec<String> = initial_tools
-            .iter()
-            .map(crate::transcript::tool_key)
-            .collect();
-        let later: Vec<Value> = declared_tools(messages)
-            .into_iter()
-            .filter(|t| !initial_names.contains(&crate::transcript::tool_key(t)))
-            .collect();
+        // `convertTools(tools)` maps the list: a string one (iterated as characters elsewhere)
+        // is V8's TypeError once 1.3 no longer refuses it as a redefinition first.
+        if inline && initial.is_some_and(|m| is_string_tool_list(m, "toolsAdded")) {
+            return Err(AssembleError::rejected("tools.map is not a function"));
+        }
+        // Initial tools stay active with the cache breakpoint on the last one, then the
+        // placeholder. 0.87.1 declares every later tool after it with `defer_loading`; from 1.3
+        // the list never changes (later tools are defined by value in `tool_addition` blocks).
         let mut tools = convert_tools(
             &initial_tools,
             is_oauth,
             c.eager_tool_input_streaming,
             c.strict_tools,
             tool_cache,
+            keyword,
         )?;
         tools.push(deferred_placeholder());
-        for mut t in convert_tools(
-            &later,
-            is_oauth,
-            c.eager_tool_input_streaming,
-            c.strict_tools,
-            None,
-        )? {
-            if let Some(m) = t.as_object_mut() {
-                m.insert("defer_loading".into(), Value::Bool(true));
+        if !inline {
+            // `new Set(initialTools.map((tool) => tool.name))`: names compared as JavaScript
+            // values.
+            let initial_names: Vec<String> = initial_tools
+                .iter()
+                .map(crate::transcript::tool_key)
+                .collect();
+            let later: Vec<Value> = declared_tools(messages)
+                .into_iter()
+                .filter(|t| !initial_names.contains(&crate::transcript::tool_key(t)))
+                .collect();
+            for mut t in convert_tools(
+                &later,
+                is_oauth,
+                c.eager_tool_input_streaming,
+                c.strict_tools,
+                None,
+                keyword,
+            )? {
+                if let Some(m) = t.as_object_mut() {
+                    m.insert("defer_loading".into(), Value::Bool(true));
+                }
+                tools.push(t);
             }
-            tools.push(t);
         }
         params.insert("tools".into(), Value::Array(tools));
     } else {
@@ -563,6 +619,7 @@ fn build_params(
                     c.eager_tool_input_streaming,
                     c.strict_tools,
                     tool_cache,
+                    keyword,
                 )?),
             );
         }
@@ -571,7 +628,11 @@ fn build_params(
         None | Some(Value::Null) => s("summarized"),
         Some(v) => v.clone(),
     };
-    if managed {
+    if disabled_wins && thinking_disabled {
+        // 1.3: no effort is sent (the model default applies); `block_binding` is rejected with
+        // disabled thinking.
+        params.insert("thinking".into(), obj!([("type", s("disabled"))]));
+    } else if effort_messages {
         params.insert(
             "thinking".into(),
             obj!([
@@ -609,9 +670,7 @@ fn build_params(
                     ]),
                 );
             }
-        } else if options.field("thinkingEnabled") == Some(&Value::Bool(false))
-            && !matches!(model.thinking_level("off"), Some(Value::Null))
-        {
+        } else if thinking_disabled {
             params.insert("thinking".into(), obj!([("type", s("disabled"))]));
         }
     }
@@ -649,16 +708,55 @@ fn build_params(
     Ok(Value::Object(params))
 }
 
+/// Keywords Anthropic's strict tool use rejects (1.3, `isAnthropicStrictUnsupportedKeyword`).
+fn is_strict_unsupported_keyword(key: &str, value: &Value) -> bool {
+    const UNSUPPORTED: [&str; 11] = [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "maxItems",
+        "uniqueItems",
+        "minContains",
+        "maxContains",
+        "minProperties",
+        "maxProperties",
+    ];
+    const FORMATS: [&str; 10] = [
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    if UNSUPPORTED.contains(&key) {
+        return true;
+    }
+    match key {
+        // `value !== 0 && value !== 1` (strict equality: only the numbers 0 and 1 pass).
+        "minItems" => !value.as_f64().is_some_and(|n| n == 0.0 || n == 1.0),
+        "format" => !value.as_str().is_some_and(|f| FORMATS.contains(&f)),
+        _ => false,
+    }
+}
+
 fn convert_tools(
     tools: &[Value],
     is_oauth: bool,
     eager: bool,
     strict_supported: bool,
     cache: Option<&Value>,
+    keyword: Option<KeywordRule>,
 ) -> Result<Vec<Value>, AssembleError> {
     let mut out = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
-        let strict = resolve_json_schema_strict_sampling(tool, strict_supported)?;
+        let strict = resolve_json_schema_strict_sampling_with(tool, strict_supported, keyword)?;
         let parameters = json_schema_tool_parameters(tool, strict);
         // `parameters.properties` on a tool without parameters is pi-ai's TypeError.
         if let Some(e) = match parameters {
@@ -768,14 +866,39 @@ fn is_anthropic_effort(v: Option<&Value>) -> bool {
     )
 }
 
+/// Whether a system message's `key` tool list was a string (kept by
+/// [`crate::transcript::string_tool_lists_as_arrays`]).
+fn is_string_tool_list(msg: &Value, key: &str) -> bool {
+    msg.field(&format!(
+        "{key}{}",
+        crate::transcript::TOOL_LIST_TEXT_SUFFIX
+    ))
+    .is_some()
+}
+
+/// How a later system message's tool changes reach the wire.
+/// `convertTools` for the tools of one `tool_addition`.
+type ConvertToolList<'f> = &'f dyn Fn(&[Value]) -> Result<Vec<Value>, AssembleError>;
+
+enum ToolChanges<'f> {
+    /// Not native: the transcript was folded, system messages carry no tool blocks.
+    None,
+    /// 0.87.1: `tool_addition`/`tool_removal` name the tool (`tool_reference`).
+    ByReference,
+    /// 1.3 ([`Change::AnthropicInlineToolDefinitions`]): a `tool_addition` defines the tool by
+    /// value (`tool_definition`), and a redefined name needs no removal.
+    ByDefinition(ConvertToolList<'f>),
+}
+
 fn convert_messages(
     msgs: &[std::borrow::Cow<'_, Value>],
     is_oauth: bool,
     cache: Option<&Value>,
     allow_empty_signature: bool,
     managed_provider: Option<&str>,
-    native_tool_changes: bool,
-) -> (Vec<Value>, HashMap<usize, Value>) {
+    tool_changes: &ToolChanges<'_>,
+    split_error_images: bool,
+) -> Result<(Vec<Value>, HashMap<usize, Value>), AssembleError> {
     let mut params: Vec<Value> = Vec::with_capacity(msgs.len());
     let mut levels: HashMap<usize, Value> = HashMap::new();
     let mut pending: Vec<Value> = Vec::new();
@@ -813,18 +936,53 @@ fn convert_messages(
                         ("text", s(js::sanitize_surrogates(&text).into_owned())),
                     ]));
                 }
-                if native_tool_changes {
-                    for t in js::arr(msg, "toolsRemoved") {
-                        blocks.push(obj!([
-                            ("type", s("tool_removal")),
-                            ("tool", tool_ref(t.field("name"))),
-                        ]));
+                match tool_changes {
+                    ToolChanges::None => {}
+                    ToolChanges::ByReference => {
+                        for t in js::arr(msg, "toolsRemoved") {
+                            blocks.push(obj!([
+                                ("type", s("tool_removal")),
+                                ("tool", tool_ref(t.field("name"))),
+                            ]));
+                        }
+                        for t in js::arr(msg, "toolsAdded") {
+                            blocks.push(obj!([
+                                ("type", s("tool_addition")),
+                                ("tool", tool_ref(t.field("name"))),
+                            ]));
+                        }
                     }
-                    for t in js::arr(msg, "toolsAdded") {
-                        blocks.push(obj!([
-                            ("type", s("tool_addition")),
-                            ("tool", tool_ref(t.field("name"))),
-                        ]));
+                    ToolChanges::ByDefinition(define) => {
+                        // `added.map(...)` on a string tool list (iterated as characters
+                        // elsewhere) is V8's TypeError.
+                        if is_string_tool_list(msg, "toolsAdded") {
+                            return Err(AssembleError::rejected("added.map is not a function"));
+                        }
+                        let added = js::arr(msg, "toolsAdded");
+                        // `new Set(added.map((tool) => tool.name))`
+                        let redefined: Vec<String> =
+                            added.iter().map(crate::transcript::tool_key).collect();
+                        for t in js::arr(msg, "toolsRemoved") {
+                            if redefined.contains(&crate::transcript::tool_key(t)) {
+                                continue;
+                            }
+                            blocks.push(obj!([
+                                ("type", s("tool_removal")),
+                                ("tool", tool_ref(t.field("name"))),
+                            ]));
+                        }
+                        for definition in define(added)? {
+                            blocks.push(obj!([
+                                ("type", s("tool_addition")),
+                                (
+                                    "tool",
+                                    obj!([
+                                        ("type", s("tool_definition")),
+                                        ("definition", definition)
+                                    ])
+                                ),
+                            ]));
+                        }
                     }
                 }
                 if !blocks.is_empty() {
@@ -976,10 +1134,24 @@ fn convert_messages(
             }
             "toolResult" => {
                 let mut results = Vec::new();
+                // 1.3: images of error results follow all results of the turn.
+                let mut error_images = Vec::new();
                 let mut j = i;
                 while j < msgs.len() && crate::transcript::role(&msgs[j]) == "toolResult" {
                     let m: &Value = &msgs[j];
-                    let content = convert_content_blocks(js::arr(m, "content"));
+                    let split = if split_error_images {
+                        split_error_tool_result_images(m)
+                    } else {
+                        None
+                    };
+                    let content = convert_content_blocks(match &split {
+                        Some(sp) => &sp.content,
+                        None => js::arr(m, "content"),
+                    });
+                    if let Some(sp) = split {
+                        error_images.push(obj!([("type", s("text")), ("text", s(sp.caption))]));
+                        error_images.extend(sp.images.iter().map(image_block));
+                    }
                     let ty = s("tool_result");
                     results.push(match (m.field("toolCallId"), m.field("isError")) {
                         (Some(id), Some(e)) => obj!([
@@ -1001,6 +1173,7 @@ fn convert_messages(
                     j += 1;
                 }
                 i = j - 1;
+                results.append(&mut error_images);
                 params.push(obj!([
                     ("role", s("user")),
                     ("content", Value::Array(results)),
@@ -1044,7 +1217,7 @@ fn convert_messages(
             }
         }
     }
-    (params, levels)
+    Ok((params, levels))
 }
 
 fn insert_thinking_level_messages(

@@ -19,6 +19,7 @@ use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
 use crate::transcript::{resolve_transcript, resolve_transcript_tools};
+use forge_replay_model::release::Change;
 
 const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
     "openai",
@@ -26,6 +27,8 @@ const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
     "opencode",
     "azure-openai-responses",
 ];
+/// 1.3 ([`Change::AzureToolCallProviderRenamed`]): the provider is `azure`.
+const AZURE_TOOL_CALL_PROVIDERS_1_3: [&str; 4] = ["openai", "openai-codex", "opencode", "azure"];
 const DEFAULT_AZURE_API_VERSION: &str = "v1";
 
 fn flag(model: &Model, key: &str, default: bool) -> bool {
@@ -204,8 +207,14 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let items = convert_responses_messages(
         model,
         &messages,
-        &AZURE_TOOL_CALL_PROVIDERS,
+        if input.has(Change::AzureToolCallProviderRenamed) {
+            &AZURE_TOOL_CALL_PROVIDERS_1_3
+        } else {
+            &AZURE_TOOL_CALL_PROVIDERS
+        },
         &ConvertOptions {
+            release: input.release,
+            configuration_update_effort: None,
             include_system_prompt: true,
             grammar_tool_input_properties: grammar,
             supports_additional_tools: supports_additional,
@@ -240,6 +249,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if let Some(tc) = options.field("toolChoice") {
         p.put("tool_choice", tc.clone());
     }
+    let reasoning = crate::api::responses::Reasoning::of(input, &options);
     if model.reasoning() {
         let effort = options
             .field("reasoningEffort")
@@ -247,7 +257,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         let summary = options
             .field("reasoningSummary")
             .filter(|v| js::truthy(Some(v)));
-        if effort.is_some() || summary.is_some() {
+        if reasoning.requested {
             let effort = effort.map_or_else(|| s("medium"), |e| mapped_level(model, e));
             p.put(
                 "reasoning",
@@ -264,11 +274,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             p.put("reasoning", obj!([("effort", off_effort(model))]));
         }
     }
-    if let Some(sp) = options
-        .field("samplingParams")
-        .filter(|v| js::truthy(Some(v)))
-    {
-        p.assign(sp);
+    if let Some(sp) = reasoning.sampling(input, &options) {
+        p.assign(&sp);
     }
     let params = p.into_value();
 

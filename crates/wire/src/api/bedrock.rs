@@ -7,6 +7,7 @@
 //! `"0"`, `"1"`, … (that is how they appear in a saved payload, and so here).
 
 use crate::js::Field;
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::api::{ApiInput, ApiOutput, Entry};
@@ -19,7 +20,7 @@ use crate::options::{
     clamp_reasoning, provider_env_value, resolve_cache_retention,
 };
 use crate::transcript::{collapse_system_messages_cow, is_system, system_message_text};
-use crate::transform::transform_messages_cow;
+use crate::transform::{split_error_tool_result_images, transform_messages_cow};
 
 const EMPTY_TEXT_PLACEHOLDER: &str = "<empty>";
 
@@ -68,29 +69,49 @@ fn any_candidate(model: &Model, needles: &[&str]) -> bool {
         .any(|c| needles.iter().any(|n| c.contains(n)))
 }
 
+/// Whether Claude haiku-5 counts among the Claude 5 models (1.3, [`Change::BedrockHaiku5Adaptive`]).
+fn haiku_5(release: PiRelease, model: &Model) -> bool {
+    release.has(Change::BedrockHaiku5Adaptive) && any_candidate(model, &["haiku-5"])
+}
+
 /// `supportsAdaptiveThinking(id, name)`.
-fn supports_adaptive_thinking(model: &Model) -> bool {
+fn supports_adaptive_thinking(release: PiRelease, model: &Model) -> bool {
+    haiku_5(release, model)
+        || any_candidate(
+            model,
+            &[
+                "opus-4-6",
+                "opus-4-7",
+                "opus-4-8",
+                "opus-5",
+                "sonnet-4-6",
+                "sonnet-5",
+                "fable-5",
+            ],
+        )
+}
+
+/// `supportsNativeXhighEffort(model)`.
+fn supports_native_xhigh(release: PiRelease, model: &Model) -> bool {
+    haiku_5(release, model)
+        || any_candidate(
+            model,
+            &["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"],
+        )
+}
+
+/// `supportsThinkingBlockBinding(model)` (1.3, [`Change::BedrockBlockBinding`]).
+fn supports_block_binding(model: &Model) -> bool {
     any_candidate(
         model,
         &[
-            "opus-4-6",
-            "opus-4-7",
-            "opus-4-8",
-            "opus-5",
-            "sonnet-4-6",
-            "sonnet-5",
-            "fable-5",
+            "opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "haiku-5", "fable-5",
         ],
     )
 }
 
-/// `supportsNativeXhighEffort(model)`.
-fn supports_native_xhigh(model: &Model) -> bool {
-    any_candidate(
-        model,
-        &["opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5"],
-    )
-}
+/// `thinking-binding-controls-2026-08-01` (1.3).
+const THINKING_BINDING_CONTROLS_BETA: &str = "thinking-binding-controls-2026-08-01";
 
 /// `supportsPromptCaching(model, env)`.
 fn supports_prompt_caching(
@@ -106,6 +127,7 @@ fn supports_prompt_caching(
         c.contains("fable-5")
             || c.contains("opus-5")
             || c.contains("sonnet-5")
+            || (input.has(Change::BedrockHaiku5Adaptive) && c.contains("haiku-5"))
             || c.contains("-4-")
             || c.contains("claude-3-7-sonnet")
             || c.contains("claude-3-5-haiku")
@@ -113,9 +135,9 @@ fn supports_prompt_caching(
 }
 
 /// `mapThinkingLevelToEffort(model, level)`.
-fn effort_for(model: &Model, level: Option<&Value>) -> Value {
+fn effort_for(release: PiRelease, model: &Model, level: Option<&Value>) -> Value {
     let level_str = level.and_then(Value::as_str);
-    if level_str == Some("xhigh") && supports_native_xhigh(model) {
+    if level_str == Some("xhigh") && supports_native_xhigh(release, model) {
         return s("xhigh");
     }
     if js::truthy(level) {
@@ -268,13 +290,18 @@ fn tool_result_content(content: &[Value]) -> Result<Vec<Value>, AssembleError> {
 }
 
 fn tool_result(m: &Value) -> Result<Value, AssembleError> {
+    tool_result_with(m, js::arr(m, "content"))
+}
+
+/// A tool result with `content` in place of the message's own.
+fn tool_result_with(m: &Value, content: &[Value]) -> Result<Value, AssembleError> {
     let mut r = Map::with_capacity(3);
     if let Some(id) = m.field("toolCallId") {
         r.insert("toolUseId".into(), id.clone());
     }
     r.insert(
         "content".into(),
-        Value::Array(tool_result_content(js::arr(m, "content"))?),
+        Value::Array(tool_result_content(content)?),
     );
     r.insert(
         "status".into(),
@@ -299,13 +326,16 @@ fn cache_point(retention: &str) -> Value {
 /// `convertMessages(context, model, cacheRetention, env)` over the collapsed transcript without
 /// its leading system message.
 fn convert_messages<'a>(
+    release: PiRelease,
     conversation: impl IntoIterator<Item = &'a Value>,
     model: &Model,
     caching: bool,
     retention: &str,
 ) -> Result<Vec<Value>, AssembleError> {
-    let normalize = |id: &str, _: &Model, _: &Value| normalize_tool_call_id(id);
-    let transformed = transform_messages_cow(conversation, model, Some(&normalize));
+    let normalize = |id: Option<&Value>, _: &Model, _: &Value| {
+        normalize_tool_call_id(js::str_or_fault(id, "id", "replace"))
+    };
+    let transformed = transform_messages_cow(release, conversation, model, Some(&normalize));
     let claude = is_claude(model);
     let mut result: Vec<Value> = Vec::new();
     let mut i = 0;
@@ -410,14 +440,28 @@ fn convert_messages<'a>(
                 }
             }
             "toolResult" => {
-                let mut results = vec![tool_result(m)?];
-                let mut j = i + 1;
+                // 1.3: for Claude, images of error results follow all results of the turn.
+                let split = claude && release.has(Change::ErrorToolImagesSplit);
+                let mut results = Vec::new();
+                let mut error_images = Vec::new();
+                let mut j = i;
                 while j < transformed.len()
                     && transformed[j].field("role").and_then(Value::as_str) == Some("toolResult")
                 {
-                    results.push(tool_result(&transformed[j])?);
+                    let t: &Value = &transformed[j];
+                    match split.then(|| split_error_tool_result_images(t)).flatten() {
+                        Some(sp) => {
+                            results.push(tool_result_with(t, &sp.content)?);
+                            error_images.push(obj!([("text", s(sp.caption))]));
+                            for img in &sp.images {
+                                error_images.push(image_block(img)?);
+                            }
+                        }
+                        None => results.push(tool_result(t)?),
+                    }
                     j += 1;
                 }
+                results.append(&mut error_images);
                 i = j - 1;
                 result.push(obj!([
                     ("role", s("user")),
@@ -509,8 +553,15 @@ fn additional_fields(
     input: &ApiInput<'_>,
 ) -> Option<Value> {
     let reasoning = options.field("reasoning");
-    if !js::truthy(reasoning) || !model.reasoning() || !is_claude(model) {
+    if !js::truthy(reasoning) || !model.reasoning() {
         return None;
+    }
+    if !is_claude(model) {
+        return if input.has(Change::BedrockGptReasoning) {
+            gpt_reasoning_fields(model, reasoning)
+        } else {
+            None
+        };
     }
     let gov = configured_region(options, input)
         .is_some_and(|r| r.to_lowercase().starts_with("us-gov-"))
@@ -526,19 +577,34 @@ fn additional_fields(
             Some(v) => v.clone(),
         })
     };
-    let adaptive = supports_adaptive_thinking(model);
+    let adaptive = supports_adaptive_thinking(input.release, model);
     let mut result = Map::new();
     if adaptive {
+        // 1.3: signed thinking bound to the prompt it was made with; skipped on GovCloud.
+        let block_binding =
+            input.has(Change::BedrockBlockBinding) && !gov && supports_block_binding(model);
         let mut thinking = Map::new();
         thinking.insert("type".into(), s("adaptive"));
         if let Some(d) = &display {
             thinking.insert("display".into(), d.clone());
         }
+        if block_binding {
+            thinking.insert(
+                "block_binding".into(),
+                obj!([("prefix_mismatch_behavior", s("drop_block"))]),
+            );
+        }
         result.insert("thinking".into(), Value::Object(thinking));
         result.insert(
             "output_config".into(),
-            obj!([("effort", effort_for(model, reasoning))]),
+            obj!([("effort", effort_for(input.release, model, reasoning))]),
         );
+        if block_binding {
+            result.insert(
+                "anthropic_beta".into(),
+                Value::Array(vec![s(THINKING_BINDING_CONTROLS_BETA)]),
+            );
+        }
     } else {
         let level_raw = reasoning.and_then(Value::as_str).unwrap_or("");
         let level = clamp_reasoning(level_raw);
@@ -579,11 +645,49 @@ fn additional_fields(
     Some(Value::Object(result))
 }
 
+/// 1.3's reasoning fields for OpenAI models on Bedrock ([`Change::BedrockGptReasoning`]):
+/// gpt-oss a flat `reasoning_effort` (low/medium/high), other GPT models `reasoning.effort` (the
+/// model's mapped level, else minimal → low). An unknown level maps to `undefined`.
+fn gpt_reasoning_fields(model: &Model, reasoning: Option<&Value>) -> Option<Value> {
+    let level = reasoning.and_then(Value::as_str);
+    let table = |oss: bool| -> Option<&'static str> {
+        Some(match level? {
+            "minimal" | "low" => "low",
+            "medium" => "medium",
+            "high" => "high",
+            "xhigh" if oss => "high",
+            "max" if oss => "high",
+            "xhigh" => "xhigh",
+            "max" => "max",
+            _ => return None,
+        })
+    };
+    if any_candidate(model, &["gpt-oss"]) {
+        let mut m = Map::new();
+        if let Some(e) = table(true) {
+            m.insert("reasoning_effort".into(), s(e));
+        }
+        return Some(Value::Object(m));
+    }
+    if any_candidate(model, &["gpt-"]) {
+        let mapped = level.and_then(|l| match model.thinking_level(l) {
+            Some(Value::String(m)) => Some(m.clone()),
+            _ => None,
+        });
+        let mut effort = Map::new();
+        if let Some(e) = mapped.or_else(|| table(false).map(str::to_string)) {
+            effort.insert("effort".into(), s(e));
+        }
+        return Some(obj!([("reasoning", Value::Object(effort))]));
+    }
+    None
+}
+
 /// `streamSimple`'s options.
 fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
     let model = input.model;
     let options = input.options;
-    let mut base = build_base_options(model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.messages, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
@@ -592,7 +696,7 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
     };
     base.insert("reasoning".into(), reasoning.clone());
     let budgets = options.field("thinkingBudgets");
-    if is_claude(model) && !supports_adaptive_thinking(model) {
+    if is_claude(model) && !supports_adaptive_thinking(input.release, model) {
         let level = reasoning.as_str().unwrap_or("");
         // A `null` maxTokens is a NaN (JSON has no NaN): still defined.
         let base_max = base
@@ -600,7 +704,8 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
             .map(|v| js::as_f64(v).unwrap_or(f64::NAN));
         let (adjusted_max, budget) =
             adjust_max_tokens_for_thinking(base_max, model.max_tokens_number(), level, budgets);
-        let max_tokens = clamp_max_tokens_to_context(model, input.messages, adjusted_max);
+        let max_tokens =
+            clamp_max_tokens_to_context(input.release, model, input.messages, adjusted_max);
         base.insert("maxTokens".into(), js::num(max_tokens));
         let mut b = budgets
             .and_then(Value::as_object)
@@ -647,7 +752,13 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     p.insert("modelId".into(), s(model.id()));
     p.insert(
         "messages".into(),
-        Value::Array(convert_messages(conversation, model, caching, &retention)?),
+        Value::Array(convert_messages(
+            input.release,
+            conversation,
+            model,
+            caching,
+            &retention,
+        )?),
     );
     if let Some(sp) = system_prompt.filter(|t| !t.is_empty()) {
         let mut blocks = vec![obj!([(

@@ -4,6 +4,7 @@
 
 use crate::js::Field;
 use forge_replay_model::json::parse;
+use forge_replay_model::release::Change;
 use serde_json::Value;
 
 use crate::api::responses::{simple_options, with_api_key};
@@ -134,6 +135,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         &messages,
         &CODEX_TOOL_CALL_PROVIDERS,
         &ConvertOptions {
+            release: input.release,
+            configuration_update_effort: None,
             include_system_prompt: false,
             grammar_tool_input_properties: grammar,
             supports_additional_tools: supports_additional,
@@ -220,6 +223,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     // is the uncompressed text). Otherwise a WebSocket carries it and there is no wire request.
     let wire = (options.field("transport").and_then(Value::as_str) == Some("sse")).then(|| {
         let mut headers = std::collections::BTreeMap::new();
+        // `buildBaseCodexHeaders`: from 1.3 `originator` is a default the model's and the
+        // caller's headers override; 0.87.1 sets it last.
+        let defaults_first = input.release.has(Change::CodexHeaderDefaultsFirst);
+        if defaults_first {
+            headers.insert("originator".into(), "pi".into());
+        }
         crate::api::merge_headers(&mut headers, model.get("headers"));
         crate::api::merge_headers(&mut headers, options.field("headers"));
         let key = options
@@ -228,7 +237,9 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             .unwrap_or("");
         headers.insert("authorization".into(), format!("Bearer {key}"));
         headers.insert("chatgpt-account-id".into(), "[account]".into());
-        headers.insert("originator".into(), "pi".into());
+        if !defaults_first {
+            headers.insert("originator".into(), "pi".into());
+        }
         headers.insert("openai-beta".into(), "responses=experimental".into());
         headers.insert("accept".into(), "text/event-stream".into());
         headers.insert("content-type".into(), "application/json".into());

@@ -14,6 +14,7 @@ use crate::js::Field;
 use std::collections::BTreeMap;
 
 use forge_replay_model::json::stringify;
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
@@ -76,9 +77,26 @@ fn supports_strict_tools(id: &str) -> bool {
     gemini_major_version(id).is_some_and(|v| v >= 3)
 }
 
+/// `/gemini-(?:[4-9]|[1-9]\d)/.test(id)`: Gemini 4 and later (1.3,
+/// [`Change::GoogleGemini4ThinkingLevel`]).
+fn is_gemini_4_or_later(id: &str) -> bool {
+    id.match_indices("gemini-").any(|(i, _)| {
+        let b = id.as_bytes();
+        let at = i + "gemini-".len();
+        match (b.get(at), b.get(at + 1)) {
+            (Some(c), _) if (b'4'..=b'9').contains(c) => true,
+            (Some(c), Some(d)) => (b'1'..=b'9').contains(c) && d.is_ascii_digit(),
+            _ => false,
+        }
+    })
+}
+
 /// `usesGoogleThinkingLevel(model)`.
-fn uses_thinking_level(model: &Model) -> bool {
+fn uses_thinking_level(release: PiRelease, model: &Model) -> bool {
     let id = model.id().to_lowercase();
+    if release.has(Change::GoogleGemini4ThinkingLevel) && is_gemini_4_or_later(&id) {
+        return true;
+    }
     let gemini3 = id.match_indices("gemini-3").any(|(i, _)| {
         let rest = &id[i + "gemini-3".len()..];
         let rest = match rest.strip_prefix('.') {
@@ -148,8 +166,8 @@ fn sdk_thinking_level(level: &str) -> Option<&'static str> {
 }
 
 /// `getDisabledGoogleThinkingConfig(model)`.
-fn disabled_thinking_config(model: &Model) -> Result<Value, AssembleError> {
-    if !uses_thinking_level(model) {
+fn disabled_thinking_config(release: PiRelease, model: &Model) -> Result<Value, AssembleError> {
+    if !uses_thinking_level(release, model) {
         return Ok(obj!([("thinkingBudget", Value::from(0))]));
     }
     let fallback = clamp_thinking_level(model, "off");
@@ -244,11 +262,20 @@ fn insert(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
 /// `convertMessages(model, context)` over the collapsed transcript without its leading system
 /// message.
 fn convert_messages<'a>(
+    release: PiRelease,
     model: &Model,
     conversation: impl IntoIterator<Item = &'a Value>,
 ) -> Vec<Value> {
-    let normalize = |id: &str, m: &Model, _: &Value| normalize_tool_call_id(id, m);
-    let transformed = transform_messages_cow(conversation, model, Some(&normalize));
+    // `id.replace(…)` only for models that require ids; the others return the id unchanged.
+    let normalize = |id: Option<&Value>, m: &Model, _: &Value| {
+        let id = if requires_tool_call_id(m.id()) {
+            js::str_or_fault(id, "id", "replace")
+        } else {
+            id.and_then(Value::as_str).unwrap_or("")
+        };
+        normalize_tool_call_id(id, m)
+    };
+    let transformed = transform_messages_cow(release, conversation, model, Some(&normalize));
     let with_id = requires_tool_call_id(model.id());
     let mut contents: Vec<Value> = Vec::new();
     for msg in &transformed {
@@ -472,7 +499,7 @@ fn simple_options(
     vertex: bool,
 ) -> Result<Map<String, Value>, AssembleError> {
     let model = input.model;
-    let mut base = build_base_options(model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.messages, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
@@ -488,7 +515,7 @@ fn simple_options(
         return Ok(base);
     }
     let resolved = resolve_thinking_level(model, &clamped)?;
-    let thinking = if uses_thinking_level(model) {
+    let thinking = if uses_thinking_level(input.release, model) {
         let mut m = Map::new();
         m.insert("enabled".into(), Value::Bool(true));
         if let Some(l) = to_google_thinking_level(&resolved) {
@@ -511,12 +538,13 @@ fn simple_options(
 /// `buildParams(model, context, options)` (identical in both modules), over the collapsed
 /// transcript (`head` = its replayed system message).
 fn build_params<'a>(
+    release: PiRelease,
     model: &Model,
     head: Option<&Value>,
     conversation: impl IntoIterator<Item = &'a Value>,
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {
-    let contents = convert_messages(model, conversation);
+    let contents = convert_messages(release, model, conversation);
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     let tools: &[Value] = head.map_or(&[], |h| js::arr(h, "toolsAdded"));
     let mut config = Map::with_capacity(12);
@@ -565,7 +593,10 @@ fn build_params<'a>(
         config.insert("thinkingConfig".into(), Value::Object(tc));
     } else if model.reasoning() && js::truthy(thinking) && !js::truthy(js::get(thinking, "enabled"))
     {
-        config.insert("thinkingConfig".into(), disabled_thinking_config(model)?);
+        config.insert(
+            "thinkingConfig".into(),
+            disabled_thinking_config(release, model)?,
+        );
     }
     // The agent always passes an AbortSignal; JSON.stringify renders it as `{}`.
     config.insert("abortSignal".into(), Value::Object(Map::new()));
@@ -952,7 +983,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let conversation = collapsed[usize::from(head.is_some())..]
         .iter()
         .map(|m| &**m);
-    let payload = build_params(model, head, conversation, &options)?;
+    let payload = build_params(input.release, model, head, conversation, &options)?;
 
     // The SDK refuses an empty `contents` ("contents are required") before any request.
     let has_contents = payload
@@ -962,8 +993,25 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let wire = has_contents.then(|| {
         let mut headers = BTreeMap::new();
         headers.insert("content-type".into(), "application/json".to_string());
-        merge_headers(&mut headers, model.get("headers"));
-        merge_headers(&mut headers, options.field("headers"));
+        if input.has(Change::HeadersMergedCaseInsensitively) {
+            // `providerHeadersToRecord`: by lowercased name, the last source winning, `null`
+            // deleting every spelling.
+            merge_headers(&mut headers, model.get("headers"));
+            merge_headers(&mut headers, options.field("headers"));
+        } else {
+            // 0.87.1: `{...model.headers, ...optionsHeaders}` by exact name, then `null` values
+            // dropped; a `null` removes only the spelling it names.
+            let mut spread: Map<String, Value> = Map::new();
+            for src in [model.get("headers"), options.field("headers")] {
+                if let Some(m) = src.and_then(Value::as_object) {
+                    for (k, v) in m {
+                        spread.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            spread.retain(|_, v| !v.is_null());
+            merge_headers(&mut headers, Some(&Value::Object(spread)));
+        }
         WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
@@ -990,11 +1038,19 @@ mod tests {
         assert_eq!(gemini_major_version("gemini-2.5-pro"), Some(2));
         assert_eq!(gemini_major_version("Gemini-Live-3-x"), Some(3));
         assert_eq!(gemini_major_version("gemma-4"), None);
-        assert!(uses_thinking_level(&model("gemini-3.1-pro-preview")));
-        assert!(uses_thinking_level(&model("gemini-3-flash-preview")));
-        assert!(!uses_thinking_level(&model("gemini-3.x-pro")));
-        assert!(!uses_thinking_level(&model("gemini-2.5-flash")));
-        assert!(uses_thinking_level(&model("gemma-4-31b-it")));
+        let old = PiRelease::V0_87_1;
+        assert!(uses_thinking_level(old, &model("gemini-3.1-pro-preview")));
+        assert!(uses_thinking_level(old, &model("gemini-3-flash-preview")));
+        assert!(!uses_thinking_level(old, &model("gemini-3.x-pro")));
+        assert!(!uses_thinking_level(old, &model("gemini-2.5-flash")));
+        assert!(uses_thinking_level(old, &model("gemma-4-31b-it")));
+        // 1.3: Gemini 4 and later.
+        let new = PiRelease::V1_3_0;
+        assert!(!uses_thinking_level(old, &model("gemini-4-argon")));
+        assert!(uses_thinking_level(new, &model("gemini-4-argon")));
+        assert!(uses_thinking_level(new, &model("models/gemini-12-x")));
+        assert!(!uses_thinking_level(new, &model("gemini-1.5-pro")));
+        assert!(!uses_thinking_level(new, &model("gemini-2.5-pro")));
     }
 
     #[test]

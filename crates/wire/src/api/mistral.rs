@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use forge_replay_model::json::stringify;
+use forge_replay_model::release::Change;
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
@@ -360,7 +361,7 @@ fn uses_reasoning_effort(model: &Model) -> bool {
 /// `streamSimple`'s options: base options + toolChoice + promptMode / reasoningEffort.
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
-    let mut base = build_base_options(model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.messages, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
@@ -369,6 +370,29 @@ fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<Str
         .filter(|v| js::truthy(Some(v)))
         .map(|v| clamp_thinking_level(model, v.as_str().unwrap_or("")))
         .filter(|l| l != "off");
+    if input.has(Change::MistralEffortByLevelMap) {
+        // 1.3: a thinking level map means `reasoning_effort` (the mapped level, `high` when
+        // unmapped, the map's `off` when off); other reasoning models get `prompt_mode`.
+        let map = model.thinking_level_map().filter(|_| model.reasoning());
+        let effort = match (map, &reasoning) {
+            (None, _) => None,
+            (Some(_), Some(level)) => Some(match model.thinking_level(level) {
+                None | Some(Value::Null) => s("high"),
+                Some(v) => v.clone(),
+            }),
+            (Some(_), None) => match model.thinking_level("off") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.clone()),
+            },
+        };
+        if model.reasoning() && map.is_none() && reasoning.is_some() {
+            base.insert("promptMode".into(), s("reasoning"));
+        }
+        if let Some(e) = effort {
+            base.insert("reasoningEffort".into(), e);
+        }
+        return base;
+    }
     if let (true, Some(level)) = (model.reasoning(), reasoning) {
         if !uses_reasoning_effort(model) {
             base.insert("promptMode".into(), s("reasoning"));
@@ -707,9 +731,17 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
     );
     let ids = RefCell::new(IdNormalizer::default());
-    let normalize = |id: &str, _: &Model, _: &Value| ids.borrow_mut().normalize(id);
-    let transformed =
-        transform_messages_cow(resolved.iter().map(|m| &**m), model, Some(&normalize));
+    // `deriveMistralToolCallId(id, 0)` starts with `id.replace(…)`.
+    let normalize = |id: Option<&Value>, _: &Model, _: &Value| {
+        ids.borrow_mut()
+            .normalize(js::str_or_fault(id, "id", "replace"))
+    };
+    let transformed = transform_messages_cow(
+        input.release,
+        resolved.iter().map(|m| &**m),
+        model,
+        Some(&normalize),
+    );
     let payload = build_payload(model, input.messages, &transformed, &options)?;
 
     let mut headers = BTreeMap::new();

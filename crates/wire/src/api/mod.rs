@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use forge_replay_model::json::stringify;
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::error::AssembleError;
@@ -114,6 +115,8 @@ impl Entry {
 /// Everything an API builder reads.
 #[derive(Debug, Clone, Copy)]
 pub struct ApiInput<'a> {
+    /// The Pi release whose pi-ai builds the request.
+    pub release: PiRelease,
     /// The resolved model.
     pub model: &'a Model,
     /// The normalized transcript (`normalizeContext(context).messages`).
@@ -126,8 +129,21 @@ pub struct ApiInput<'a> {
     pub env: &'a Env,
 }
 
-/// The API key pi-ai sees: the case's `options.apiKey`, else the oracle harness's dummy key.
+/// The API key pi-ai sees when a case names none: the oracle harness's dummy key.
 pub const DUMMY_API_KEY: &str = "oracle-dummy-key";
+
+/// The dummy key of an OpenAI Responses request from 1.3 ([`Change::ResponsesChatGptSignIn`]):
+/// an API-key-shaped `sk-` key, so pi-ai takes the API-key path a real OpenAI key takes.
+pub const DUMMY_OPENAI_API_KEY: &str = "sk-oracle-dummy-key";
+
+/// The dummy key for `api` under `release`.
+pub fn dummy_api_key(release: PiRelease, api: Option<Api>) -> &'static str {
+    if api == Some(Api::OpenAiResponses) && release.has(Change::ResponsesChatGptSignIn) {
+        DUMMY_OPENAI_API_KEY
+    } else {
+        DUMMY_API_KEY
+    }
+}
 
 impl ApiInput<'_> {
     /// `options[key]` (with `null` kept).
@@ -147,7 +163,14 @@ impl ApiInput<'_> {
 
     /// The API key pi-ai receives.
     pub fn api_key(&self) -> &str {
-        self.opt_str("apiKey").unwrap_or(DUMMY_API_KEY)
+        self.opt_str("apiKey")
+            .unwrap_or_else(|| dummy_api_key(self.release, self.model.api()))
+    }
+
+    /// Whether `change` is in effect for this request's release.
+    #[inline]
+    pub fn has(&self, change: Change) -> bool {
+        self.release.has(change)
     }
 }
 

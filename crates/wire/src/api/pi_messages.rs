@@ -98,6 +98,7 @@ mod tests {
             .unwrap();
         let env = Env::new([("PI_CACHE_RETENTION".to_string(), "long".to_string())].into());
         let out = assemble(&ApiInput {
+            release: forge_replay_model::release::PiRelease::V0_87_1,
             model: &model,
             messages: &messages,
             options: &options,

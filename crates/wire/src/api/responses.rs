@@ -15,11 +15,41 @@ use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::options::{build_base_options, clamp_thinking_level, resolve_cache_retention};
+use crate::options::{
+    build_base_options, clamp_thinking_level, resolve_cache_retention, resolve_sampling_params,
+};
 use crate::transcript::{resolve_transcript, resolve_transcript_tools};
+use forge_replay_model::release::Change;
 
 const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
 const MIN_OUTPUT_TOKENS: f64 = 16.0;
+/// `reasoning.effort` while `configuration_update` items carry the thinking level (1.3).
+const CONFIGURATION_UPDATE_REQUEST_EFFORT: &str = "medium";
+
+/// `isChatGPTSignIn(model, apiKey)` (1.3, [`Change::ResponsesChatGptSignIn`]): a credential that
+/// is not an `sk-` key, sent straight to OpenAI.
+fn is_chatgpt_sign_in(model: &Model, api_key: Option<&Value>) -> bool {
+    model.provider() == "openai"
+        && model.base_url() == "https://api.openai.com/v1"
+        && api_key.is_some()
+        && !js::str_or_fault(api_key, "apiKey", "startsWith").starts_with("sk-")
+}
+
+/// `getConfigurationUpdateEffort(model, options, compat)` (1.3): the level for
+/// `configuration_update` items, or `None` to send it as `reasoning.effort`.
+fn configuration_update_effort(
+    model: &Model,
+    options: &Map<String, Value>,
+    sign_in: bool,
+) -> Option<Value> {
+    let effort = options
+        .field("reasoningEffort")
+        .filter(|v| js::truthy(Some(v)))?;
+    if !flag(model, "supportsMidConvoEffort", false) || sign_in {
+        return None;
+    }
+    Some(mapped_level(model, effort))
+}
 
 fn flag(model: &Model, key: &str, default: bool) -> bool {
     match model.compat_value(key) {
@@ -59,7 +89,7 @@ pub(crate) fn simple_options(
     input: &ApiInput<'_>,
     options: &Map<String, Value>,
 ) -> Map<String, Value> {
-    let mut base = build_base_options(input.model, input.messages, options);
+    let mut base = build_base_options(input.release, input.model, input.messages, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
@@ -84,7 +114,10 @@ pub(crate) fn with_api_key(input: &ApiInput<'_>, key: &str) -> Map<String, Value
 /// Assembles an `openai-responses` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let model = input.model;
-    let options = with_api_key(input, crate::api::DUMMY_API_KEY);
+    let options = with_api_key(
+        input,
+        crate::api::dummy_api_key(input.release, input.model.api()),
+    );
     let options = match input.entry {
         Entry::StreamSimple => {
             client_api_key(model, &options)?;
@@ -111,11 +144,20 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         supports_openai_grammar_tools: supports_grammar,
         tool_search_result: false,
     };
+    let sign_in = input.has(Change::ResponsesChatGptSignIn)
+        && is_chatgpt_sign_in(model, options.field("apiKey"));
+    let config_effort = if input.has(Change::ResponsesConfigurationUpdate) {
+        configuration_update_effort(model, &options, sign_in)
+    } else {
+        None
+    };
     let input_items = convert_responses_messages(
         model,
         &messages,
         &OPENAI_TOOL_CALL_PROVIDERS,
         &ConvertOptions {
+            release: input.release,
+            configuration_update_effort: config_effort.clone(),
             include_system_prompt: true,
             grammar_tool_input_properties: grammar,
             supports_additional_tools: supports_additional,
@@ -139,11 +181,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     p.set("prompt_cache_key", cache_key);
     p.set(
         "prompt_cache_retention",
-        (retention == "long" && long_cache && !explicit_cache).then(|| s("24h")),
+        (!sign_in && retention == "long" && long_cache && !explicit_cache).then(|| s("24h")),
     );
     p.set(
         "prompt_cache_options",
-        if !explicit_cache {
+        if !explicit_cache || sign_in {
             None
         } else if retention == "none" {
             Some(obj!([("mode", s("explicit"))]))
@@ -154,7 +196,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         },
     );
     p.put("store", Value::Bool(false));
-    if js::truthy(options.field("maxTokens")) && flag(model, "supportsMaxOutputTokens", true) {
+    if js::truthy(options.field("maxTokens"))
+        && flag(model, "supportsMaxOutputTokens", true)
+        && !sign_in
+    {
         let mt = options
             .field("maxTokens")
             .map_or(f64::NAN, |v| js::to_number(Some(v)));
@@ -163,7 +208,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             js::num(js::math_max(mt, MIN_OUTPUT_TOKENS)),
         );
     }
-    if let Some(t) = options.field("temperature") {
+    if let (Some(t), false) = (options.field("temperature"), sign_in) {
         p.put("temperature", t.clone());
     }
     if let Some(t) = options.field("serviceTier") {
@@ -178,6 +223,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if let Some(tc) = options.field("toolChoice") {
         p.put("tool_choice", tc.clone());
     }
+    let reasoning = Reasoning::of(input, &options);
     if model.reasoning() {
         let effort = options
             .field("reasoningEffort")
@@ -185,10 +231,11 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         let summary = options
             .field("reasoningSummary")
             .filter(|v| js::truthy(Some(v)));
-        if effort.is_some() || summary.is_some() {
-            let effort = match effort {
-                Some(e) => mapped_level(model, e),
-                None => s("medium"),
+        if reasoning.requested {
+            let effort = match (effort, &config_effort) {
+                (_, Some(_)) => s(CONFIGURATION_UPDATE_REQUEST_EFFORT),
+                (Some(e), None) => mapped_level(model, e),
+                (None, None) => s("medium"),
             };
             p.put(
                 "reasoning",
@@ -213,11 +260,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             );
         }
     }
-    if let Some(sp) = options
-        .field("samplingParams")
-        .filter(|v| js::truthy(Some(v)))
-    {
-        p.assign(sp);
+    if let Some(sp) = reasoning.sampling(input, &options) {
+        p.assign(&sp);
     }
     let params = p.into_value();
 
@@ -256,6 +300,59 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         wire: Some(WireRequest::post_json(url, headers, &params)),
         payload: params,
     })
+}
+
+/// How a Responses request reads its reasoning options (`openai-responses.js`,
+/// `azure-openai-responses.js` `buildParams`).
+pub(crate) struct Reasoning {
+    /// Whether `reasoning` is sent with an effort (0.87.1: `reasoningEffort || reasoningSummary`;
+    /// 1.3: `reasoningEffort ?? (reasoningSummary ? "medium" : undefined)` is truthy).
+    pub requested: bool,
+    /// 1.3's `reasoningEffort` (`None` for `undefined`).
+    pub effort: Option<Value>,
+}
+
+impl Reasoning {
+    pub(crate) fn of(input: &ApiInput<'_>, options: &Map<String, Value>) -> Reasoning {
+        let summary = js::truthy(options.field("reasoningSummary"));
+        let effort = options.field("reasoningEffort");
+        if !input.has(Change::ResponsesSamplingByEffort) {
+            return Reasoning {
+                requested: js::truthy(effort) || summary,
+                effort: None,
+            };
+        }
+        let effort = match effort {
+            None | Some(Value::Null) => summary.then(|| s("medium")),
+            Some(v) => Some(v.clone()),
+        };
+        Reasoning {
+            requested: js::truthy(effort.as_ref()),
+            effort,
+        }
+    }
+
+    /// The sampling parameters assigned last: 0.87.1 `options.samplingParams`; 1.3
+    /// `resolveSamplingParams(model, reasoningEffort ?? "off", options.samplingParams)`.
+    pub(crate) fn sampling(
+        &self,
+        input: &ApiInput<'_>,
+        options: &Map<String, Value>,
+    ) -> Option<Value> {
+        if input.has(Change::ResponsesSamplingByEffort) {
+            resolve_sampling_params(
+                input.release,
+                input.model,
+                self.effort.as_ref(),
+                options.field("samplingParams"),
+            )
+        } else {
+            options
+                .field("samplingParams")
+                .filter(|v| js::truthy(Some(v)))
+                .cloned()
+        }
+    }
 }
 
 /// `model.thinkingLevelMap?.[level] ?? level`.

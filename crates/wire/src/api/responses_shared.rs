@@ -5,6 +5,7 @@ use crate::js::Field;
 use std::collections::HashMap;
 
 use forge_replay_model::json::{parse, stringify};
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::constrained::{
@@ -151,8 +152,13 @@ pub fn grammar_tool_input_properties<M: std::borrow::Borrow<Value>>(
 }
 
 /// `convertResponsesMessages`'s options.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ConvertOptions {
+    /// The release whose `convertResponsesMessages` runs.
+    pub release: PiRelease,
+    /// `configurationUpdateEffort` (1.3, [`Change::ResponsesConfigurationUpdate`]): the thinking
+    /// level sent in `configuration_update` items.
+    pub configuration_update_effort: Option<Value>,
     /// `includeSystemPrompt` (default true).
     pub include_system_prompt: bool,
     /// Grammar tools by name.
@@ -261,7 +267,14 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
     options: &ConvertOptions,
 ) -> Result<Vec<Value>, AssembleError> {
     let allowed = allowed_tool_call_providers.contains(&model.provider());
-    let normalize = |id: &str, _target: &Model, source: &Value| -> String {
+    let normalize = |id: Option<&Value>, _target: &Model, source: &Value| -> String {
+        // `normalizeIdPart(id)` (`part.replace`) when the provider is not allowed, else
+        // `id.includes("|")` first.
+        let id = if allowed {
+            js::str_or_fault(id, "id", "includes")
+        } else {
+            js::str_or_fault(id, "part", "replace")
+        };
         if !allowed || !id.contains('|') {
             return normalize_id_part(id);
         }
@@ -281,10 +294,18 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
         format!("{}|{item}", normalize_id_part(call_id))
     };
     let transformed = transform_messages_cow(
+        options.release,
         messages.iter().map(std::borrow::Borrow::borrow),
         model,
         Some(&normalize),
     );
+    let item_id_prefix_rule = options.release.has(Change::ResponsesItemIdPrefix);
+    let configuration_update = |effort: Value| {
+        obj!([
+            ("type", s("configuration_update")),
+            ("reasoning", obj!([("effort", effort)])),
+        ])
+    };
     let anchors = crate::transcript::anchors_tool_additions(
         messages,
         options.supports_additional_tools || options.supports_tool_search,
@@ -486,9 +507,22 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                             let name = js::str_of(block, "name").unwrap_or("");
                             let custom = grammar.get(name);
                             let mut item_id = item_raw;
-                            let starts_fc = item_id.is_some_and(|i| i.starts_with("fc_"));
-                            if (different_model && starts_fc) || (custom.is_none() && !starts_fc) {
-                                item_id = None;
+                            if item_id_prefix_rule {
+                                // 1.3: another model's id, or one whose prefix is not the item
+                                // type's (`fc_` function call, `ctc_` custom tool call), is dropped.
+                                let prefix = if custom.is_none() { "fc_" } else { "ctc_" };
+                                if different_model
+                                    || !item_id.is_some_and(|i| i.starts_with(prefix))
+                                {
+                                    item_id = None;
+                                }
+                            } else {
+                                let starts_fc = item_id.is_some_and(|i| i.starts_with("fc_"));
+                                if (different_model && starts_fc)
+                                    || (custom.is_none() && !starts_fc)
+                                {
+                                    item_id = None;
+                                }
                             }
                             let mut m = Map::with_capacity(6);
                             if let Some(prop) = custom {
@@ -542,6 +576,13 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                 if output.is_empty() {
                     continue;
                 }
+                if let (Some(_), true, Some(level)) = (
+                    &options.configuration_update_effort,
+                    same_model,
+                    msg.field("providerThinkingLevel"),
+                ) {
+                    out.push(configuration_update(level.clone()));
+                }
                 out.extend(output);
             }
             "toolResult" => {
@@ -568,6 +609,9 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
         if !leading {
             msg_index += 1;
         }
+    }
+    if let Some(effort) = &options.configuration_update_effort {
+        out.push(configuration_update(effort.clone()));
     }
     Ok(out)
 }

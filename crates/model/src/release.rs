@@ -1,0 +1,719 @@
+//! Pi releases as data: which published Pi release a session, case or request follows, and every
+//! behaviour difference between releases, each written down once.
+//!
+//! * [`PiRelease`]: the supported releases (0.87.1, 1.3.0), ordered, with [`PiRelease::DEFAULT`].
+//!   [`PiRelease::parse`] refuses an unknown release naming the supported ones.
+//! * [`Change`]: one named behaviour difference. [`Change::info`] gives its [`ChangeInfo`]: the
+//!   release that introduced it, the layer it lives in, what it does and the pi-ai /
+//!   pi-coding-agent function it follows. Code asks `release.has(Change::X)`; nothing else in the
+//!   workspace compares versions. `forge-replay releases` and `docs/releases.md` are generated
+//!   from [`CHANGES`].
+//! * [`Marker`]: what a release writes into a session file that an older one does not, so a
+//!   reader can tell which release wrote a session ([`MARKERS`]; detection itself is
+//!   `forge_replay_session::release`). Markers name their release as a version string, so markers
+//!   of releases this build does not support yet (1.6) are recognised too.
+//!
+//! A third release is an addition: a variant of [`PiRelease`] (plus its catalog data under
+//! `crates/wire/data/pi-ai-<version>/`) and the changes it introduces appended to [`Change`] and
+//! [`CHANGES`]. A change that a later release reverses or replaces is a new change checked before
+//! the old one.
+
+use std::fmt;
+
+/// A supported Pi release (the npm packages `@earendil-works/pi-ai`, `pi-agent-core` and
+/// `pi-coding-agent` at that version). Ordered by version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PiRelease {
+    /// 0.87.1: the release forge-replay was first built against.
+    V0_87_1,
+    /// 1.3.0: the SDK pi-forge 0.5.9 is developed against.
+    V1_3_0,
+}
+
+/// An unknown `--pi` / `"pi"` / `FORGE_REPLAY_PI` value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown Pi release {given:?}; supported releases: {}",
+    PiRelease::supported_list()
+)]
+pub struct UnknownRelease {
+    /// What was given.
+    pub given: String,
+}
+
+impl PiRelease {
+    /// Every supported release, oldest first.
+    pub const ALL: [PiRelease; 2] = [PiRelease::V0_87_1, PiRelease::V1_3_0];
+
+    /// The release used when nothing names one and a session shows no markers: 0.87.1, the
+    /// release every case file, scenario and golden written before releases existed follows.
+    /// Sessions choose their own release from what they contain (see [`MARKERS`]).
+    pub const DEFAULT: PiRelease = PiRelease::V0_87_1;
+
+    /// The newest supported release.
+    pub const LATEST: PiRelease = PiRelease::V1_3_0;
+
+    /// The version string (`"1.3.0"`).
+    pub const fn version(self) -> &'static str {
+        match self {
+            PiRelease::V0_87_1 => "0.87.1",
+            PiRelease::V1_3_0 => "1.3.0",
+        }
+    }
+
+    /// Parses a version string. Exact versions only (`0.87.1`, `1.3.0`).
+    pub fn parse(s: &str) -> Result<PiRelease, UnknownRelease> {
+        PiRelease::from_version(s.trim()).ok_or_else(|| UnknownRelease {
+            given: s.to_string(),
+        })
+    }
+
+    /// The supported release with this exact version string.
+    pub fn from_version(s: &str) -> Option<PiRelease> {
+        PiRelease::ALL.into_iter().find(|r| r.version() == s)
+    }
+
+    /// `0.87.1, 1.3.0`.
+    pub fn supported_list() -> String {
+        PiRelease::ALL.map(PiRelease::version).join(", ")
+    }
+
+    /// Whether `change` is in effect in this release.
+    #[inline]
+    pub fn has(self, change: Change) -> bool {
+        self >= change.since()
+    }
+
+    /// The changes this release introduced (against the release before it), in table order.
+    pub fn introduced(self) -> impl Iterator<Item = &'static ChangeInfo> {
+        CHANGES.iter().filter(move |c| c.since == self)
+    }
+
+    /// The changes in effect in this release that `other` does not have, or the other way round
+    /// (what differs between the two, in table order).
+    pub fn differences(self, other: PiRelease) -> impl Iterator<Item = &'static ChangeInfo> {
+        CHANGES
+            .iter()
+            .filter(move |c| self.has(c.change) != other.has(c.change))
+    }
+
+    /// Ordering of two version strings (`"1.6.0"` vs `"1.3.0"`), numerically per component.
+    pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+        let parts =
+            |s: &str| -> Vec<u64> { s.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+        parts(a).cmp(&parts(b))
+    }
+}
+
+impl fmt::Display for PiRelease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.version())
+    }
+}
+
+impl std::str::FromStr for PiRelease {
+    type Err = UnknownRelease;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PiRelease::parse(s)
+    }
+}
+
+/// Where a change lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    /// The model catalog (data files, their format, provider names).
+    Catalog,
+    /// A request step several APIs share (`utils/estimate.js`, `transform-messages.js`, …).
+    Shared,
+    /// One or more provider APIs' request builders (see [`ChangeInfo::apis`]).
+    Api,
+    /// The coding agent and agent loop (what the agent passes to pi-ai, and when).
+    Agent,
+    /// What a release writes into session files.
+    Session,
+}
+
+impl Layer {
+    /// The layer's name in listings.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layer::Catalog => "catalog",
+            Layer::Shared => "shared request steps",
+            Layer::Api => "provider APIs",
+            Layer::Agent => "agent loop",
+            Layer::Session => "session files",
+        }
+    }
+}
+
+/// One behaviour difference between Pi releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Change {
+    // --- 1.3.0: catalog
+    /// Catalog keys `"<type>:<id>"`, models carry `type`; only `chat` models are the catalog.
+    CatalogTypedKeys,
+    /// Provider `azure-openai-responses` is renamed `azure`.
+    AzureProviderRenamed,
+    // --- 1.3.0: shared request steps
+    /// `CHARS_PER_TOKEN` 4 → 3.5.
+    CharsPerToken35,
+    /// Thinking from another model is dropped instead of becoming text.
+    CrossModelThinkingDropped,
+    /// `samplingParamsByThinkingLevel` merged between model and request sampling parameters.
+    SamplingByThinkingLevel,
+    /// Images of error tool results move after the turn's tool results.
+    ErrorToolImagesSplit,
+    /// Header records merged case-insensitively, the last spelling winning.
+    HeadersMergedCaseInsensitively,
+    // --- 1.3.0: provider APIs
+    /// Anthropic native tool changes keep `tools` fixed and define later tools inline.
+    AnthropicInlineToolDefinitions,
+    /// Anthropic beta `inline-tools-2026-09-15` replaces `mid-conversation-tool-changes-2026-07-01`.
+    AnthropicInlineToolsBeta,
+    /// Anthropic's `hasToolRedefinitions` gate on native tool changes is gone.
+    AnthropicNoRedefinitionGate,
+    /// Anthropic: disabled thinking wins over managed effort.
+    AnthropicThinkingDisabledWins,
+    /// Anthropic strict tools: unsupported schema keywords make a "prefer" tool non-strict.
+    AnthropicStrictKeywordRules,
+    /// Responses: `configuration_update` items carry the thinking level.
+    ResponsesConfigurationUpdate,
+    /// Responses: an OpenAI key not starting with `sk-` is a ChatGPT sign-in.
+    ResponsesChatGptSignIn,
+    /// Responses: item ids of another model or the wrong prefix are dropped.
+    ResponsesItemIdPrefix,
+    /// Responses/Azure: `reasoningSummary` alone implies effort `medium`, and sampling parameters
+    /// are resolved by the request's thinking level.
+    ResponsesSamplingByEffort,
+    /// Azure: the tool-call id providers name `azure`.
+    AzureToolCallProviderRenamed,
+    /// Completions: sampling parameters resolved by the request's reasoning effort.
+    CompletionsSamplingByEffort,
+    /// Codex: `originator` and `User-Agent` defaults first, so model and caller headers win.
+    CodexHeaderDefaultsFirst,
+    /// Mistral: `reasoning_effort` whenever the model has a thinking level map, else `prompt_mode`.
+    MistralEffortByLevelMap,
+    /// Bedrock Claude: `thinking.block_binding` with the `anthropic_beta` feature.
+    BedrockBlockBinding,
+    /// Bedrock: Claude haiku-5 uses adaptive thinking and managed effort.
+    BedrockHaiku5Adaptive,
+    /// Bedrock: OpenAI GPT and gpt-oss models get reasoning fields.
+    BedrockGptReasoning,
+    /// Google: Gemini 4 and later use the `thinkingLevel` control.
+    GoogleGemini4ThinkingLevel,
+    // --- 1.3.0: agent loop
+    /// Requests of a virtual model are routed to a physical model.
+    AgentVirtualModelRouting,
+    /// Declarations a `prepareLoadout` hook hides are filtered from every request.
+    AgentHiddenDeclarations,
+    /// Tool results carry the usage of the tool calls a tool made.
+    AgentNestedCallUsage,
+    // --- 1.3.0: session files
+    /// Assistant messages record the requested thinking level.
+    SessionAssistantThinkingLevel,
+    /// Assistant messages and tool results record `durationMs`.
+    SessionDurations,
+    /// Tool calls with malformed arguments record `argumentsError`.
+    SessionToolCallArgumentsError,
+    /// `pi.virtual-model-state` custom entries.
+    SessionVirtualModelState,
+    /// The session file is created at the first user message (not the first assistant one).
+    SessionFileAtFirstUserMessage,
+}
+
+/// What [`Change::info`] knows about a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangeInfo {
+    /// The change.
+    pub change: Change,
+    /// Its stable name (kebab case; `forge-replay releases` and `docs/releases.md` print it).
+    pub name: &'static str,
+    /// The release that introduced it.
+    pub since: PiRelease,
+    /// Where it lives.
+    pub layer: Layer,
+    /// The provider APIs it affects (`model.api` names); empty when not API specific.
+    pub apis: &'static [&'static str],
+    /// What changed, in one sentence.
+    pub summary: &'static str,
+    /// The package file and function the new behaviour follows.
+    pub follows: &'static str,
+}
+
+const ANTHROPIC: &[&str] = &["anthropic-messages"];
+const RESPONSES: &[&str] = &[
+    "openai-responses",
+    "azure-openai-responses",
+    "openai-codex-responses",
+];
+const BEDROCK: &[&str] = &["bedrock-converse-stream"];
+const NONE: &[&str] = &[];
+
+/// Every change, in [`Change`] order (`CHANGES[c as usize].change == c`).
+pub const CHANGES: &[ChangeInfo] = &[
+    ChangeInfo {
+        change: Change::CatalogTypedKeys,
+        name: "catalog-typed-keys",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Catalog,
+        apis: NONE,
+        summary: "catalog data keys are \"<type>:<id>\" and every model carries `type` (chat, image, classifier); only chat models are looked up for requests; manifest schema 6",
+        follows: "pi-ai dist/model-catalog.js flattenChatModelCatalog",
+    },
+    ChangeInfo {
+        change: Change::AzureProviderRenamed,
+        name: "azure-provider-renamed",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Catalog,
+        apis: &["azure-openai-responses"],
+        summary: "provider `azure-openai-responses` is renamed `azure` (the API name is unchanged); an older session's `azure-openai-responses/<id>` resolves to `azure/<id>`",
+        follows: "pi-ai dist/providers/azure.js azureProvider",
+    },
+    ChangeInfo {
+        change: Change::CharsPerToken35,
+        name: "chars-per-token-3.5",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "token estimates count 3.5 characters per token instead of 4, so `maxTokens` clamped to the context window comes out a few tokens lower",
+        follows: "pi-ai dist/utils/estimate.js CHARS_PER_TOKEN",
+    },
+    ChangeInfo {
+        change: Change::CrossModelThinkingDropped,
+        name: "cross-model-thinking-dropped",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "thinking blocks from another model are dropped instead of being sent as text",
+        follows: "pi-ai dist/api/transform-messages.js transformMessages",
+    },
+    ChangeInfo {
+        change: Change::SamplingByThinkingLevel,
+        name: "sampling-by-thinking-level",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "`model.samplingParamsByThinkingLevel[clampThinkingLevel(level)]` is merged between the model's and the request's sampling parameters",
+        follows: "pi-ai dist/api/simple-options.js resolveSamplingParams",
+    },
+    ChangeInfo {
+        change: Change::ErrorToolImagesSplit,
+        name: "error-tool-images-split",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Shared,
+        apis: &["anthropic-messages", "bedrock-converse-stream"],
+        summary: "images in an error tool result are replaced by a placeholder and sent, with a caption, after all tool results of the turn (Anthropic; Claude on Bedrock)",
+        follows: "pi-ai dist/api/transform-messages.js splitErrorToolResultImages",
+    },
+    ChangeInfo {
+        change: Change::HeadersMergedCaseInsensitively,
+        name: "headers-merged-case-insensitively",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Shared,
+        apis: &["google-generative-ai", "google-vertex"],
+        summary: "provider header records are merged by lowercased name, the last source winning",
+        follows: "pi-ai dist/utils/headers.js providerHeadersToRecord",
+    },
+    ChangeInfo {
+        change: Change::AnthropicInlineToolDefinitions,
+        name: "anthropic-inline-tool-definitions",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "with native tool changes `tools` stays the initial tools plus the placeholder; later tools are sent by value in `tool_addition` blocks (`{type:\"tool_definition\", definition}`), and a redefined tool needs no `tool_removal`",
+        follows: "pi-ai dist/api/anthropic-messages.js buildParams, convertMessages",
+    },
+    ChangeInfo {
+        change: Change::AnthropicInlineToolsBeta,
+        name: "anthropic-inline-tools-beta",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "native tool changes send beta `inline-tools-2026-09-15` instead of `mid-conversation-tool-changes-2026-07-01`",
+        follows: "pi-ai dist/api/anthropic-messages.js INLINE_TOOLS_BETA",
+    },
+    ChangeInfo {
+        change: Change::AnthropicNoRedefinitionGate,
+        name: "anthropic-no-redefinition-gate",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "a tool declared twice with different definitions no longer turns native tool changes off",
+        follows: "pi-ai dist/api/anthropic-messages.js buildParams (hasToolRedefinitions no longer called)",
+    },
+    ChangeInfo {
+        change: Change::AnthropicThinkingDisabledWins,
+        name: "anthropic-thinking-disabled-wins",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "thinking level off on a reasoning model sends `thinking:{type:\"disabled\"}` even for managed-effort models, and no effort markers",
+        follows: "pi-ai dist/api/anthropic-messages.js buildParams (thinkingDisabled)",
+    },
+    ChangeInfo {
+        change: Change::AnthropicStrictKeywordRules,
+        name: "anthropic-strict-keyword-rules",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "strict tool schemas may not use minimum/maximum/multipleOf/maxItems/…, minItems other than 0 or 1, or formats outside Anthropic's list; a \"prefer\" tool with one is sent non-strict",
+        follows: "pi-ai dist/api/anthropic-messages.js isAnthropicStrictUnsupportedKeyword",
+    },
+    ChangeInfo {
+        change: Change::ResponsesConfigurationUpdate,
+        name: "responses-configuration-update",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["openai-responses"],
+        summary: "models with `compat.supportsMidConvoEffort` send the thinking level in `configuration_update` input items (one per same-model response, one at the end) and `reasoning.effort` fixed at `medium`",
+        follows: "pi-ai dist/api/openai-responses.js getConfigurationUpdateEffort; openai-responses-shared.js convertResponsesMessages",
+    },
+    ChangeInfo {
+        change: Change::ResponsesChatGptSignIn,
+        name: "responses-chatgpt-sign-in",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["openai-responses"],
+        summary: "a key not starting with `sk-` for provider openai at api.openai.com is a ChatGPT sign-in: no `max_output_tokens`, `temperature`, `prompt_cache_retention`, `prompt_cache_options` and no configuration updates",
+        follows: "pi-ai dist/api/openai-responses.js isChatGPTSignIn",
+    },
+    ChangeInfo {
+        change: Change::ResponsesItemIdPrefix,
+        name: "responses-item-id-prefix",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: RESPONSES,
+        summary: "a tool call's item id is dropped when the call came from another model or its prefix does not match the item type (`fc_` for function calls, `ctc_` for custom tool calls)",
+        follows: "pi-ai dist/api/openai-responses-shared.js convertResponsesMessages",
+    },
+    ChangeInfo {
+        change: Change::ResponsesSamplingByEffort,
+        name: "responses-sampling-by-effort",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["openai-responses", "azure-openai-responses"],
+        summary: "the request's reasoning effort (or `medium` when only a summary is asked for) resolves the sampling parameters, which are applied last",
+        follows: "pi-ai dist/api/openai-responses.js, azure-openai-responses.js buildParams (resolveSamplingParams)",
+    },
+    ChangeInfo {
+        change: Change::AzureToolCallProviderRenamed,
+        name: "azure-tool-call-provider-renamed",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["azure-openai-responses"],
+        summary: "tool call ids from provider `azure` (was `azure-openai-responses`) keep their Responses form",
+        follows: "pi-ai dist/api/azure-openai-responses.js AZURE_TOOL_CALL_PROVIDERS",
+    },
+    ChangeInfo {
+        change: Change::CompletionsSamplingByEffort,
+        name: "completions-sampling-by-effort",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "the request's reasoning effort resolves the sampling parameters, which are applied last",
+        follows: "pi-ai dist/api/openai-completions.js buildParams (resolveSamplingParams)",
+    },
+    ChangeInfo {
+        change: Change::CodexHeaderDefaultsFirst,
+        name: "codex-header-defaults-first",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "`originator` and `User-Agent` are set before the model's and the caller's headers, which now override them",
+        follows: "pi-ai dist/api/openai-codex-responses.js buildHeaders",
+    },
+    ChangeInfo {
+        change: Change::MistralEffortByLevelMap,
+        name: "mistral-effort-by-level-map",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["mistral-conversations"],
+        summary: "a reasoning model with a `thinkingLevelMap` sends `reasoning_effort` (mapped level, `high` when unmapped, the `off` value when off), any other reasoning model `prompt_mode: \"reasoning\"`; the model-id lists are gone",
+        follows: "pi-ai dist/api/mistral-conversations.js buildRequestOptions",
+    },
+    ChangeInfo {
+        change: Change::BedrockBlockBinding,
+        name: "bedrock-block-binding",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: BEDROCK,
+        summary: "adaptive thinking on Claude opus-4-7/opus-4-8/opus-5/sonnet-5/haiku-5/fable-5 sends `block_binding:{prefix_mismatch_behavior:\"drop_block\"}` and `anthropic_beta:[\"thinking-binding-controls-2026-08-01\"]` (not on GovCloud)",
+        follows: "pi-ai dist/api/bedrock-converse-stream.js supportsThinkingBlockBinding",
+    },
+    ChangeInfo {
+        change: Change::BedrockHaiku5Adaptive,
+        name: "bedrock-haiku-5-adaptive",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: BEDROCK,
+        summary: "Claude haiku-5 counts as an adaptive-thinking and managed-effort model",
+        follows: "pi-ai dist/api/bedrock-converse-stream.js supportsAdaptiveThinking, mapThinkingLevelToEffort",
+    },
+    ChangeInfo {
+        change: Change::BedrockGptReasoning,
+        name: "bedrock-gpt-reasoning",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: BEDROCK,
+        summary: "gpt-oss models get `reasoning_effort` (low/medium/high) and other OpenAI GPT models `reasoning.effort` in `additionalModelRequestFields`",
+        follows: "pi-ai dist/api/bedrock-converse-stream.js buildAdditionalModelRequestFields",
+    },
+    ChangeInfo {
+        change: Change::GoogleGemini4ThinkingLevel,
+        name: "google-gemini-4-thinking-level",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: &["google-generative-ai", "google-vertex"],
+        summary: "model ids matching `gemini-4` and later use `thinkingConfig.thinkingLevel` instead of a thinking budget",
+        follows: "pi-ai dist/api/google-shared.js usesGoogleThinkingLevel",
+    },
+    ChangeInfo {
+        change: Change::AgentVirtualModelRouting,
+        name: "agent-virtual-model-routing",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Agent,
+        apis: NONE,
+        summary: "a request for a virtual model (api `pi-virtual`) is sent to the physical model and thinking level its router picks; the response names them, so a replay follows the recorded model and thinking level",
+        follows: "pi-coding-agent dist/core/agent-session.js prepareRequest, virtual-models.js",
+    },
+    ChangeInfo {
+        change: Change::AgentHiddenDeclarations,
+        name: "agent-hidden-declarations",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Agent,
+        apis: NONE,
+        summary: "tool declarations a `prepareLoadout` hook hides are filtered out of every system message's `toolsAdded`/`toolsRemoved` before the request (the session does not record which; `replay --hide-declarations` names them)",
+        follows: "pi-coding-agent dist/core/agent-session.js _installHiddenDeclarationsProjection",
+    },
+    ChangeInfo {
+        change: Change::AgentNestedCallUsage,
+        name: "agent-nested-call-usage",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Agent,
+        apis: NONE,
+        summary: "a tool result records the calls its tool made (`nestedCalls`) and carries their usage merged into `usage`",
+        follows: "pi-coding-agent dist/core/agent-session.js _nestedToolCalls (message_start)",
+    },
+    ChangeInfo {
+        change: Change::SessionAssistantThinkingLevel,
+        name: "session-assistant-thinking-level",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "every assistant message records the thinking level its request asked for (`thinkingLevel`)",
+        follows: "pi-agent-core dist/agent-loop.js streamAssistantResponse",
+    },
+    ChangeInfo {
+        change: Change::SessionDurations,
+        name: "session-durations",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "assistant messages and tool results record `durationMs`",
+        follows: "pi-ai dist/utils/event-stream.js; pi-agent-core dist/agent-loop.js executePreparedToolCall",
+    },
+    ChangeInfo {
+        change: Change::SessionToolCallArgumentsError,
+        name: "session-tool-call-arguments-error",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "a tool call whose arguments are not a JSON object records `arguments: {}` and `argumentsError`",
+        follows: "pi-ai dist/utils/json-parse.js parseToolCallArguments",
+    },
+    ChangeInfo {
+        change: Change::SessionVirtualModelState,
+        name: "session-virtual-model-state",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "virtual-model routers store their state in `custom` entries of type `pi.virtual-model-state` (not part of the projection)",
+        follows: "pi-coding-agent dist/core/virtual-models.js VIRTUAL_MODEL_STATE_ENTRY",
+    },
+    ChangeInfo {
+        change: Change::SessionFileAtFirstUserMessage,
+        name: "session-file-at-first-user-message",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "the session file is written once it holds a user or assistant message (0.87.1: an assistant message), so a file may end at a user message that never got an answer",
+        follows: "pi-coding-agent dist/core/session-manager.js _hasConversation",
+    },
+];
+
+impl Change {
+    /// What is known about this change.
+    #[inline]
+    pub fn info(self) -> &'static ChangeInfo {
+        &CHANGES[self as usize]
+    }
+
+    /// The release that introduced it.
+    #[inline]
+    pub fn since(self) -> PiRelease {
+        self.info().since
+    }
+
+    /// The change with this name.
+    pub fn from_name(name: &str) -> Option<Change> {
+        CHANGES.iter().find(|c| c.name == name).map(|c| c.change)
+    }
+}
+
+/// Something a release writes into session files that older releases never write. Detection
+/// reports the newest release whose markers a session holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    /// Stable name (`assistant-thinking-level`).
+    pub name: &'static str,
+    /// The first release that writes it, as a version string (markers of releases this build does
+    /// not support are recognised too: `PiRelease::from_version(since)` is `None` for them).
+    pub since: &'static str,
+    /// What it is, for messages (`an assistant message with thinkingLevel`).
+    pub what: &'static str,
+    /// The change it belongs to, when the release is supported.
+    pub change: Option<Change>,
+}
+
+/// Every session marker, oldest release first.
+pub const MARKERS: &[Marker] = &[
+    Marker {
+        name: "assistant-thinking-level",
+        since: "1.3.0",
+        what: "an assistant message with `thinkingLevel`",
+        change: Some(Change::SessionAssistantThinkingLevel),
+    },
+    Marker {
+        name: "assistant-duration",
+        since: "1.3.0",
+        what: "an assistant message with `durationMs`",
+        change: Some(Change::SessionDurations),
+    },
+    Marker {
+        name: "tool-result-duration",
+        since: "1.3.0",
+        what: "a tool result with `durationMs`",
+        change: Some(Change::SessionDurations),
+    },
+    Marker {
+        name: "tool-result-nested-calls",
+        since: "1.3.0",
+        what: "a tool result with `nestedCalls`",
+        change: Some(Change::AgentNestedCallUsage),
+    },
+    Marker {
+        name: "tool-call-arguments-error",
+        since: "1.3.0",
+        what: "a tool call with `argumentsError`",
+        change: Some(Change::SessionToolCallArgumentsError),
+    },
+    Marker {
+        name: "virtual-model-state",
+        since: "1.3.0",
+        what: "a `pi.virtual-model-state` custom entry",
+        change: Some(Change::SessionVirtualModelState),
+    },
+    Marker {
+        name: "anthropic-strict-tools-fallback",
+        since: "1.3.0",
+        what: "an `anthropic_strict_tools_fallback` diagnostic",
+        change: Some(Change::AnthropicStrictKeywordRules),
+    },
+    Marker {
+        name: "cost-total-from-provider",
+        since: "1.6.0",
+        what: "a usage cost with `totalFromProvider`",
+        change: None,
+    },
+    Marker {
+        name: "anthropic-thread-fallback",
+        since: "1.6.0",
+        what: "an `anthropic_thread_fallback` diagnostic",
+        change: None,
+    },
+    Marker {
+        name: "openai-input-transformations",
+        since: "1.6.0",
+        what: "an `openai_input_transformations` diagnostic",
+        change: None,
+    },
+    Marker {
+        name: "bedrock-strict-tools-fallback",
+        since: "1.6.0",
+        what: "a `bedrock_strict_tools_fallback` diagnostic",
+        change: None,
+    },
+];
+
+impl Marker {
+    /// The marker with this name.
+    pub fn named(name: &str) -> Option<&'static Marker> {
+        MARKERS.iter().find(|m| m.name == name)
+    }
+
+    /// The supported release that writes it, if any.
+    pub fn release(&self) -> Option<PiRelease> {
+        PiRelease::from_version(self.since)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_enum_order_with_unique_names() {
+        for (i, c) in CHANGES.iter().enumerate() {
+            assert_eq!(c.change as usize, i, "{} out of order", c.name);
+            assert_eq!(Change::from_name(c.name), Some(c.change));
+            assert!(!c.summary.is_empty() && !c.follows.is_empty(), "{}", c.name);
+            assert!(
+                c.name
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-.".contains(ch)),
+                "{}",
+                c.name
+            );
+            assert!(
+                c.since > PiRelease::V0_87_1,
+                "{}: nothing differs from itself",
+                c.name
+            );
+        }
+        for m in MARKERS {
+            assert_eq!(Marker::named(m.name), Some(m));
+            if let Some(c) = m.change {
+                assert_eq!(Some(c.since()), m.release(), "{}", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn releases_parse_order_and_answer_has() {
+        assert_eq!(PiRelease::parse("1.3.0"), Ok(PiRelease::V1_3_0));
+        assert_eq!(PiRelease::parse(" 0.87.1 "), Ok(PiRelease::V0_87_1));
+        let e = PiRelease::parse("1.6.0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown Pi release \"1.6.0\"; supported releases: 0.87.1, 1.3.0"
+        );
+        assert!(PiRelease::V0_87_1 < PiRelease::V1_3_0);
+        assert!(PiRelease::V1_3_0.has(Change::CharsPerToken35));
+        assert!(!PiRelease::V0_87_1.has(Change::CharsPerToken35));
+        assert_eq!(
+            PiRelease::V1_3_0.differences(PiRelease::V0_87_1).count(),
+            CHANGES.len()
+        );
+        assert_eq!(PiRelease::V1_3_0.differences(PiRelease::V1_3_0).count(), 0);
+        assert_eq!(PiRelease::ALL.last(), Some(&PiRelease::LATEST));
+        assert_eq!(
+            PiRelease::compare_versions("1.6.0", "1.3.0"),
+            std::cmp::Ordering::Greater
+        );
+        assert_eq!(
+            PiRelease::compare_versions("0.87.1", "1.3.0"),
+            std::cmp::Ordering::Less
+        );
+    }
+}
