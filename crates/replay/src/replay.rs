@@ -355,7 +355,7 @@ type Projected = (Value, Option<Value>);
 fn live_levels(session: &Session) -> std::collections::HashMap<usize, (Option<Value>, u64)> {
     let mut out = std::collections::HashMap::new();
     let mut current: Option<(Option<Value>, u64)> = None;
-    for (i, e) in session.entries().iter().enumerate() {
+    for (i, e) in session.entries().enumerate() {
         if *e.entry_type() == forge_replay_session::EntryType::ThinkingLevelChange {
             current = Some((e.thinking_level_value().cloned(), e.line()));
         } else if e.is_assistant_message() {
@@ -370,7 +370,7 @@ fn live_levels(session: &Session) -> std::collections::HashMap<usize, (Option<Va
 /// The `thinkingLevel` a response recorded (1.3), if any.
 fn recorded_level(session: &Session, i: usize) -> Option<String> {
     let e = session.entry(i);
-    if !e.raw().contains("\"thinkingLevel\"") {
+    if !e.raw().ok()?.contains("\"thinkingLevel\"") {
         return None;
     }
     let v = e.value().ok()?;

@@ -263,7 +263,8 @@ pub fn detect(session: &Session) -> Evidence {
         let line = e.line();
         match e.entry_type() {
             EntryType::Custom
-                if virtual_state.find(e.raw().as_bytes()).is_some()
+                if e.raw()
+                    .is_ok_and(|raw| virtual_state.find(raw.as_bytes()).is_some())
                     && e.value().ok().and_then(|v| {
                         v.get("customType")
                             .and_then(Value::as_str)
@@ -273,7 +274,15 @@ pub fn detect(session: &Session) -> Evidence {
                 ev.note("virtual-model-state", line);
             }
             EntryType::Message => {
-                let Some(m) = e.message_head() else { continue };
+                // The index keeps no message head: the line is read again and scanned (the cheap
+                // head, not a full parse).
+                let Ok(raw) = e.raw() else { continue };
+                let Ok(crate::head::Parsed::Object(head)) = crate::head::scan(&raw) else {
+                    continue;
+                };
+                let Some(m) = head.message.as_deref() else {
+                    continue;
+                };
                 let Some(role) = m.role.as_deref() else {
                     continue;
                 };
@@ -291,7 +300,7 @@ pub fn detect(session: &Session) -> Evidence {
                     ev.assistant_without_thinking_level += 1;
                     ev.first_without_thinking_level.get_or_insert(line);
                 }
-                let raw = e.raw().as_bytes();
+                let raw = raw.as_bytes();
                 let hits: Vec<&str> = finders
                     .iter()
                     .filter(|(f, _)| f.find(raw).is_some())
