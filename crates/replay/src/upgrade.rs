@@ -1116,7 +1116,8 @@ pub fn render_text(report: &Report) -> String {
     out
 }
 
-fn summary_text(s: &Summary) -> String {
+/// The summary lines of [`render_text`].
+pub fn summary_text(s: &Summary) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(

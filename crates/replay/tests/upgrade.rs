@@ -162,3 +162,142 @@ fn upgrade_of_every_shared_wire_case_names_exactly_the_paths_where_the_goldens_d
     // Both outcomes occur: the check is not vacuous.
     assert!(differ > 40 && equal > 40, "{differ} differ, {equal} equal");
 }
+
+/// Every committed agent session (written by real Pi 0.87.1 and 1.3.0 `AgentSession`s), upgraded
+/// from 0.87.1 to 1.3.0: no input fails, and the summary with each input's kinds is pinned.
+/// This is a regression snapshot of forge-replay's own output, not a golden from Pi.
+#[test]
+fn upgrade_of_the_committed_agent_sessions_ours_regression_snapshot() {
+    let dirs = [
+        root().join("fixtures/agent"),
+        root().join("fixtures/releases/1.3.0/agent"),
+    ];
+    let paths = upgrade::expand(&dirs).unwrap();
+    assert!(paths.len() >= 20, "{} sessions", paths.len());
+    let report = upgrade::upgrade(&paths, PiRelease::V0_87_1, PiRelease::V1_3_0);
+    let mut text = String::new();
+    let base = root();
+    for input in &report.inputs {
+        assert!(input.error.is_none(), "{}: {:?}", input.path.display(), input.error);
+        let rel = input.path.strip_prefix(&base).unwrap_or(&input.path);
+        let mut kinds = BTreeSet::new();
+        let (mut changed, mut missing) = (0, 0);
+        for r in &input.requests {
+            match &r.status {
+                Status::Compared(c) => {
+                    if c.changed() {
+                        changed += 1;
+                    }
+                    kinds.extend(c.kinds().into_iter().map(|k| k.name()));
+                }
+                _ => missing += 1,
+            }
+        }
+        text.push_str(&format!(
+            "{}: {} request(s), {changed} changed, {missing} not compared (model missing in one release) [{}]\n",
+            rel.display(),
+            input.requests.len(),
+            kinds.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    text.push('\n');
+    text.push_str(&upgrade::summary_text(&upgrade::summarize(&report)));
+    insta::assert_snapshot!("upgrade_agent_sessions_0_87_1_to_1_3_0_ours", text);
+}
+
+/// Fields a 1.3 session records on its own messages that a 0.87.1 run of the same script does
+/// not (and the clock): they reach a request only where an API sends the transcript as it is
+/// (pi-messages), and they are a difference of the two sessions, not of the releases.
+fn session_recorded(path: &str) -> bool {
+    path.starts_with("$.context.messages[")
+        && [".timestamp", ".thinkingLevel", ".durationMs"]
+            .iter()
+            .any(|f| path.ends_with(f))
+}
+
+/// The Done-when for sessions: each agent script was run by real Pi 0.87.1
+/// (`fixtures/agent/<name>`) and by real Pi 1.3.0 (`fixtures/releases/1.3.0/agent/<name>`), and
+/// both runs recorded every request they sent (`requests.json`). `upgrade` of the 0.87.1 session
+/// to 1.3.0 must name, for every request (matched by the assistant entry it produced), exactly
+/// the payload and body paths where the two real runs' requests differ.
+#[test]
+fn upgrade_of_the_0_87_1_agent_sessions_names_the_paths_where_the_real_runs_differ() {
+    let old_root = root().join("fixtures/agent");
+    let new_root = root().join("fixtures/releases/1.3.0/agent");
+    let mut names: Vec<String> = std::fs::read_dir(&old_root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| new_root.join(n).join("requests.json").exists())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    let paths: Vec<PathBuf> = names
+        .iter()
+        .map(|n| old_root.join(n).join("session.jsonl"))
+        .collect();
+    let report = upgrade::upgrade(&paths, PiRelease::V0_87_1, PiRelease::V1_3_0);
+    let by_entry = |p: PathBuf| -> std::collections::HashMap<String, Value> {
+        match read(&p) {
+            Value::Array(a) => a
+                .into_iter()
+                .filter_map(|r| Some((r.get("entryId")?.as_str()?.to_string(), r)))
+                .collect(),
+            _ => panic!("{}", p.display()),
+        }
+    };
+    let mut failures = Vec::new();
+    let (mut checked, mut differ) = (0, 0);
+    for (name, input) in names.iter().zip(&report.inputs) {
+        assert!(input.error.is_none(), "{name}: {:?}", input.error);
+        let old = by_entry(old_root.join(name).join("requests.json"));
+        let new = by_entry(new_root.join(name).join("requests.json"));
+        for r in &input.requests {
+            let entry = r.entry_id.clone().unwrap_or_default();
+            let (Some(a), Some(b)) = (old.get(&entry), new.get(&entry)) else {
+                failures.push(format!("{name} {entry}: not in both runs' requests"));
+                continue;
+            };
+            let Status::Compared(c) = &r.status else {
+                failures.push(format!("{name} {entry}: not compared: {:?}", r.status));
+                continue;
+            };
+            let mut want = BTreeSet::new();
+            for ch in diff::diff(&a["payload"], &b["payload"]).changes {
+                if !session_recorded(ch.path()) {
+                    want.insert(("payload".to_string(), ch.path().to_string()));
+                }
+            }
+            if a["wire"].is_object() && b["wire"].is_object() {
+                for ch in diff::diff(&a["wire"]["body"], &b["wire"]["body"]).changes {
+                    if !session_recorded(ch.path()) {
+                        want.insert(("body".to_string(), ch.path().to_string()));
+                    }
+                }
+            }
+            let got: BTreeSet<(String, String)> = c
+                .changes
+                .iter()
+                .filter(|p| matches!(p.part, upgrade::Part::Payload | upgrade::Part::Body))
+                .map(|p| (p.part.name().to_string(), p.path.clone()))
+                .collect();
+            checked += 1;
+            if !want.is_empty() {
+                differ += 1;
+            }
+            if got != want {
+                failures.push(format!(
+                    "{name} {entry}: upgrade names {:?}, the real runs differ at {:?}",
+                    got.difference(&want).collect::<Vec<_>>(),
+                    want.difference(&got).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} requests disagree with the real runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked >= 50 && differ >= 10, "{checked} checked, {differ} differ");
+}
