@@ -36,3 +36,6 @@ mod report;
 
 #[path = "cli/releases.rs"]
 mod releases;
+
+#[path = "cli/upgrade.rs"]
+mod upgrade;

@@ -933,8 +933,8 @@ fn summary_json(s: &Summary) -> Value {
         "missingInSource": s.missing_in_source,
         "byKind": by_kind,
         "cacheKept": s.cache_kept,
-        "rewriteTokens": s.rewrite_tokens,
-        "rewriteCostUsd": num(s.rewrite_cost),
+        "cacheWriteTokens": s.rewrite_tokens,
+        "cacheWriteCostUsd": num(s.rewrite_cost),
         "unpriced": s.unpriced,
     })
 }
@@ -994,9 +994,9 @@ fn request_json(r: &RequestReport) -> Value {
                         "toBytes": cache.to_bytes,
                         "commonPrefixBytes": cache.common_prefix_bytes,
                         "kept": cache.kept,
-                        "rewriteTokens": cache.rewrite_tokens,
+                        "cacheWriteTokens": cache.rewrite_tokens,
                         "pricePerMTokUsd": cache.price_per_mtok.map(num),
-                        "rewriteCostUsd": cache.rewrite_cost.map(num),
+                        "cacheWriteCostUsd": cache.rewrite_cost.map(num),
                     }),
                 );
             }
