@@ -301,3 +301,19 @@ fn upgrade_of_the_0_87_1_agent_sessions_names_the_paths_where_the_real_runs_diff
     );
     assert!(checked >= 50 && differ >= 10, "{checked} checked, {differ} differ");
 }
+
+/// `docs/upgrade.md` lists [`upgrade::KIND_TABLE`] row by row, in order.
+#[test]
+fn docs_list_the_kind_table() {
+    let doc = std::fs::read_to_string(root().join("docs/upgrade.md")).unwrap();
+    let rows: Vec<String> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `$"))
+        .map(str::to_string)
+        .collect();
+    let want: Vec<String> = upgrade::KIND_TABLE
+        .iter()
+        .map(|(p, k)| format!("| `{p}` | {} |", k.name()))
+        .collect();
+    assert_eq!(rows, want, "docs/upgrade.md's kind table is not KIND_TABLE");
+}
