@@ -437,7 +437,7 @@ pub fn replay_each(
     mut sink: impl FnMut(Request) -> std::io::Result<()>,
 ) -> Result<(), ReplayError> {
     walk(session, opts, false, &mut |o| match o {
-        Outcome::Built(r) => sink(r),
+        Outcome::Built(r) => sink(*r),
         // Not produced when missing models are not tolerated.
         Outcome::Missing { .. } => Ok(()),
     })
@@ -447,7 +447,7 @@ pub fn replay_each(
 #[derive(Debug)]
 pub enum Outcome {
     /// The request, rebuilt.
-    Built(Request),
+    Built(Box<Request>),
     /// The model recorded on the request's response is not in the catalog
     /// ([`ReplayError::Model`]): the request cannot be rebuilt, the ones after it still are.
     Missing { index: usize, error: ReplayError },
@@ -610,7 +610,7 @@ fn walk(
                     &opts.env,
                 )
                 .map_err(asm_err)?;
-                sink(Outcome::Built(Request {
+                sink(Outcome::Built(Box::new(Request {
                     index,
                     entry_id: entry_id.clone(),
                     line,
@@ -622,7 +622,7 @@ fn walk(
                     transcript,
                     payload: assembled.payload,
                     wire: assembled.wire,
-                }))
+                })))
                 .map_err(ReplayError::Sink)?;
             }
             index += 1;

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 use forge_replay_session::Session;
-use forge_replay_wire::{Catalog, Case, Model};
+use forge_replay_wire::{Case, Catalog, Model};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -104,7 +104,10 @@ impl Kind {
 pub const KIND_TABLE: &[(&str, Kind)] = &[
     // Sent as headers by the SDK.
     ("$.betas", Kind::Headers),
-    ("$.additionalModelRequestFields.anthropic_beta", Kind::Headers),
+    (
+        "$.additionalModelRequestFields.anthropic_beta",
+        Kind::Headers,
+    ),
     // Tool declarations.
     ("$.tools", Kind::Tools),
     ("$.tool_choice", Kind::Tools),
@@ -210,9 +213,10 @@ pub fn kind_of(path: &str) -> Kind {
     for (pattern, kind) in KIND_TABLE {
         let pat = segments(pattern);
         if pat.len() <= segs.len()
-            && pat.iter().zip(&segs).all(|(p, s)| {
-                p == s || (p == "[*]" && s.starts_with('[') && s.ends_with(']'))
-            })
+            && pat
+                .iter()
+                .zip(&segs)
+                .all(|(p, s)| p == s || (p == "[*]" && s.starts_with('[') && s.ends_with(']')))
         {
             return *kind;
         }
@@ -346,9 +350,13 @@ impl Comparison {
 pub enum Status {
     Compared(Comparison),
     /// The model is not in the target release's catalog.
-    MissingInTarget { message: String },
+    MissingInTarget {
+        message: String,
+    },
     /// The model is not in the source release's catalog.
-    MissingInSource { message: String },
+    MissingInSource {
+        message: String,
+    },
 }
 
 /// One request of an input.
@@ -569,6 +577,7 @@ fn replay_side(session: &Session, release: PiRelease) -> Result<Side, UpgradeErr
         match o {
             Outcome::Built(r) => {
                 let model = format!("{}/{}", r.provider, r.model);
+                let r = *r;
                 let built = Built::new(r.api.name().to_string(), r.payload, r.wire);
                 side.push((r.index, r.entry_id, r.line, Ok(built), model));
             }
@@ -623,7 +632,8 @@ fn session_requests(
             (Err(message), _) => Status::MissingInSource { message },
             (_, Err(message)) => Status::MissingInTarget { message },
             (Ok(a), Ok(b)) => {
-                let target = replay::split_model(&model_to).and_then(|(p, id)| to_catalog.get(p, id));
+                let target =
+                    replay::split_model(&model_to).and_then(|(p, id)| to_catalog.get(p, id));
                 let mut c = compare(Ok(&a), Ok(&b), target, to);
                 c.model_to = (model_to != model).then_some(model_to);
                 Status::Compared(c)
@@ -642,10 +652,7 @@ fn session_requests(
 
 /// A wire case assembled under `release` (its own `"pi"` is set aside): the model (or why it is
 /// not in the catalog), and the request or pi-ai's error.
-fn case_side(
-    case: &Case,
-    release: PiRelease,
-) -> Result<(Model, Result<Built, String>), String> {
+fn case_side(case: &Case, release: PiRelease) -> Result<(Model, Result<Built, String>), String> {
     let catalog = Catalog::builtin(release);
     let model = catalog
         .resolve(&case.model)
@@ -663,7 +670,11 @@ fn case_side(
     Ok((model, built))
 }
 
-fn case_request(path: &Path, from: PiRelease, to: PiRelease) -> Result<RequestReport, UpgradeError> {
+fn case_request(
+    path: &Path,
+    from: PiRelease,
+    to: PiRelease,
+) -> Result<RequestReport, UpgradeError> {
     let case_err = |source| UpgradeError::Case {
         path: path.to_path_buf(),
         source: Box::new(source),
@@ -806,11 +817,7 @@ pub fn compare(
 
 /// The longest common prefix of two strings in bytes, at a character boundary.
 fn common_prefix(a: &str, b: &str) -> usize {
-    let mut n = a
-        .bytes()
-        .zip(b.bytes())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
     while !a.is_char_boundary(n) {
         n -= 1;
     }
@@ -920,7 +927,12 @@ fn num(x: f64) -> Value {
 fn summary_json(s: &Summary) -> Value {
     let by_kind: Map<String, Value> = Kind::ALL
         .iter()
-        .map(|k| (k.name().to_string(), json!(s.by_kind.get(k).copied().unwrap_or(0))))
+        .map(|k| {
+            (
+                k.name().to_string(),
+                json!(s.by_kind.get(k).copied().unwrap_or(0)),
+            )
+        })
         .collect();
     json!({
         "inputs": s.inputs,
@@ -1070,10 +1082,18 @@ pub fn render_text(report: &Report) -> String {
             let label = request_label(input, r);
             match &r.status {
                 Status::MissingInTarget { message } => {
-                    let _ = writeln!(out, "{label} {}: model missing in {}: {message}", r.model, report.to);
+                    let _ = writeln!(
+                        out,
+                        "{label} {}: model missing in {}: {message}",
+                        r.model, report.to
+                    );
                 }
                 Status::MissingInSource { message } => {
-                    let _ = writeln!(out, "{label} {}: model missing in {}: {message}", r.model, report.from);
+                    let _ = writeln!(
+                        out,
+                        "{label} {}: model missing in {}: {message}",
+                        r.model, report.from
+                    );
                 }
                 Status::Compared(c) if !c.changed() => {
                     let _ = writeln!(out, "{label} {}: unchanged", r.model);
@@ -1086,7 +1106,14 @@ pub fn render_text(report: &Report) -> String {
                         .unwrap_or_default();
                     let _ = writeln!(out, "{label} {}{renamed}: {}", r.model, kinds_line(c));
                     for p in shown_changes(c) {
-                        let _ = writeln!(out, "  {:<10} {:<7} {:<8} {}", p.kind.name(), p.op, p.part.name(), p.path);
+                        let _ = writeln!(
+                            out,
+                            "  {:<10} {:<7} {:<8} {}",
+                            p.kind.name(),
+                            p.op,
+                            p.part.name(),
+                            p.path
+                        );
                     }
                     if let Some(cache) = &c.cache {
                         if let Some(at) = c.first_changed_byte {
@@ -1155,16 +1182,37 @@ pub fn render_md(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Pi {} → {}\n", report.from, report.to);
     let _ = writeln!(out, "| | |\n|---|---|");
-    let _ = writeln!(out, "| inputs | {} ({} failed) |", s.inputs, s.failed_inputs);
+    let _ = writeln!(
+        out,
+        "| inputs | {} ({} failed) |",
+        s.inputs, s.failed_inputs
+    );
     let _ = writeln!(out, "| requests | {} |", s.requests);
     let _ = writeln!(out, "| changed | {} |", s.changed);
     let _ = writeln!(out, "| unchanged | {} |", s.unchanged);
-    let _ = writeln!(out, "| model missing in {} | {} |", report.to, s.missing_in_target);
-    let _ = writeln!(out, "| model missing in {} | {} |", report.from, s.missing_in_source);
+    let _ = writeln!(
+        out,
+        "| model missing in {} | {} |",
+        report.to, s.missing_in_target
+    );
+    let _ = writeln!(
+        out,
+        "| model missing in {} | {} |",
+        report.from, s.missing_in_source
+    );
     for k in Kind::ALL {
-        let _ = writeln!(out, "| changed: {} | {} |", k.name(), s.by_kind.get(&k).copied().unwrap_or(0));
+        let _ = writeln!(
+            out,
+            "| changed: {} | {} |",
+            k.name(),
+            s.by_kind.get(&k).copied().unwrap_or(0)
+        );
     }
-    let _ = writeln!(out, "| cache kept whole | {} of {} |", s.cache_kept, s.compared);
+    let _ = writeln!(
+        out,
+        "| cache kept whole | {} of {} |",
+        s.cache_kept, s.compared
+    );
     let _ = writeln!(out, "| tokens written again | {} |", s.rewrite_tokens);
     let _ = writeln!(out, "| their price | {} |", usd(s.rewrite_cost));
     let _ = writeln!(out, "\n## Requests\n");
@@ -1179,17 +1227,44 @@ pub fn render_md(report: &Report) -> String {
                 _ => "-".into(),
             };
             let (status, kinds, first, kept, tokens, price) = match &r.status {
-                Status::MissingInTarget { .. } => (format!("model missing in {}", report.to), String::new(), String::new(), String::new(), String::new(), String::new()),
-                Status::MissingInSource { .. } => (format!("model missing in {}", report.from), String::new(), String::new(), String::new(), String::new(), String::new()),
+                Status::MissingInTarget { .. } => (
+                    format!("model missing in {}", report.to),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ),
+                Status::MissingInSource { .. } => (
+                    format!("model missing in {}", report.from),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ),
                 Status::Compared(c) => {
                     let cache = c.cache.as_ref();
                     (
-                        if c.changed() { "changed".into() } else { "unchanged".into() },
+                        if c.changed() {
+                            "changed".into()
+                        } else {
+                            "unchanged".into()
+                        },
                         kinds_line(c),
-                        c.first_changed_byte.map(|b| b.to_string()).unwrap_or_default(),
-                        cache.map(|x| format!("{} of {}", x.common_prefix_bytes, x.to_bytes)).unwrap_or_default(),
-                        cache.map(|x| x.rewrite_tokens.to_string()).unwrap_or_default(),
-                        cache.and_then(|x| x.rewrite_cost).map(usd).unwrap_or_default(),
+                        c.first_changed_byte
+                            .map(|b| b.to_string())
+                            .unwrap_or_default(),
+                        cache
+                            .map(|x| format!("{} of {}", x.common_prefix_bytes, x.to_bytes))
+                            .unwrap_or_default(),
+                        cache
+                            .map(|x| x.rewrite_tokens.to_string())
+                            .unwrap_or_default(),
+                        cache
+                            .and_then(|x| x.rewrite_cost)
+                            .map(usd)
+                            .unwrap_or_default(),
                     )
                 }
             };
@@ -1209,7 +1284,10 @@ mod tests {
     #[test]
     fn kinds_of_paths() {
         assert_eq!(kind_of("$.tools[3]"), Kind::Tools);
-        assert_eq!(kind_of("$.messages[5].content[1].tool.definition"), Kind::Tools);
+        assert_eq!(
+            kind_of("$.messages[5].content[1].tool.definition"),
+            Kind::Tools
+        );
         assert_eq!(kind_of("$.messages[5].content[1].text"), Kind::Messages);
         assert_eq!(kind_of("$.messages[0].role"), Kind::System);
         assert_eq!(kind_of("$.messages[2].role"), Kind::Messages);

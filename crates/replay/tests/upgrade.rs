@@ -130,9 +130,7 @@ fn upgrade_of_every_shared_wire_case_names_exactly_the_paths_where_the_goldens_d
         let got: BTreeSet<(String, String)> = c
             .changes
             .iter()
-            .filter(|p| {
-                p.part != upgrade::Part::Headers || !unchecked_header(header_name(&p.path))
-            })
+            .filter(|p| p.part != upgrade::Part::Headers || !unchecked_header(header_name(&p.path)))
             .map(|p| (p.part.name().to_string(), p.path.clone()))
             .collect();
         if want.is_empty() {
@@ -178,7 +176,12 @@ fn upgrade_of_the_committed_agent_sessions_ours_regression_snapshot() {
     let mut text = String::new();
     let base = root();
     for input in &report.inputs {
-        assert!(input.error.is_none(), "{}: {:?}", input.path.display(), input.error);
+        assert!(
+            input.error.is_none(),
+            "{}: {:?}",
+            input.path.display(),
+            input.error
+        );
         let rel = input.path.strip_prefix(&base).unwrap_or(&input.path);
         let mut kinds = BTreeSet::new();
         let (mut changed, mut missing) = (0, 0);
@@ -299,7 +302,10 @@ fn upgrade_of_the_0_87_1_agent_sessions_names_the_paths_where_the_real_runs_diff
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 50 && differ >= 10, "{checked} checked, {differ} differ");
+    assert!(
+        checked >= 50 && differ >= 10,
+        "{checked} checked, {differ} differ"
+    );
 }
 
 /// `docs/upgrade.md` lists [`upgrade::KIND_TABLE`] row by row, in order.

@@ -19,7 +19,9 @@ fn no_change_is_exit_0_and_a_change_is_exit_1() {
         .arg(fixture("agent/completions-kimi-tools/session.jsonl"))
         .stdout_contains("moonshotai/kimi-k3: max-tokens")
         .stdout_contains("max-tokens changed body     $.max_tokens")
-        .stdout_contains("body: first change at byte 334 of 1605; cache prefix kept 334 of 1606 bytes")
+        .stdout_contains(
+            "body: first change at byte 334 of 1605; cache prefix kept 334 of 1606 bytes",
+        )
         .stdout_contains("requests changed by kind: max-tokens 4")
         .status(1)
         .run();
@@ -35,9 +37,21 @@ fn no_change_is_exit_0_and_a_change_is_exit_1() {
 #[test]
 fn fail_on_names_the_kinds_that_fail() {
     let session = fixture("agent/completions-kimi-tools/session.jsonl");
-    for (kinds, status) in [("tools,thinking", 0), ("tools,max-tokens", 1), ("missing-model", 0)] {
+    for (kinds, status) in [
+        ("tools,thinking", 0),
+        ("tools,max-tokens", 1),
+        ("missing-model", 0),
+    ] {
         Test::new()
-            .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", "--fail-on", kinds])
+            .args([
+                "upgrade",
+                "--from",
+                "0.87.1",
+                "--to",
+                "1.3.0",
+                "--fail-on",
+                kinds,
+            ])
             .arg(&session)
             .status(status)
             .run();
@@ -82,13 +96,23 @@ fn a_model_missing_from_the_target_catalog_is_reported_per_request() {
     // With --fail-on, a missing model fails only when named.
     for (kinds, status) in [("tools", 0), ("tools,missing-model", 1)] {
         Test::new()
-            .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", "--fail-on", kinds])
+            .args([
+                "upgrade",
+                "--from",
+                "0.87.1",
+                "--to",
+                "1.3.0",
+                "--fail-on",
+                kinds,
+            ])
             .arg(fixture("wire/mistral-magistral-off-headers.case.json"))
             .status(status)
             .run();
     }
     let out = Test::new()
-        .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "json"])
+        .args([
+            "upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "json",
+        ])
         .arg(fixture("wire/mistral-magistral-off-headers.case.json"))
         .status(1)
         .run();
@@ -112,14 +136,20 @@ fn one_bad_input_is_a_recorded_failure_not_an_abort() {
         .stderr_contains("broken.jsonl")
         .status(2)
         .run();
-    assert_eq!(std::fs::read(&bad).unwrap(), before, "the input was modified");
+    assert_eq!(
+        std::fs::read(&bad).unwrap(),
+        before,
+        "the input was modified"
+    );
 }
 
 #[test]
 fn json_and_markdown_formats() {
     let session = fixture("agent/completions-kimi-tools/session.jsonl");
     let out = Test::new()
-        .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "json"])
+        .args([
+            "upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "json",
+        ])
         .arg(&session)
         .status(1)
         .run();
@@ -135,7 +165,9 @@ fn json_and_markdown_formats() {
     assert_eq!(r["cache"]["commonPrefixBytes"], 334);
     assert!(r["cache"]["cacheWriteTokens"].as_u64().unwrap() > 0);
     Test::new()
-        .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "md"])
+        .args([
+            "upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "md",
+        ])
         .arg(&session)
         .stdout_contains("# Pi 0.87.1 → 1.3.0")
         .stdout_contains("| changed: max-tokens | 4 |")
