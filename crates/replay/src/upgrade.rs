@@ -828,14 +828,16 @@ fn common_prefix(a: &str, b: &str) -> usize {
 /// (`tiers[].inputTokensAbove`), or `cost.input` where cache writes are priced 0.
 fn write_price(model: &Model, tokens: f64) -> Option<f64> {
     let cost = model.get("cost")?.as_object()?;
+    // pi-ai's calculateCost: the tier with the highest `inputTokensAbove` the input passes.
     let mut tier: &Map<String, Value> = cost;
+    let mut matched = -1.0;
     if let Some(Value::Array(tiers)) = cost.get("tiers") {
         for t in tiers.iter().filter_map(Value::as_object) {
-            if t.get("inputTokensAbove")
-                .and_then(Value::as_f64)
-                .is_some_and(|above| tokens > above)
-            {
-                tier = t;
+            if let Some(above) = t.get("inputTokensAbove").and_then(Value::as_f64) {
+                if tokens > above && above > matched {
+                    tier = t;
+                    matched = above;
+                }
             }
         }
     }
@@ -1300,6 +1302,21 @@ mod tests {
         assert_eq!(kind_of("$.stream_options"), Kind::Other);
         assert_eq!(kind_of("$.toolsX"), Kind::Other);
         assert_eq!(kind_of("$[\"max_tokens\"]"), Kind::MaxTokens);
+    }
+
+    #[test]
+    fn the_write_price_follows_the_highest_tier_passed() {
+        let model = Model::from_value(json!({
+            "id": "m", "provider": "p", "api": "anthropic-messages", "baseUrl": "https://p",
+            "cost": {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25,
+                     "tiers": [{"inputTokensAbove": 200000, "input": 2, "cacheWrite": 2.5},
+                               {"inputTokensAbove": 100000, "input": 1.5, "cacheWrite": 0}]}
+        }))
+        .unwrap();
+        assert_eq!(write_price(&model, 1000.0), Some(1.25));
+        // The 100k tier prices cache writes at 0: a miss is billed as input.
+        assert_eq!(write_price(&model, 150000.0), Some(1.5));
+        assert_eq!(write_price(&model, 250000.0), Some(2.5));
     }
 
     #[test]
