@@ -55,6 +55,37 @@ pub enum Command {
     Report(ReportCommand),
     /// The supported Pi releases and what each one changes.
     Releases(ReleasesArgs),
+    /// What changes in every request when Pi moves to another release (exit 0 no change, 1
+    /// changes, 2 bad input).
+    Upgrade(UpgradeArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeFormat {
+    Text,
+    Json,
+    Md,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    /// Session files (.jsonl), scenarios (.toml), wire case files (.case.json) or directories
+    /// of them.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The release the requests are built with now.
+    #[arg(long, value_name = "RELEASE")]
+    pub from: String,
+    /// The release to move to.
+    #[arg(long, value_name = "RELEASE")]
+    pub to: String,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: UpgradeFormat,
+    /// Exit 1 only when a change of these kinds is found (headers, tools, system, thinking,
+    /// max-tokens, sampling, messages, threading, other; missing-model for a model the target
+    /// release lacks). Default: any change.
+    #[arg(long, value_name = "KIND,...", value_delimiter = ',')]
+    pub fail_on: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

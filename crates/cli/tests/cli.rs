@@ -39,3 +39,6 @@ mod releases;
 
 #[path = "cli/special.rs"]
 mod special;
+
+#[path = "cli/upgrade.rs"]
+mod upgrade;

@@ -10,6 +10,7 @@
 //! * [`replay`]: every request of a session rebuilt as the agent sent it ([`replay::replay`]),
 //!   incrementally along the path, optionally re-targeted to other models.
 //! * [`scenario`]: the versioned TOML scenario format and its compiler to Pi session JSONL.
+//! * [`upgrade`]: every request rebuilt under two Pi releases and compared (`forge-replay upgrade`).
 //! * [`verify`]: scenarios × models compared with their goldens; text, JSON and JUnit reports.
 
 pub mod diff;
@@ -18,4 +19,5 @@ pub mod payload;
 pub mod recovery;
 pub mod replay;
 pub mod scenario;
+pub mod upgrade;
 pub mod verify;

@@ -436,6 +436,40 @@ pub fn replay_each(
     opts: &ReplayOptions<'_>,
     mut sink: impl FnMut(Request) -> std::io::Result<()>,
 ) -> Result<(), ReplayError> {
+    walk(session, opts, false, &mut |o| match o {
+        Outcome::Built(r) => sink(*r),
+        // Not produced when missing models are not tolerated.
+        Outcome::Missing { .. } => Ok(()),
+    })
+}
+
+/// One request of [`replay_outcomes`].
+#[derive(Debug)]
+pub enum Outcome {
+    /// The request, rebuilt.
+    Built(Box<Request>),
+    /// The model recorded on the request's response is not in the catalog
+    /// ([`ReplayError::Model`]): the request cannot be rebuilt, the ones after it still are.
+    Missing { index: usize, error: ReplayError },
+}
+
+/// [`replay_each`] that records a request whose recorded model the catalog lacks as
+/// [`Outcome::Missing`] and goes on with the next one (`forge-replay upgrade`: a model the
+/// target release dropped is a finding, not a failure). Other errors end the replay.
+pub fn replay_outcomes(
+    session: &Session,
+    opts: &ReplayOptions<'_>,
+    mut sink: impl FnMut(Outcome) -> std::io::Result<()>,
+) -> Result<(), ReplayError> {
+    walk(session, opts, true, &mut sink)
+}
+
+fn walk(
+    session: &Session,
+    opts: &ReplayOptions<'_>,
+    tolerate_missing: bool,
+    sink: &mut dyn FnMut(Outcome) -> std::io::Result<()>,
+) -> Result<(), ReplayError> {
     let path_err = |source| ReplayError::Leaf {
         path: session.path().to_path_buf(),
         source: Box::new(source),
@@ -478,7 +512,14 @@ pub fn replay_each(
             let entry_id = e.id().unwrap_or_default().to_string();
             let line = e.line();
             let models: Vec<(String, Model)> = if fixed.is_empty() {
-                vec![recorded_model(session, opts.catalog, i)?]
+                match recorded_model(session, opts.catalog, i) {
+                    Ok(m) => vec![m],
+                    Err(error @ ReplayError::Model { .. }) if tolerate_missing => {
+                        sink(Outcome::Missing { index, error }).map_err(ReplayError::Sink)?;
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e),
+                }
             } else {
                 fixed.clone()
             };
@@ -569,7 +610,7 @@ pub fn replay_each(
                     &opts.env,
                 )
                 .map_err(asm_err)?;
-                sink(Request {
+                sink(Outcome::Built(Box::new(Request {
                     index,
                     entry_id: entry_id.clone(),
                     line,
@@ -581,7 +622,7 @@ pub fn replay_each(
                     transcript,
                     payload: assembled.payload,
                     wire: assembled.wire,
-                })
+                })))
                 .map_err(ReplayError::Sink)?;
             }
             index += 1;

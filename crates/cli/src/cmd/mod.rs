@@ -18,6 +18,7 @@ pub mod report;
 pub mod report_session;
 pub mod scenario;
 pub mod tree;
+pub mod upgrade;
 pub mod usage;
 pub mod validate;
 pub mod verify;
@@ -62,5 +63,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
         Command::Report(ReportCommand::Session(a)) => report_session::run(a),
         Command::Releases(a) => releases::run(a),
+        Command::Upgrade(a) => upgrade::run(a),
     }
 }
