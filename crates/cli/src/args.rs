@@ -2,7 +2,29 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
+
+/// The ten pi-ai APIs, as `--api` accepts them.
+fn api_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(REPRESENTATIVE_MODELS.iter().map(|(api, _)| *api))
+}
+
+/// `all` or one of the ten APIs (`verify --apis`).
+fn api_names_or_all() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        std::iter::once("all").chain(REPRESENTATIVE_MODELS.iter().map(|(api, _)| *api)),
+    )
+}
+
+/// A `provider/id` model (the id may contain `/`).
+fn provider_model(s: &str) -> Result<String, String> {
+    match s.split_once('/') {
+        Some((p, id)) if !p.is_empty() && !id.is_empty() => Ok(s.to_string()),
+        _ => Err("expected provider/id, for example anthropic/claude-opus-4-8".into()),
+    }
+}
 
 pub use crate::release::PiArg;
 
@@ -176,7 +198,8 @@ pub enum TableOrJson {
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
-    #[arg(long)]
+    /// Only models of this API.
+    #[arg(long, value_parser = api_names())]
     pub api: Option<String>,
     /// Only models with `compat.supportsMidConvoSystemMessages`.
     #[arg(long)]
@@ -203,7 +226,7 @@ pub struct CapabilitiesArgs {
     #[arg(long)]
     pub project: Option<PathBuf>,
     /// Model used to decide native vs user-update presentation (`provider/id`).
-    #[arg(long)]
+    #[arg(long, value_parser = provider_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -229,10 +252,10 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub leaf: Option<String>,
     /// Re-target every request to this model (`provider/id`).
-    #[arg(long, conflicts_with_all = ["api", "all_apis"])]
+    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = provider_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     /// Re-target to the representative model of this API.
-    #[arg(long, conflicts_with = "all_apis")]
+    #[arg(long, conflicts_with = "all_apis", value_parser = api_names())]
     pub api: Option<String>,
     /// Replay against the representative model of every API.
     #[arg(long)]
@@ -267,9 +290,10 @@ pub enum AfterTreeArg {
 pub struct VerifyArgs {
     /// Scenario files or directories (default: `scenarios/`).
     pub paths: Vec<PathBuf>,
-    /// `all` or a comma-separated list of APIs.
-    #[arg(long)]
-    pub apis: Option<String>,
+    /// `all` (the default) or a comma-separated list of APIs; each runs on its representative
+    /// model.
+    #[arg(long, value_delimiter = ',', value_parser = api_names_or_all())]
+    pub apis: Vec<String>,
     /// Comma-separated `provider/id` list.
     #[arg(long)]
     pub models: Option<String>,

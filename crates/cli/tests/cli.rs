@@ -39,3 +39,6 @@ mod releases;
 
 #[path = "cli/upgrade.rs"]
 mod upgrade;
+
+#[path = "cli/errors.rs"]
+mod errors;

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::args::{CheckArgs, TextOrJson};
-use crate::out::Out;
+use crate::out::{self, Out};
 use crate::Exit;
 
 /// What checking one file found.
@@ -62,7 +62,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
                     }
                     Ok(diags)
                 }
-                Err(e) => Err(format!("error: {}", error_chain(&e))),
+                Err(e) => Err(error_chain(&e)),
             };
             FileReport { path, result }
         })
@@ -74,8 +74,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         TextOrJson::Text => {
             for r in &reports {
                 match &r.result {
-                    Err(e) => {
-                        out.push_str(&format!("{e}\n"));
+                    // The cause goes to stderr (below); the report says which file.
+                    Err(_) => {
+                        out.push_str(&format!("{}: unreadable\n", r.path.display()));
                     }
                     Ok(diags) => {
                         for d in diags {
@@ -118,6 +119,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         TextOrJson::Json => stdout.json(&out)?,
     }
     stdout.flush()?;
+    // One error line per unreadable file, after the report: `forge-replay: error: <file>: <cause>`.
+    for r in &reports {
+        if let Err(e) = &r.result {
+            out::error!("{}", with_path(&r.path, e));
+        }
+    }
 
     let unreadable = reports.iter().any(|r| r.result.is_err());
     let findings = reports.iter().any(|r| {
@@ -139,6 +146,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
 fn extra_checks(session: &Session) -> Vec<Diagnostic> {
     // Recovery checks on every leaf and request (forge_replay_engine::recovery).
     forge_replay_engine::recovery::check(session)
+}
+
+/// `<file>: <cause>`, unless the cause already starts with the file.
+pub(crate) fn with_path(path: &Path, cause: &str) -> String {
+    let shown = path.display().to_string();
+    if cause.starts_with(&shown) {
+        cause.to_string()
+    } else {
+        format!("{shown}: {cause}")
+    }
 }
 
 fn plural(n: usize) -> &'static str {

@@ -54,6 +54,6 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
 }
 
 fn bad_input(e: &dyn std::error::Error) -> anyhow::Result<Exit> {
-    out::error!("{e}");
+    out::error!("{}", crate::cmd::error_chain(e));
     Ok(Exit::BadInput)
 }

@@ -24,7 +24,7 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let (catalog, user) = match &args.catalog {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read catalog {}", path.display()))?;
+                .with_context(|| format!("{}: cannot read catalog", path.display()))?;
             user_catalog = Catalog::with_user_file(release, &text, &path.display().to_string())?;
             (&user_catalog, Some(path.display().to_string()))
         }

@@ -11,14 +11,14 @@ pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
     let loaded = match scenario::load(&args.scenario) {
         Ok(l) => l,
         Err(e) => {
-            out::error!("{e}");
+            out::error!("{}", crate::cmd::error_chain(&e));
             return Ok(Exit::BadInput);
         }
     };
     let compiled = match scenario::compile(&loaded) {
         Ok(c) => c,
         Err(e) => {
-            out::error!("{e}");
+            out::error!("{}", crate::cmd::error_chain(&e));
             return Ok(Exit::BadInput);
         }
     };

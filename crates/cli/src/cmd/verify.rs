@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use forge_replay_engine::diff;
 use forge_replay_engine::golden::GoldenStore;
-use forge_replay_engine::replay::{self, REPRESENTATIVE_MODELS};
+use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
 use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
 use forge_replay_model::json;
@@ -14,31 +14,21 @@ use crate::args::{TextOrJson, VerifyArgs};
 use crate::out::{self, outln, Out};
 use crate::Exit;
 
-fn targets(args: &VerifyArgs) -> Result<Vec<String>, String> {
+fn targets(args: &VerifyArgs) -> Vec<String> {
     if let Some(m) = &args.models {
-        return Ok(m
+        return m
             .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(String::from)
-            .collect());
+            .collect();
     }
-    match args.apis.as_deref().map(str::trim) {
-        None | Some("all") => Ok(REPRESENTATIVE_MODELS
-            .iter()
-            .map(|(_, m)| m.to_string())
-            .collect()),
-        Some(list) => list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|a| {
-                replay::representative_model(a)
-                    .map(String::from)
-                    .ok_or_else(|| format!("unknown API {a:?} in --apis"))
-            })
-            .collect(),
-    }
+    // clap accepts only `all` and the ten API names.
+    REPRESENTATIVE_MODELS
+        .iter()
+        .filter(|(api, _)| args.apis.is_empty() || args.apis.iter().any(|a| a == "all" || a == api))
+        .map(|(_, m)| m.to_string())
+        .collect()
 }
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
@@ -54,17 +44,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
         Err(e) => {
-            out::error!("{e}");
+            out::error!("{}", crate::cmd::error_chain(&e));
             return Ok(Exit::BadInput);
         }
     };
-    let models = match targets(&args) {
-        Ok(m) => m,
-        Err(e) => {
-            out::error!("{e}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let models = targets(&args);
     // `--pi` (or FORGE_REPLAY_PI) follows one release for every scenario; otherwise each follows
     // its own `pi`, else the default.
     let pi = args.pi.requested()?.map(|(r, _)| r);
@@ -132,7 +116,8 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
                         c.model
                     )?,
                     Outcome::Blessed(_) => {}
-                    Outcome::Error(m) => outln!(w, "ERROR {} × {}: {m}", c.scenario, c.model)?,
+                    // The cause is the error line on stderr (below).
+                    Outcome::Error(_) => outln!(w, "ERROR {} × {}", c.scenario, c.model)?,
                     Outcome::Fail(ms) => {
                         outln!(
                             w,
@@ -176,6 +161,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
         }
     }
     w.flush()?;
+    // Each case that could not run: one error line on stderr (it is also in the report above).
+    for c in &cases {
+        if let Outcome::Error(m) = &c.outcome {
+            out::error!("{}", crate::cmd::check::with_path(&c.scenario_file, m));
+        }
+    }
     Ok(if summary.errors > 0 {
         Exit::BadInput
     } else if summary.failed > 0 {
