@@ -304,7 +304,8 @@ pub struct VerifyArgs {
     pub junit: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
-    /// Golden directory (default: `fixtures/golden`).
+    /// Golden tree (default: the `fixtures/golden` of the nearest directory at or above the
+    /// scenarios that has one; never looked up from the working directory).
     #[arg(long)]
     pub golden_dir: Option<PathBuf>,
     #[command(flatten)]

@@ -42,3 +42,6 @@ mod upgrade;
 
 #[path = "cli/errors.rs"]
 mod errors;
+
+#[path = "cli/verify.rs"]
+mod verify;
