@@ -45,3 +45,6 @@ mod errors;
 
 #[path = "cli/verify.rs"]
 mod verify;
+
+#[path = "cli/gen.rs"]
+mod gen;
