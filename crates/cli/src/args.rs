@@ -272,7 +272,7 @@ pub struct CapabilitiesArgs {
     pub format: TextOrJson,
     /// Project root: discover its capability library (and the global one) and list what is
     /// available.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Model used to decide native vs user-update presentation (`provider/id`).
     #[arg(long, value_parser = provider_model, value_name = "PROVIDER/ID")]
@@ -318,7 +318,7 @@ pub struct ReplayArgs {
     pub catalog: Option<PathBuf>,
     /// Write one file per request plus `index.json` into this directory (new or empty, or a
     /// previous `--out` of replay).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The thinking level of a request after a `/tree` navigation when the response does not
     /// record it (0.87.1): `live` (the agent keeps its level; default) or `path` (the level on
@@ -358,14 +358,14 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub bless: bool,
     /// Also write a JUnit XML report (one test case per scenario × model) to this file.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
     /// Golden tree (default: the `fixtures/golden` of the nearest directory at or above the
     /// scenarios that has one; never looked up from the working directory).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub golden_dir: Option<PathBuf>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -387,7 +387,7 @@ pub struct ScenarioArgs {
     /// Scenario file.
     pub scenario: PathBuf,
     /// Output directory for `session.jsonl` and the capability library.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
 
@@ -478,7 +478,7 @@ pub struct CacheExplainArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
     /// Write the hit rate per request with the confirmed breaks marked (.png or .svg).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Extra model catalog (JSON) layered over pi-ai's.
     #[arg(long, value_name = "FILE")]
@@ -502,7 +502,7 @@ pub enum CacheRetention {
 #[derive(Debug, Args)]
 pub struct GenCorpusArgs {
     /// Output directory (Pi's sessions layout; new, empty, or a previous gen-corpus output).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Number of session files.
     #[arg(long, default_value_t = 100)]
@@ -531,7 +531,7 @@ pub struct ReportSessionArgs {
     /// Session JSONL file.
     pub session: PathBuf,
     /// Write the page here (default: stdout, when it is not a terminal).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
     #[arg(long, value_name = "ENTRY_ID")]
@@ -563,7 +563,7 @@ pub struct ReportProvidersArgs {
     #[arg(long, num_args = 1..)]
     pub sessions: Vec<PathBuf>,
     /// Write the report to this file (default: stdout).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "md")]

@@ -48,3 +48,6 @@ mod verify;
 
 #[path = "cli/gen.rs"]
 mod gen;
+
+#[path = "cli/snapshot.rs"]
+mod snapshot;
