@@ -115,6 +115,11 @@ pub enum Command {
     /// What changes in every request when Pi moves to another release (exit 0 no change, 1
     /// changes, 2 bad input).
     Upgrade(UpgradeArgs),
+    /// Print a shell completion script (for example `forge-replay completions bash >
+    /// ~/.local/share/bash-completion/completions/forge-replay`).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a directory.
+    Man(ManArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -136,6 +141,7 @@ pub struct UpgradeArgs {
     /// The release to move to.
     #[arg(long, value_name = "RELEASE")]
     pub to: String,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: UpgradeFormat,
     /// Exit 1 only when a change of these kinds is found (headers, tools, system, thinking,
@@ -160,6 +166,21 @@ pub struct ReleasesArgs {
     /// `md` is `docs/releases.md`.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ReleasesFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `forge-replay.1` and one `forge-replay-<command>.1` per command into this
+    /// directory instead of printing `forge-replay.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

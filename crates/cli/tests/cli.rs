@@ -51,3 +51,6 @@ mod gen;
 
 #[path = "cli/snapshot.rs"]
 mod snapshot;
+
+#[path = "cli/completions.rs"]
+mod completions;
