@@ -54,3 +54,6 @@ mod snapshot;
 
 #[path = "cli/completions.rs"]
 mod completions;
+
+#[path = "cli/writers.rs"]
+mod writers;

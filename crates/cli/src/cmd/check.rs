@@ -6,6 +6,7 @@
 //! plug in at [`extra_checks`]. Each file also gets a `pi-release` note naming the Pi release it
 //! shows; with `--pi R` (or `FORGE_REPLAY_PI`) a session showing another release is a warning.
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::error::chain as error_chain;
@@ -17,6 +18,9 @@ use serde_json::{Map, Value};
 use crate::args::{CheckArgs, TextOrJson};
 use crate::out::{self, Out};
 use crate::Exit;
+
+/// Fewer files than this finish in about a second: no progress bar.
+const PROGRESS_MIN_FILES: usize = 20;
 
 /// What checking one file found.
 struct FileReport {
@@ -46,11 +50,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             files.push(p.clone());
         }
     }
+    // Progress on stderr, only on a terminal and only for runs long enough to need it.
+    let bar = (files.len() >= PROGRESS_MIN_FILES && std::io::stderr().is_terminal()).then(|| {
+        let pb = indicatif::ProgressBar::new(files.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
     // Sessions are checked in parallel (each opened, checked and dropped on its own task); the
     // reports keep the files' order.
     let checked: Vec<FileReport> = files
         .into_par_iter()
         .map(|path| {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
             let result = match Session::open(&path) {
                 Ok((session, mut diags)) => {
                     let evidence = forge_replay_session::release::detect(&session);
@@ -67,6 +83,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             FileReport { path, result }
         })
         .collect();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     reports.extend(checked);
 
     let mut out = String::new();

@@ -21,10 +21,13 @@ pub(crate) fn open_with_catalog(
     catalog: Option<&Path>,
     pi: &PiArg,
 ) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
-    let (session, _diags) = Session::open(session).map_err(|e| {
+    let (session, diags) = Session::open(session).map_err(|e| {
         out::error!("{}", error_chain(&e));
         Exit::BadInput
     })?;
+    // A truncated last line or a malformed entry is skipped as Pi skips it, and said so, as by
+    // `tree`, `context` and `check`.
+    crate::cmd::context::print_diagnostics(session.path(), &diags);
     let catalog = pi
         .for_session(&session)
         .and_then(|release| super::load_catalog(release, catalog))

@@ -75,6 +75,15 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
                 };
                 forge_replay_io::write_atomic(&dir.join(name), bytes)?;
             }
+            // Every writer says what it wrote.
+            match rendered.files.len() {
+                0 => out::note!("wrote {}", path.display()),
+                n => out::note!(
+                    "wrote {} and {n} plot file{} beside it",
+                    path.display(),
+                    if n == 1 { "" } else { "s" }
+                ),
+            }
         }
         None => {
             let mut stdout = Out::stdout();

@@ -105,6 +105,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     }
     if let Some(j) = &args.junit {
         forge_replay_io::write_atomic(j, out::text(&verify::junit_xml(&cases)).as_bytes())?;
+        out::note!("wrote {}", j.display());
     }
     let summary = verify::summarize(&cases);
     let color = std::io::stdout().is_terminal();
