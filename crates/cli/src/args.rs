@@ -227,8 +227,8 @@ pub struct TreeArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Session files or directories of sessions (every `*.jsonl` below them).
-    #[arg(required = true)]
+    /// Session files or directories of sessions (every `*.jsonl` below them; default: Pi's
+    /// sessions directory, `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]

@@ -51,6 +51,7 @@
 mod check;
 pub mod describe;
 pub mod diag;
+pub mod dirs;
 mod entry;
 mod error;
 mod head;

@@ -85,3 +85,41 @@ fn a_generated_corpus_passes_check_and_replays() {
         ]
     );
 }
+
+/// Issue 18.5: with no paths, `check` reads Pi's own sessions directory, as `usage --corpus`.
+#[test]
+fn check_defaults_to_pi_sessions_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    Test::new()
+        .args([
+            "gen-corpus",
+            "--out",
+            dir.path().join("sessions").to_str().unwrap(),
+            "--sessions",
+            "3",
+            "--entries",
+            "30",
+        ])
+        .run();
+    let out = Test::new()
+        .args(["check"])
+        .env("PI_CODING_AGENT_DIR", dir.path())
+        .status(0)
+        .run();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.ends_with(": ok (0 notes)"))
+            .count(),
+        3,
+        "{report}"
+    );
+    Test::new()
+        .args(["check"])
+        .env("PI_CODING_AGENT_DIR", dir.path().join("nowhere"))
+        .status(2)
+        .stderr_contains("forge-replay: error: ")
+        .stderr_contains("nowhere/sessions: Pi's sessions directory does not exist")
+        .run();
+}
