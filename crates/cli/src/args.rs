@@ -253,7 +253,8 @@ pub struct AssembleArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TableOrJson {
-    /// An aligned table for people.
+    /// An aligned table for people (`table` is accepted too).
+    #[value(name = "text", alias = "table")]
     Table,
     /// One JSON document for machines.
     Json,
@@ -268,7 +269,7 @@ pub struct ModelsArgs {
     #[arg(long)]
     pub flagged: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_enum, default_value = "text")]
     pub format: TableOrJson,
     /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
     #[arg(long, value_name = "FILE")]
@@ -350,8 +351,8 @@ pub struct ReplayArgs {
     /// not record them), comma separated.
     #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
     pub hide_declarations: Vec<String>,
-    /// Output format on stdout: `json` is `{"requests": [...]}` in full, `text` one line per
-    /// request.
+    /// Output format on stdout: `json` is `{"requests": [...]}` in full (the default, because
+    /// scripts and `jq` read it), `text` one line per request.
     #[arg(long, value_enum, default_value = "json")]
     pub format: TextOrJson,
     #[command(flatten)]
@@ -414,7 +415,8 @@ pub struct ScenarioArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum UsageFormat {
-    /// An aligned table for people.
+    /// Aligned tables for people (`table` is accepted too).
+    #[value(name = "text", alias = "table")]
     Table,
     /// One JSON document for machines.
     Json,
@@ -435,7 +437,7 @@ pub struct UsageArgs {
     #[arg(long)]
     pub requests: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_enum, default_value = "text")]
     pub format: UsageFormat,
     /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory,
     /// `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).

@@ -1,4 +1,4 @@
-//! `forge-replay models [--pi R] [--api A] [--flagged] [--format table|json] [--catalog F]`: a
+//! `forge-replay models [--pi R] [--api A] [--flagged] [--format text|json] [--catalog F]`: a
 //! release's pi-ai model catalog (plus a user catalog) with its compat flags;
 //! `models --changes FROM..TO`: the models added, removed and re-flagged between two releases.
 

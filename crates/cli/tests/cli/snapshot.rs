@@ -146,3 +146,21 @@ fn text_output_of_the_main_commands() {
         insta::assert_snapshot!(format!("text-{name}"), stdout_of(args, *status));
     }
 }
+
+/// Issue 19.3: people's output is `text` everywhere; `table` (its old name in `models` and
+/// `usage`) still works and prints the same.
+#[test]
+fn table_is_the_old_name_of_text() {
+    for args in [
+        &["models", "--api", "pi-messages"][..],
+        &["usage", "fixtures/agent/anthropic-opus-tools/session.jsonl"],
+    ] {
+        let default = stdout_of(args, 0);
+        let mut text = args.to_vec();
+        text.extend(["--format", "text"]);
+        let mut table = args.to_vec();
+        table.extend(["--format", "table"]);
+        assert_eq!(stdout_of(&text, 0), default, "{args:?}");
+        assert_eq!(stdout_of(&table, 0), default, "{args:?}");
+    }
+}
