@@ -634,7 +634,8 @@ mod tests {
     /// the API the session records (so `replay` and `cache explain` can rebuild its requests).
     #[test]
     fn generated_models_are_in_the_catalog_with_their_api() {
-        let catalog = forge_replay_wire::Catalog::builtin();
+        let catalog =
+            forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::DEFAULT);
         for m in &MODELS {
             let model = catalog
                 .get(m.provider, m.id)
