@@ -35,11 +35,14 @@ fn an_unreadable_scenario_keeps_the_os_cause() {
 #[test]
 fn a_bad_model_flag_is_named_not_a_line_of_the_session() {
     let session = fixture("agent/anthropic-opus-tools/session.jsonl");
-    Test::new()
+    let out = Test::new()
         .args(["replay", &session, "--model", "anthropic/no-such-model"])
         .status(2)
-        .stderr("forge-replay: error: --model anthropic/no-such-model: unknown model `anthropic/no-such-model` in the pi-ai 0.87.1 catalog\n")
         .run();
+    assert_eq!(
+        error_lines(&out.stderr),
+        ["forge-replay: error: --model anthropic/no-such-model: unknown model `anthropic/no-such-model` in the pi-ai 0.87.1 catalog"]
+    );
     Test::new()
         .args(["replay", &session, "--model", "no-slash"])
         .status(2)
