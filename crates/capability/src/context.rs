@@ -69,7 +69,7 @@ pub enum ContextError {
     #[error("cannot project the session")]
     Session(#[from] forge_replay_session::ProjectError),
     /// Forge would fail closed on this branch (corrupt capability history, bad anchors, …).
-    #[error("capability history is invalid")]
+    #[error("pi-forge fails closed")]
     Capability(#[from] CapabilityFailure),
 }
 
@@ -489,7 +489,7 @@ mod tests {
         });
         assert_eq!(
             forge_replay_model::error::chain(&e),
-            "capability history is invalid: Invalid eventId"
+            "pi-forge fails closed: Invalid eventId"
         );
     }
 }

@@ -38,7 +38,7 @@ impl LoadedCapability {
 
 /// A directory that could not be listed (anything but "not found": Forge fails closed).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read capability directory {path}")]
+#[error("{path}: cannot read capability directory")]
 pub struct DiscoveryError {
     pub path: PathBuf,
     #[source]

@@ -2,9 +2,66 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
+
+/// The ten pi-ai APIs, as `--api` accepts them.
+fn api_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(REPRESENTATIVE_MODELS.iter().map(|(api, _)| *api))
+}
+
+/// `all` or one of the ten APIs (`verify --apis`).
+fn api_names_or_all() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        std::iter::once("all").chain(REPRESENTATIVE_MODELS.iter().map(|(api, _)| *api)),
+    )
+}
+
+/// A `provider/id` model (the id may contain `/`).
+fn provider_model(s: &str) -> Result<String, String> {
+    match s.split_once('/') {
+        Some((p, id)) if !p.is_empty() && !id.is_empty() => Ok(s.to_string()),
+        _ => Err("expected provider/id, for example anthropic/claude-opus-4-8".into()),
+    }
+}
 
 pub use crate::release::PiArg;
+
+/// `--min-hit-rate`: a fraction from 0 to 1 (`0.85`) or a percentage with `%` (`85%`); the
+/// value is the fraction.
+pub fn hit_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim_end(), 100.0),
+        None => (t, 1.0),
+    };
+    let bad = || {
+        format!(
+            "expected a fraction from 0 to 1 (0.85) or a percentage from 0% to 100% (85%){}",
+            if scale == 1.0 && num.parse::<f64>().is_ok_and(|v| v > 1.0 && v <= 100.0) {
+                format!("; for {num} percent write {num}%")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let v = v / scale;
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(bad())
+    }
+}
+
+/// `--forks`: a fraction from 0 to 1.
+fn fraction(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("expected a fraction from 0 to 1 (0.2 = one session in five)".into()),
+    }
+}
 
 /// Replay, verify and analyse Pi coding-agent sessions offline.
 #[derive(Debug, Parser)]
@@ -58,6 +115,11 @@ pub enum Command {
     /// What changes in every request when Pi moves to another release (exit 0 no change, 1
     /// changes, 2 bad input).
     Upgrade(UpgradeArgs),
+    /// Print a shell completion script (for example `forge-replay completions bash >
+    /// ~/.local/share/bash-completion/completions/forge-replay`).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a directory.
+    Man(ManArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +141,7 @@ pub struct UpgradeArgs {
     /// The release to move to.
     #[arg(long, value_name = "RELEASE")]
     pub to: String,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: UpgradeFormat,
     /// Exit 1 only when a change of these kinds is found (headers, tools, system, thinking,
@@ -105,9 +168,26 @@ pub struct ReleasesArgs {
     pub format: ReleasesFormat,
 }
 
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `forge-replay.1` and one `forge-replay-<command>.1` per command into this
+    /// directory instead of printing `forge-replay.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TextOrJson {
+    /// Lines for people.
     Text,
+    /// One JSON document for machines.
     Json,
 }
 
@@ -124,7 +204,7 @@ pub struct ContextArgs {
     /// Session JSONL file.
     pub session: PathBuf,
     /// Entry id to project at (default: the last entry of the file, as Pi does on load).
-    #[arg(long)]
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
     /// Apply `convertToLlm` (the messages as the provider layer receives them).
     #[arg(long)]
@@ -138,16 +218,19 @@ pub struct ContextArgs {
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
+    /// Session JSONL file.
     pub session: PathBuf,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
 }
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Session files or directories of sessions.
-    #[arg(required = true)]
+    /// Session files or directories of sessions (every `*.jsonl` below them; default: Pi's
+    /// sessions directory, `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
     pub paths: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
     /// Only structural checks (skip capability and request recovery checks).
@@ -162,7 +245,7 @@ pub struct AssembleArgs {
     /// Case file `{model, context, options?, entry?}`.
     pub case: PathBuf,
     /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -170,20 +253,26 @@ pub struct AssembleArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TableOrJson {
+    /// An aligned table for people (`table` is accepted too).
+    #[value(name = "text", alias = "table")]
     Table,
+    /// One JSON document for machines.
     Json,
 }
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
-    #[arg(long)]
+    /// Only models of this API.
+    #[arg(long, value_parser = api_names())]
     pub api: Option<String>,
     /// Only models with `compat.supportsMidConvoSystemMessages`.
     #[arg(long)]
     pub flagged: bool,
-    #[arg(long, value_enum, default_value = "table")]
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
     pub format: TableOrJson,
-    #[arg(long)]
+    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
     /// List what changed between two releases' catalogs (`0.87.1..1.3.0`): models added,
     /// removed and re-flagged.
@@ -195,15 +284,20 @@ pub struct ModelsArgs {
 
 #[derive(Debug, Args)]
 pub struct CapabilitiesArgs {
+    /// Session JSONL file.
     pub session: PathBuf,
-    #[arg(long)]
+    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
-    #[arg(long)]
+    /// Project root: discover its capability library (and the global one) and list what is
+    /// available.
+    #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Model used to decide native vs user-update presentation (`provider/id`).
-    #[arg(long)]
+    #[arg(long, value_parser = provider_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -217,30 +311,36 @@ pub enum CapabilityCommand {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
+    /// Capability resource files (`*.json`) or directories of them.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
 }
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
+    /// Session JSONL file.
     pub session: PathBuf,
-    #[arg(long)]
+    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
     /// Re-target every request to this model (`provider/id`).
-    #[arg(long, conflicts_with_all = ["api", "all_apis"])]
+    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = provider_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     /// Re-target to the representative model of this API.
-    #[arg(long, conflicts_with = "all_apis")]
+    #[arg(long, conflicts_with = "all_apis", value_parser = api_names())]
     pub api: Option<String>,
     /// Replay against the representative model of every API.
     #[arg(long)]
     pub all_apis: bool,
-    #[arg(long)]
+    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
-    /// Write one file per request plus `index.json` here.
-    #[arg(long)]
+    /// Write one file per request plus `index.json` into this directory (new or empty, or a
+    /// previous `--out` of replay).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The thinking level of a request after a `/tree` navigation when the response does not
     /// record it (0.87.1): `live` (the agent keeps its level; default) or `path` (the level on
@@ -251,6 +351,8 @@ pub struct ReplayArgs {
     /// not record them), comma separated.
     #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
     pub hide_declarations: Vec<String>,
+    /// Output format on stdout: `json` is `{"requests": [...]}` in full (the default, because
+    /// scripts and `jq` read it), `text` one line per request.
     #[arg(long, value_enum, default_value = "json")]
     pub format: TextOrJson,
     #[command(flatten)]
@@ -267,21 +369,25 @@ pub enum AfterTreeArg {
 pub struct VerifyArgs {
     /// Scenario files or directories (default: `scenarios/`).
     pub paths: Vec<PathBuf>,
-    /// `all` or a comma-separated list of APIs.
-    #[arg(long)]
-    pub apis: Option<String>,
-    /// Comma-separated `provider/id` list.
-    #[arg(long)]
+    /// `all` (the default) or a comma-separated list of APIs; each runs on its representative
+    /// model.
+    #[arg(long, value_delimiter = ',', value_parser = api_names_or_all())]
+    pub apis: Vec<String>,
+    /// Comma-separated `provider/id` list of models to replay on instead of `--apis`.
+    #[arg(long, value_name = "PROVIDER/ID,...")]
     pub models: Option<String>,
     /// Write the current output as the new goldens.
     #[arg(long)]
     pub bless: bool,
-    #[arg(long)]
+    /// Also write a JUnit XML report (one test case per scenario × model) to this file.
+    #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
-    /// Golden directory (default: `fixtures/golden`).
-    #[arg(long)]
+    /// Golden tree (default: the `fixtures/golden` of the nearest directory at or above the
+    /// scenarios that has one; never looked up from the working directory).
+    #[arg(long, value_name = "DIR")]
     pub golden_dir: Option<PathBuf>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -289,8 +395,11 @@ pub struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
+    /// The old payload (JSON: a payload, a golden, a replay record or a pi-forge save).
     pub a: PathBuf,
+    /// The new payload.
     pub b: PathBuf,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
 }
@@ -300,15 +409,20 @@ pub struct ScenarioArgs {
     /// Scenario file.
     pub scenario: PathBuf,
     /// Output directory for `session.jsonl` and the capability library.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum UsageFormat {
+    /// Aligned tables for people (`table` is accepted too).
+    #[value(name = "text", alias = "table")]
     Table,
+    /// One JSON document for machines.
     Json,
+    /// Comma-separated values.
     Csv,
+    /// A Markdown table.
     Md,
 }
 
@@ -316,35 +430,51 @@ pub enum UsageFormat {
 pub struct UsageArgs {
     /// Session file (omit with --corpus).
     pub session: Option<PathBuf>,
-    #[arg(long)]
+    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
     /// One row per request.
     #[arg(long)]
     pub requests: bool,
-    #[arg(long, value_enum, default_value = "table")]
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
     pub format: UsageFormat,
-    /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory).
-    #[arg(long, num_args = 0..)]
+    /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory,
+    /// `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
+    #[arg(long, num_args = 0.., value_name = "DIR")]
     pub corpus: Option<Vec<PathBuf>>,
-    #[arg(long)]
+    /// With --corpus: one row per group (default: model).
+    #[arg(long, value_parser = PossibleValuesParser::new(["session", "project", "model", "provider", "api", "day"]))]
     pub by: Option<String>,
-    #[arg(long)]
+    /// With --corpus: only requests on or after this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
+    #[arg(long, value_name = "DAY")]
     pub since: Option<String>,
-    #[arg(long)]
+    /// With --corpus: only requests on or before this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
+    #[arg(long, value_name = "DAY")]
     pub until: Option<String>,
-    #[arg(long = "model")]
+    /// With --corpus: only models whose id contains this text, or exactly this `provider/model`.
+    #[arg(long = "model", value_name = "MODEL")]
     pub model_filter: Option<String>,
-    #[arg(long)]
+    /// With --corpus: only sessions whose cwd contains this text.
+    #[arg(long, value_name = "TEXT")]
     pub project: Option<String>,
-    #[arg(long)]
+    /// With --corpus: write the request table as CSV to this file.
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    #[arg(long)]
+    /// With --corpus: write the request table as a hive-partitioned Parquet dataset into this
+    /// directory (new, empty, or a previous --parquet dataset).
+    #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
-    #[arg(long)]
+    /// With --corpus: write the request table as JSON to this file.
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    #[arg(long)]
+    /// Draw the hit rate (per request for a session, per model for a corpus) to this file
+    /// (`.png` or `.svg`).
+    #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    #[arg(long)]
+    /// Exit 1 when the main-agent hit rate is below this: a fraction from 0 to 1 (`0.85`) or a
+    /// percentage with `%` (`85%`).
+    #[arg(long, value_name = "RATE", value_parser = hit_rate)]
     pub min_hit_rate: Option<f64>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -365,15 +495,16 @@ pub struct CacheExplainArgs {
     /// Session JSONL file.
     pub session: PathBuf,
     /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long)]
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
     /// Write the hit rate per request with the confirmed breaks marked (.png or .svg).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Extra model catalog (JSON) layered over pi-ai's.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
     /// Cache retention the session ran with (`long` = `PI_CACHE_RETENTION=long`): TTL 5 min or 1 h,
     /// or the model's `promptCache` seconds from the catalog.
@@ -385,23 +516,28 @@ pub struct CacheExplainArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CacheRetention {
+    /// Pi's default (`PI_CACHE_RETENTION` unset): 5 minutes.
     Short,
+    /// `PI_CACHE_RETENTION=long`: 1 hour where the provider offers it.
     Long,
 }
 
 #[derive(Debug, Args)]
 pub struct GenCorpusArgs {
-    /// Output directory (Pi's sessions layout).
-    #[arg(long)]
+    /// Output directory (Pi's sessions layout; new, empty, or a previous gen-corpus output).
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Number of session files.
     #[arg(long, default_value_t = 100)]
     pub sessions: usize,
+    /// Lines per session file, header included (at least 8).
     #[arg(long, default_value_t = 200)]
     pub entries: usize,
+    /// Random seed: the same seed writes the same corpus.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Fraction of sessions that are forks of another.
-    #[arg(long, default_value_t = 0.0)]
+    /// Fraction of sessions (0 to 1) that are forks of the previous one.
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
     pub forks: f64,
 }
 
@@ -418,13 +554,13 @@ pub struct ReportSessionArgs {
     /// Session JSONL file.
     pub session: PathBuf,
     /// Write the page here (default: stdout, when it is not a terminal).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long)]
+    #[arg(long, value_name = "ENTRY_ID")]
     pub leaf: Option<String>,
     /// Extra model catalog (JSON) layered over pi-ai's.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
     /// Cache retention the session ran with (as `cache explain --retention`).
     #[arg(long, value_enum, default_value = "short")]
@@ -435,20 +571,83 @@ pub struct ReportSessionArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
+    /// Markdown (plots as side files next to --out).
     Md,
+    /// One self-contained HTML page (plots inline).
     Html,
 }
 
 #[derive(Debug, Args)]
 pub struct ReportProvidersArgs {
-    #[arg(long)]
+    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
+    #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
+    /// Session files or directories whose measured cache behaviour goes into the report.
     #[arg(long, num_args = 1..)]
     pub sessions: Vec<PathBuf>,
-    #[arg(long)]
+    /// Write the report to this file (default: stdout).
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "md")]
     pub format: ReportFormat,
     #[command(flatten)]
     pub pi: PiArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Every subcommand, depth first, with its full name (`cache explain`).
+    fn commands() -> Vec<(String, clap::Command)> {
+        fn walk(prefix: &str, c: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
+            for sub in c.get_subcommands() {
+                let name = format!("{prefix}{}", sub.get_name()).trim().to_string();
+                if sub.has_subcommands() {
+                    walk(&format!("{name} "), sub, out);
+                } else {
+                    out.push((name, sub.clone()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk("", &Cli::command(), &mut out);
+        out
+    }
+
+    /// Issue 19.4: no flag or argument without a description.
+    #[test]
+    fn every_argument_has_help() {
+        let mut missing = Vec::new();
+        for (name, cmd) in commands() {
+            if cmd.get_about().is_none() {
+                missing.push(format!("{name}: no about"));
+            }
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() {
+                    missing.push(format!("{name} {id}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "without help: {missing:?}");
+    }
+
+    #[test]
+    fn min_hit_rate_has_one_unit() {
+        assert_eq!(hit_rate("0.85"), Ok(0.85));
+        assert_eq!(hit_rate("85%"), Ok(0.85));
+        assert_eq!(hit_rate("1"), Ok(1.0));
+        assert_eq!(hit_rate("100%"), Ok(1.0));
+        assert_eq!(hit_rate("0"), Ok(0.0));
+        for bad in ["85", "1.5", "-0.1", "101%", "NaN", "inf", "", "%"] {
+            assert!(hit_rate(bad).is_err(), "{bad}");
+        }
+    }
 }

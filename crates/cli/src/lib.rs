@@ -25,9 +25,15 @@ pub fn run() -> i32 {
             }
             // Usage errors echo the arguments: redacted like every other output (whether
             // `--no-redact` was given is not known yet).
+            // One prefix for every failure: clap's `error: …` becomes `forge-replay: error: …`.
+            let text = e.to_string();
+            let text = match text.strip_prefix("error: ") {
+                Some(rest) => format!("forge-replay: error: {rest}"),
+                None => text,
+            };
             #[allow(clippy::disallowed_macros)]
             {
-                eprint!("{}", forge_replay_model::redact::text(&e.to_string()));
+                eprint!("{}", forge_replay_model::redact::text(&text));
             }
             return 2;
         }

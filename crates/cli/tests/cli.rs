@@ -42,3 +42,21 @@ mod special;
 
 #[path = "cli/upgrade.rs"]
 mod upgrade;
+
+#[path = "cli/errors.rs"]
+mod errors;
+
+#[path = "cli/verify.rs"]
+mod verify;
+
+#[path = "cli/gen.rs"]
+mod gen;
+
+#[path = "cli/snapshot.rs"]
+mod snapshot;
+
+#[path = "cli/completions.rs"]
+mod completions;
+
+#[path = "cli/writers.rs"]
+mod writers;

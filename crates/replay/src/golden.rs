@@ -99,7 +99,7 @@ impl Golden {
 /// Errors of the golden store.
 #[derive(Debug, thiserror::Error)]
 pub enum GoldenError {
-    #[error("cannot read golden {path}")]
+    #[error("{path}: cannot read golden")]
     Read {
         path: PathBuf,
         #[source]

@@ -40,7 +40,7 @@ pub struct PayloadDoc {
 /// Errors from [`load`].
 #[derive(Debug, thiserror::Error)]
 pub enum PayloadError {
-    #[error("cannot read {path}")]
+    #[error("{path}: cannot read")]
     Read {
         path: PathBuf,
         #[source]

@@ -242,7 +242,12 @@ fn check_request(
                         session,
                         i,
                         code::ORPHAN_TOOL_RESULT,
-                        format!("tool result for {id} has no matching tool call"),
+                        if id.is_empty() {
+                            "tool result with an empty toolCallId has no matching tool call"
+                                .to_string()
+                        } else {
+                            format!("tool result for {id} has no matching tool call")
+                        },
                     ));
                 }
             }

@@ -679,10 +679,11 @@ fn case_request(
         path: path.to_path_buf(),
         source: Box::new(source),
     };
-    let text = std::fs::read_to_string(path).map_err(|source| UpgradeError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text =
+        forge_replay_session::input::read_to_string(path).map_err(|source| UpgradeError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let case = Case::parse(&text).map_err(case_err)?;
     let spec_name = |m: &Model| format!("{}/{}", m.provider(), m.id());
     let (status, model) = match (case_side(&case, from), case_side(&case, to)) {

@@ -199,7 +199,7 @@ fn verify_scenario(
             return vec![error_case(
                 fallback_name,
                 "*",
-                forge_replay_model::error::chain(&e),
+                error_chain(&e),
                 opts.pi.unwrap_or(opts.catalog.release()),
             )]
         }
@@ -212,7 +212,7 @@ fn verify_scenario(
             return vec![error_case(
                 compiled.name.clone(),
                 "*",
-                e.to_string(),
+                error_chain(&e),
                 release,
             )]
         }

@@ -55,6 +55,7 @@
 mod check;
 pub mod describe;
 pub mod diag;
+pub mod dirs;
 mod entry;
 mod error;
 mod head;

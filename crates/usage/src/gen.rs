@@ -135,7 +135,7 @@ const MODELS: [ModelSpec; 6] = [
     },
     ModelSpec {
         provider: "mistral",
-        id: "devstral-medium",
+        id: "devstral-medium-latest",
         api: "mistral-conversations",
         price: [0.4, 2.0, 0.0, 0.0],
         cache: CacheStyle::None,
@@ -150,6 +150,10 @@ const WORDS: [&str; 32] = [
 ];
 
 const TOOLS: [&str; 5] = ["read", "bash", "edit", "write", "grep"];
+
+/// Every tool a generated session calls, declared by its system message: [`TOOLS`] and the
+/// subagent tool.
+const DECLARED: [&str; 6] = ["read", "bash", "edit", "write", "grep", "subagent"];
 
 fn words(rng: &mut Rng, n: usize) -> String {
     let mut s = String::with_capacity(n * 6);
@@ -191,6 +195,8 @@ struct SessionGen<'a> {
     cached_prefix: u64,
     last_user_parent: Option<String>,
     used_ids: std::collections::HashSet<String>,
+    /// The leading system message without its timestamp (restated by compactions).
+    system: Value,
 }
 
 impl SessionGen<'_> {
@@ -294,17 +300,21 @@ impl SessionGen<'_> {
         let level = *self.rng.pick(&["off", "low", "medium", "high"]);
         self.append("thinking_level_change", json!({"thinkingLevel": level}));
         self.tick(200, 900);
-        let tools: Vec<Value> = TOOLS
+        let tools: Vec<Value> = DECLARED
             .iter()
             .map(|t| json!({"name": t, "description": format!("{t} tool"), "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}))
             .collect();
         let ts = self.now;
         let preamble = words(self.rng, 60);
-        self.message(json!({
+        let listed: String = DECLARED.iter().map(|t| format!("- {t}\n")).collect();
+        self.system = json!({
             "role": "system", "content": "",
-            "sections": {"preamble": preamble, "tools": "<tools>\n- read\n- bash\n- edit\n- write\n- grep\n</tools>"},
-            "toolsAdded": tools, "timestamp": ts
-        }));
+            "sections": {"preamble": preamble, "tools": format!("<tools>\n{listed}</tools>")},
+            "toolsAdded": tools
+        });
+        let mut system = self.system.clone();
+        system["timestamp"] = json!(ts);
+        self.message(system);
         self.context = 3000 + self.rng.below(2000);
         self.cached_prefix = 0;
     }
@@ -432,6 +442,9 @@ impl SessionGen<'_> {
         let summary = words(self.rng, 80);
         let spec = self.spec();
         let (input, output) = (before, self.rng.range(300, 1500));
+        // Pi restates the current system message (and so the declared tools) on the compaction.
+        let mut system = self.system.clone();
+        system["timestamp"] = json!(self.now);
         let p = spec.price;
         let c = [
             round_cost(input as f64 * p[0] / 1e6),
@@ -444,7 +457,7 @@ impl SessionGen<'_> {
                 "details": {"readFiles": ["README.md"], "modifiedFiles": []},
                 "usage": {"input": input, "output": output, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + output,
                           "cost": {"input": c[0], "output": c[1], "cacheRead": 0, "cacheWrite": 0, "total": c[0] + c[1]}},
-                "fromHook": false
+                "fromHook": false, "systemMessage": system
             }),
         );
         self.context = 4000 + output + self.rng.below(3000);
@@ -484,12 +497,12 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
     let start = date::days_from_civil(2026, 1, 1) * date::MS_PER_DAY;
     let mut summary = GenSummary::default();
     // The previous non-fork session, kept so a fork can copy its ancestors.
-    let mut previous: Option<(PathBuf, String, Vec<Written>, usize, i64)> = None;
+    let mut previous: Option<(PathBuf, String, Vec<Written>, usize, i64, Value)> = None;
     let lines = opts.entries.max(8);
     for _ in 0..opts.sessions {
         let fork = previous.is_some() && rng.chance(opts.forks);
         let (project, mut now) = match (&previous, fork) {
-            (Some((_, _, _, p, t)), true) => (*p, *t),
+            (Some((_, _, _, p, t, _)), true) => (*p, *t),
             _ => (
                 rng.below(projects as u64) as usize,
                 start + rng.below(90 * date::MS_PER_DAY as u64) as i64,
@@ -497,11 +510,22 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
         };
         // A fork copies a prefix of the parent's active path and is created after it.
         let fork_cut = match (&previous, fork) {
-            (Some((_, _, plines, _, _)), true) => {
+            (Some((_, _, plines, _, _, _)), true) => {
                 let path_idx = active_path(plines);
-                let cut = (path_idx.len() / 3
+                let mut cut = (path_idx.len() / 3
                     + rng.below((path_idx.len() / 2).max(1) as u64) as usize)
                     .min(path_idx.len());
+                // The copy keeps the header entries (the system message declares the tools) and
+                // ends after a finished turn (never on a tool call without its result, nor on a
+                // tool result a later compaction could keep without its call).
+                cut = cut.max(3.min(path_idx.len()));
+                while cut > 3 && {
+                    let last = &plines[path_idx[cut - 1]].text;
+                    last.contains("\"stopReason\":\"toolUse\"")
+                        || last.contains("\"role\":\"toolResult\"")
+                } {
+                    cut -= 1;
+                }
                 if let Some(&last) = path_idx[..cut].last() {
                     now = now.max(plines[last].time) + rng.range(60_000, 7_200_000) as i64;
                 }
@@ -532,8 +556,10 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
             cached_prefix: 0,
             last_user_parent: None,
             used_ids: Default::default(),
+            system: Value::Null,
         };
-        if let (true, Some((ppath, _, plines, _, _))) = (fork, &previous) {
+        if let (true, Some((ppath, _, plines, _, _, psystem))) = (fork, &previous) {
+            g.system = psystem.clone();
             header.insert("parentSession".into(), json!(ppath.display().to_string()));
             // Copy the active path of the parent up to a point, verbatim (same ids).
             let (path_idx, cut) = fork_cut.clone().unwrap_or_default();
@@ -547,6 +573,11 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
                     time: w.time,
                 });
                 g.leaf = Some(w.id.clone());
+                // A compaction keeps from the entry before the last user message, never from a
+                // tool result whose call it would drop.
+                if w.text.contains("\"role\":\"user\"") {
+                    g.last_user_parent = w.parent.clone();
+                }
             }
             g.model = g.rng.below(MODELS.len() as u64) as usize;
             g.context = 20_000;
@@ -558,6 +589,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
         }
         g.body(lines - 1);
         let written = std::mem::take(&mut g.lines);
+        let g_system = std::mem::take(&mut g.system);
         let mut text = stringify(&Value::Object(header));
         text.push('\n');
         for w in &written {
@@ -568,7 +600,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
         summary.bytes += text.len() as u64;
         summary.files.push(path.clone());
         if !fork {
-            previous = Some((path, id, written, project, now));
+            previous = Some((path, id, written, project, now, g_system));
         }
     }
     set.commit()?;
@@ -592,4 +624,31 @@ fn active_path(lines: &[Written]) -> Vec<usize> {
     }
     out.reverse();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every model a generated session names is in the pi-ai catalog the corpus targets, with
+    /// the API the session records (so `replay` and `cache explain` can rebuild its requests).
+    #[test]
+    fn generated_models_are_in_the_catalog_with_their_api() {
+        let catalog =
+            forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::DEFAULT);
+        for m in &MODELS {
+            let model = catalog
+                .get(m.provider, m.id)
+                .unwrap_or_else(|| panic!("{}/{} is not in the catalog", m.provider, m.id));
+            assert_eq!(model.api_name(), m.api, "{}/{}", m.provider, m.id);
+        }
+    }
+
+    /// The system message declares every tool a session calls.
+    #[test]
+    fn every_called_tool_is_declared() {
+        for t in TOOLS.iter().chain(&["subagent"]) {
+            assert!(DECLARED.contains(t), "{t}");
+        }
+    }
 }

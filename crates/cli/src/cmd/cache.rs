@@ -40,6 +40,7 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
             out::error!("{}", error_chain(&e));
             return Ok(Exit::BadInput);
         }
+        out::note!("wrote {}", path.display());
     }
     let mut w = Out::stdout();
     match args.format {

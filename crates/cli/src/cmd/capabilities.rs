@@ -68,11 +68,12 @@ fn failure_prefix(path: &std::path::Path, f: &CapabilityFailure) -> String {
     }
 }
 
-/// Prints a capability failure as Forge's text plus the entry location, and returns exit 2.
+/// Prints a capability failure (`forge-replay: error: FILE:LINE: entry ID: <Forge's text>`) and
+/// returns exit 2.
 pub fn report_failure(path: &std::path::Path, e: &ContextError) -> anyhow::Result<Exit> {
     match e {
         ContextError::Capability(f) => {
-            out::note!("{}error: {}", failure_prefix(path, f), f.message);
+            out::error!("{}{}", failure_prefix(path, f), f.message);
             Ok(Exit::BadInput)
         }
         ContextError::Session(_) => Err(anyhow::anyhow!("{e:#}")),
@@ -113,7 +114,7 @@ pub fn context_document(
 
 pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     let (session, _diags) = Session::open(&args.session)
-        .with_context(|| format!("cannot read {}", args.session.display()))?;
+        .map_err(|e| anyhow::anyhow!("{}", crate::cmd::error_chain(&e)))?;
     let leaf = session
         .resolve_leaf(args.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
@@ -123,7 +124,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         Some(m) => Some(
             m.split_once('/')
                 .map(|(p, i)| (p.to_string(), i.to_string()))
-                .with_context(|| format!("--model must be provider/id, got {m:?}"))?,
+                .with_context(|| format!("--model {m}: expected provider/id"))?,
         ),
         None => match (pi.model.get("provider"), pi.model.get("modelId")) {
             (Some(Value::String(p)), Some(Value::String(i))) => Some((p.clone(), i.clone())),

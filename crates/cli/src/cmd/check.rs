@@ -6,6 +6,7 @@
 //! plug in at [`extra_checks`]. Each file also gets a `pi-release` note naming the Pi release it
 //! shows; with `--pi R` (or `FORGE_REPLAY_PI`) a session showing another release is a warning.
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use forge_replay_model::error::chain as error_chain;
@@ -15,8 +16,11 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::args::{CheckArgs, TextOrJson};
-use crate::out::Out;
+use crate::out::{self, Out};
 use crate::Exit;
+
+/// Fewer files than this finish in about a second: no progress bar.
+const PROGRESS_MIN_FILES: usize = 20;
 
 /// What checking one file found.
 struct FileReport {
@@ -29,7 +33,26 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     let expected = args.pi.requested()?.map(|(r, _)| r);
     let mut files = Vec::new();
     let mut reports = Vec::new();
-    for p in &args.paths {
+    let paths = if args.paths.is_empty() {
+        // Pi's own sessions directory, as `usage --corpus` reads it.
+        match forge_replay_session::dirs::pi_sessions_dir() {
+            Some(d) if d.is_dir() => vec![d],
+            Some(d) => {
+                out::error!(
+                    "{}: Pi's sessions directory does not exist (set PI_CODING_AGENT_DIR, or give session files or directories)",
+                    d.display()
+                );
+                return Ok(Exit::BadInput);
+            }
+            None => {
+                out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or give session files or directories)");
+                return Ok(Exit::BadInput);
+            }
+        }
+    } else {
+        args.paths.clone()
+    };
+    for p in &paths {
         if p.is_dir() {
             let before = files.len();
             collect_jsonl(p, &mut files);
@@ -46,11 +69,23 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             files.push(p.clone());
         }
     }
+    // Progress on stderr, only on a terminal and only for runs long enough to need it.
+    let bar = (files.len() >= PROGRESS_MIN_FILES && std::io::stderr().is_terminal()).then(|| {
+        let pb = indicatif::ProgressBar::new(files.len() as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
     // Sessions are checked in parallel (each opened, checked and dropped on its own task); the
     // reports keep the files' order.
     let checked: Vec<FileReport> = files
         .into_par_iter()
         .map(|path| {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
             let result = match Session::open(&path) {
                 Ok((session, mut diags)) => {
                     let evidence = forge_replay_session::release::detect(&session);
@@ -62,11 +97,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
                     }
                     Ok(diags)
                 }
-                Err(e) => Err(format!("error: {}", error_chain(&e))),
+                Err(e) => Err(error_chain(&e)),
             };
             FileReport { path, result }
         })
         .collect();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     reports.extend(checked);
 
     let mut out = String::new();
@@ -74,8 +112,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         TextOrJson::Text => {
             for r in &reports {
                 match &r.result {
-                    Err(e) => {
-                        out.push_str(&format!("{e}\n"));
+                    // The cause goes to stderr (below); the report says which file.
+                    Err(_) => {
+                        out.push_str(&format!("{}: unreadable\n", r.path.display()));
                     }
                     Ok(diags) => {
                         for d in diags {
@@ -118,6 +157,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         TextOrJson::Json => stdout.json(&out)?,
     }
     stdout.flush()?;
+    // One error line per unreadable file, after the report: `forge-replay: error: <file>: <cause>`.
+    for r in &reports {
+        if let Err(e) = &r.result {
+            out::error!("{}", with_path(&r.path, e));
+        }
+    }
 
     let unreadable = reports.iter().any(|r| r.result.is_err());
     let findings = reports.iter().any(|r| {
@@ -139,6 +184,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
 fn extra_checks(session: &Session) -> Vec<Diagnostic> {
     // Recovery checks on every leaf and request (forge_replay_engine::recovery).
     forge_replay_engine::recovery::check(session)
+}
+
+/// `<file>: <cause>`, unless the cause already starts with the file.
+pub(crate) fn with_path(path: &Path, cause: &str) -> String {
+    let shown = path.display().to_string();
+    if cause.starts_with(&shown) {
+        cause.to_string()
+    } else {
+        format!("{shown}: {cause}")
+    }
 }
 
 fn plural(n: usize) -> &'static str {

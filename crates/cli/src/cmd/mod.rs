@@ -10,6 +10,7 @@ pub mod capabilities;
 pub mod check;
 pub mod context;
 pub mod diff;
+pub mod docs;
 pub mod gen_corpus;
 pub mod models;
 pub mod releases;
@@ -61,6 +62,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Cache(CacheCommand::Explain(a)) => cache::run(a),
         Command::GenCorpus(a) => gen_corpus::run(a),
         Command::Report(ReportCommand::Providers(a)) => report::run(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
         Command::Report(ReportCommand::Session(a)) => report_session::run(a),
         Command::Releases(a) => releases::run(a),
         Command::Upgrade(a) => upgrade::run(a),

@@ -1,10 +1,10 @@
-//! `forge-replay models [--pi R] [--api A] [--flagged] [--format table|json] [--catalog F]`: a
+//! `forge-replay models [--pi R] [--api A] [--flagged] [--format text|json] [--catalog F]`: a
 //! release's pi-ai model catalog (plus a user catalog) with its compat flags;
 //! `models --changes FROM..TO`: the models added, removed and re-flagged between two releases.
 
 use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
-use forge_replay_wire::{Api, Model};
+use forge_replay_wire::Model;
 use serde_json::{Map, Value};
 
 use crate::args::{ModelsArgs, TableOrJson};
@@ -22,13 +22,6 @@ const FLAGS: [(&str, &str); 6] = [
 ];
 
 pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
-    if let Some(api) = &args.api {
-        if Api::from_name(api).is_none() {
-            let known: Vec<&str> = Api::ALL.iter().map(|a| a.name()).collect();
-            out::error!("unknown api `{api}`; known apis: {}", known.join(", "));
-            return Ok(Exit::BadInput);
-        }
-    }
     if let Some(range) = &args.changes {
         return changes(&args, range);
     }

@@ -21,10 +21,13 @@ pub(crate) fn open_with_catalog(
     catalog: Option<&Path>,
     pi: &PiArg,
 ) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
-    let (session, _diags) = Session::open(session).map_err(|e| {
+    let (session, diags) = Session::open(session).map_err(|e| {
         out::error!("{}", error_chain(&e));
         Exit::BadInput
     })?;
+    // A truncated last line or a malformed entry is skipped as Pi skips it, and said so, as by
+    // `tree`, `context` and `check`.
+    crate::cmd::context::print_diagnostics(session.path(), &diags);
     let catalog = pi
         .for_session(&session)
         .and_then(|release| super::load_catalog(release, catalog))
@@ -83,19 +86,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     opts.target = if let Some(m) = &args.model {
         Target::Models(vec![m.clone()])
     } else if let Some(api) = &args.api {
+        // clap accepts only the ten API names.
         match replay::representative_model(api) {
             Some(m) => Target::Models(vec![m.to_string()]),
-            None => {
-                out::error!(
-                    "unknown API {api:?}; expected one of {}",
-                    replay::REPRESENTATIVE_MODELS
-                        .iter()
-                        .map(|(a, _)| *a)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-                return Ok(Exit::BadInput);
-            }
+            None => anyhow::bail!("--api {api}: unknown API"),
         }
     } else if args.all_apis {
         Target::all_apis()
@@ -202,6 +196,15 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     match result {
         Ok(()) => Ok(Exit::Ok),
         Err(replay::ReplayError::Sink(e)) => Err(e.into()),
+        // The fault is the flag, not a line of the session.
+        Err(replay::ReplayError::Target { model, source }) if args.model.is_some() => {
+            out::error!("--model {model}: {}", error_chain(&*source));
+            Ok(Exit::BadInput)
+        }
+        Err(replay::ReplayError::BadModel { model }) if args.model.is_some() => {
+            out::error!("--model {model}: expected provider/id");
+            Ok(Exit::BadInput)
+        }
         Err(e) => {
             out::error!("{}", error_chain(&e));
             Ok(Exit::BadInput)

@@ -24,7 +24,7 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let (catalog, user) = match &args.catalog {
         Some(path) => {
             let text = forge_replay_session::input::read_to_string(path)
-                .with_context(|| format!("cannot read catalog {}", path.display()))?;
+                .with_context(|| format!("{}: cannot read catalog", path.display()))?;
             user_catalog = Catalog::with_user_file(release, &text, &path.display().to_string())?;
             (&user_catalog, Some(path.display().to_string()))
         }
@@ -74,6 +74,15 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
                     bytes
                 };
                 forge_replay_io::write_atomic(&dir.join(name), bytes)?;
+            }
+            // Every writer says what it wrote.
+            match rendered.files.len() {
+                0 => out::note!("wrote {}", path.display()),
+                n => out::note!(
+                    "wrote {} and {n} plot file{} beside it",
+                    path.display(),
+                    if n == 1 { "" } else { "s" }
+                ),
             }
         }
         None => {

@@ -587,10 +587,7 @@ fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>) -> Table {
 // Corpus
 
 fn default_sessions_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d).join("sessions"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pi/agent/sessions"))
+    forge_replay_session::dirs::pi_sessions_dir()
 }
 
 fn run_corpus(

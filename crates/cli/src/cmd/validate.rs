@@ -29,7 +29,7 @@ fn scope_of(path: &Path) -> Scope {
 
 fn collect(path: &Path) -> anyhow::Result<Vec<LoadedCapability>> {
     let meta =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if meta.is_dir() {
         let nested: PathBuf = path.join(".pi").join("forge").join("capabilities");
         let dir = if nested.is_dir() {

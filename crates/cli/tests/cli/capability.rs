@@ -121,9 +121,9 @@ fn capabilities_status_view() {
     Test::new()
         .args(["capabilities", &session("legacy-state")])
         .status(2)
-        .stderr_contains(
-            ":6: entry e0000005: error: This session contains legacy pre-capability state.",
-        )
+        .stderr_contains(":6: entry e0000005: This session contains legacy pre-capability state.")
+        .stderr_contains("forge-replay: error: ")
+        .stderr_not_contains("error: This session")
         .run();
 }
 

@@ -108,7 +108,8 @@ fn bless_refuses_scenario_names_that_leave_the_golden_tree() {
         let s = dir.path().join("s.toml");
         std::fs::write(&s, scenario_text(Some(name), 2, "a")).unwrap();
         let out = bless(&s, &golden).any_status().run();
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        // The report on stdout names the case; the cause is the error line on stderr.
+        let stdout = String::from_utf8_lossy(&out.stderr);
         let escaped = !tree(&victim)
             .iter()
             .all(|(n, _)| n == "007.json" || n == "notes.txt")

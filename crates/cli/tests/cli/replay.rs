@@ -100,7 +100,7 @@ fn scenario_compiles_and_replays() {
     assert!(dest.join(reqs[0]["file"].as_str().unwrap()).exists());
     Test::new()
         .args(["replay", session.to_str().unwrap(), "--api", "nope"])
-        .stderr_contains("unknown API")
+        .stderr_contains("invalid value 'nope' for '--api <API>'")
         .status(2)
         .run();
 }

@@ -191,7 +191,9 @@ fn check_exit_codes() {
     Test::new()
         .args(["check", &path, empty.to_str().unwrap()])
         .status(2)
-        .stdout_contains("empty.jsonl: empty file")
+        .stdout_contains("empty.jsonl: unreadable\n")
+        .stderr_contains("forge-replay: error: ")
+        .stderr_contains("empty.jsonl: empty file")
         .run();
 }
 

@@ -56,6 +56,8 @@ fn a_fifo_session_is_refused_by_every_session_command() {
         vec!["cache", "explain", &fifo],
         vec!["capabilities", &fifo],
         vec!["usage", &fifo],
+        vec!["report", "session", &fifo],
+        vec!["upgrade", &fifo, "--from", "0.87.1", "--to", "1.3.0"],
     ] {
         Test::new()
             .args(&args)
@@ -69,7 +71,8 @@ fn a_fifo_session_is_refused_by_every_session_command() {
         .args(["check", &fifo])
         .within(LIMIT)
         .status(2)
-        .stdout_contains(format!("s.jsonl: {REFUSED}"))
+        .stdout_contains("s.jsonl: unreadable")
+        .stderr_contains(format!("s.jsonl: {REFUSED}"))
         .run();
 }
 
@@ -88,7 +91,8 @@ fn a_fifo_in_a_walked_directory_is_a_recorded_failure() {
         .args(["check", &dir])
         .within(LIMIT)
         .status(2)
-        .stdout_contains(format!("bad.jsonl: {REFUSED}"))
+        .stdout_contains("bad.jsonl: unreadable")
+        .stderr_contains(format!("bad.jsonl: {REFUSED}"))
         .stdout_contains("good.jsonl: ok")
         .run();
     // `usage --corpus DIR`: the good session is counted, the FIFO is named as unreadable.

@@ -129,12 +129,33 @@ fn min_hit_rate_gates() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(json_of(&o)["threshold"]["passed"], Value::Bool(false));
     assert_eq!(
-        run(&["usage", &f, "--min-hit-rate", "70"]).status.code(),
+        run(&["usage", &f, "--min-hit-rate", "70%"]).status.code(),
         Some(1)
+    );
+    assert_eq!(
+        run(&["usage", &f, "--min-hit-rate", "60%"]).status.code(),
+        Some(0)
     );
     assert_eq!(
         run(&["usage", &f, "--min-hit-rate", "-1"]).status.code(),
         Some(2)
+    );
+    // One unit: a number without `%` is a fraction, so 70 and 1.5 are refused, not read as
+    // percentages (1.5 used to mean 1.5 % while 1 meant 100 %).
+    for bad in ["70", "1.5", "101%", "x"] {
+        let o = run(&["usage", &f, "--min-hit-rate", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with(&format!(
+                "forge-replay: error: invalid value '{bad}' for '--min-hit-rate <RATE>'"
+            )),
+            "{err}"
+        );
+    }
+    assert!(
+        String::from_utf8_lossy(&run(&["usage", &f, "--min-hit-rate", "70"]).stderr)
+            .contains("for 70 percent write 70%")
     );
 }
 

@@ -20,7 +20,7 @@ pub use compile::{compile, Compiled};
 /// Errors from loading, compiling or writing a scenario.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("cannot read scenario {path}")]
+    #[error("{path}: cannot read scenario")]
     Read {
         path: PathBuf,
         #[source]

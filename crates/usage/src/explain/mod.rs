@@ -1113,8 +1113,12 @@ impl Explanation {
                 );
             }
         }
-        if let Some(why) = &self.stopped {
-            let _ = writeln!(out, "stopped before the leaf: {why}");
+        // The cause is the caller's error line (stderr): said once, on one stream.
+        if self.stopped.is_some() {
+            let _ = writeln!(
+                out,
+                "stopped before the leaf: the rows above are the requests before the error"
+            );
         }
         out
     }

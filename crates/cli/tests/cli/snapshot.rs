@@ -1,0 +1,166 @@
+//! Snapshots of what a person reads (issues 12.6, 19.8): every command's `--help`, the text
+//! output of the main commands on fixtures, and every command's `--format` values and default.
+//! They are regression snapshots of our own output (not Pi goldens): a change shows up in review
+//! as a `.snap` diff. Update with `cargo insta review` or `INSTA_UPDATE=always`; `scripts/test`
+//! runs with `INSTA_UPDATE=no`, so a changed snapshot fails and writes nothing.
+
+use clap::CommandFactory;
+use forge_replay::args::Cli;
+
+use super::support::{repo_root, Test};
+
+/// Every command path (`["cache", "explain"]`), groups included, depth first.
+fn command_paths() -> Vec<Vec<String>> {
+    fn walk(prefix: &[String], c: &clap::Command, out: &mut Vec<Vec<String>>) {
+        for sub in c.get_subcommands() {
+            let mut path = prefix.to_vec();
+            path.push(sub.get_name().to_string());
+            out.push(path.clone());
+            walk(&path, sub, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&[], &Cli::command(), &mut out);
+    out
+}
+
+/// Runs the binary from the repository root (fixture paths stay relative, so nothing
+/// machine-specific is in the output) at a fixed help width.
+fn stdout_of(args: &[&str], status: i32) -> String {
+    let out = Test::new()
+        .current_dir(repo_root())
+        .env("COLUMNS", "100")
+        .args(args)
+        .status(status)
+        .run();
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn help_of_every_command() {
+    insta::assert_snapshot!("help", stdout_of(&["--help"], 0));
+    for path in command_paths() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        insta::assert_snapshot!(format!("help-{}", path.join("-")), stdout_of(&args, 0));
+    }
+}
+
+/// Every command's `--format`: its values and its default, one line per command.
+#[test]
+fn format_values_and_defaults() {
+    let root = Cli::command();
+    let mut lines = Vec::new();
+    for path in command_paths() {
+        let mut cmd = &root;
+        for name in &path {
+            cmd = cmd.find_subcommand(name).expect("listed subcommand");
+        }
+        if cmd.has_subcommands() {
+            continue;
+        }
+        let line = match cmd.get_arguments().find(|a| a.get_id() == "format") {
+            None => "(no --format)".to_string(),
+            Some(a) => {
+                let values: Vec<String> = a
+                    .get_possible_values()
+                    .iter()
+                    .map(|v| v.get_name().to_string())
+                    .collect();
+                let default: Vec<String> = a
+                    .get_default_values()
+                    .iter()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .collect();
+                format!(
+                    "{} (default {})",
+                    values.join("|"),
+                    if default.is_empty() {
+                        "none".to_string()
+                    } else {
+                        default.join(",")
+                    }
+                )
+            }
+        };
+        lines.push(format!("{:<20} {line}", path.join(" ")));
+    }
+    insta::assert_snapshot!("formats", lines.join("\n"));
+}
+
+#[test]
+fn text_output_of_the_main_commands() {
+    let session = "fixtures/agent/anthropic-opus-tools/session.jsonl";
+    let cases: &[(&str, &[&str], i32)] = &[
+        (
+            "tree",
+            &["tree", "fixtures/sessions/branches/session.jsonl"],
+            0,
+        ),
+        ("check", &["check", "fixtures/sessions"], 1),
+        ("replay", &["replay", session, "--format", "text"], 0),
+        (
+            "replay-all-apis",
+            &[
+                "replay",
+                "fixtures/sessions/linear-tools/session.jsonl",
+                "--all-apis",
+                "--format",
+                "text",
+            ],
+            0,
+        ),
+        ("cache-explain", &["cache", "explain", session], 0),
+        ("usage", &["usage", session], 0),
+        ("usage-requests", &["usage", session, "--requests"], 0),
+        (
+            "capabilities",
+            &[
+                "capabilities",
+                "fixtures/capabilities/sessions/idle-on-off.jsonl",
+            ],
+            0,
+        ),
+        ("models", &["models", "--api", "pi-messages"], 0),
+        (
+            "verify",
+            &[
+                "verify",
+                "scenarios/08-compaction-checkpoint.toml",
+                "--apis",
+                "anthropic-messages,openai-responses",
+            ],
+            0,
+        ),
+        (
+            "diff",
+            &[
+                "diff",
+                "fixtures/golden/05-deactivation-notice/openai--gpt-5.5/000.json",
+                "fixtures/golden/05-deactivation-notice/openai--gpt-5.5/001.json",
+            ],
+            1,
+        ),
+    ];
+    for (name, args, status) in cases {
+        insta::assert_snapshot!(format!("text-{name}"), stdout_of(args, *status));
+    }
+}
+
+/// Issue 19.3: people's output is `text` everywhere; `table` (its old name in `models` and
+/// `usage`) still works and prints the same.
+#[test]
+fn table_is_the_old_name_of_text() {
+    for args in [
+        &["models", "--api", "pi-messages"][..],
+        &["usage", "fixtures/agent/anthropic-opus-tools/session.jsonl"],
+    ] {
+        let default = stdout_of(args, 0);
+        let mut text = args.to_vec();
+        text.extend(["--format", "text"]);
+        let mut table = args.to_vec();
+        table.extend(["--format", "table"]);
+        assert_eq!(stdout_of(&text, 0), default, "{args:?}");
+        assert_eq!(stdout_of(&table, 0), default, "{args:?}");
+    }
+}
