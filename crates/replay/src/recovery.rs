@@ -926,7 +926,12 @@ impl Transcript {
                         session,
                         i,
                         code::ORPHAN_TOOL_RESULT,
-                        format!("tool result for {id} has no matching tool call"),
+                        if id.is_empty() {
+                            "tool result with an empty toolCallId has no matching tool call"
+                                .to_string()
+                        } else {
+                            format!("tool result for {id} has no matching tool call")
+                        },
                     ));
                 }
             }
