@@ -37,7 +37,7 @@ measure() {
 	timeout --signal=KILL "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$BENCH_DIR/time.txt" "$@" \
 		>"$BENCH_DIR/out.txt" 2>"$BENCH_DIR/err.txt" || rc=$?
 	if [ "$rc" -eq 137 ] || [ ! -s "$BENCH_DIR/time.txt" ] || grep -q "signal" "$BENCH_DIR/time.txt"; then
-		echo "> $TIMEOUT -"
+		echo ">$TIMEOUT -"
 		return
 	fi
 	if [ "$rc" -gt 1 ]; then
@@ -71,7 +71,7 @@ row() { # shape entries file command...
 	fi
 	read -r as am < <(measure "$FR" "$@" "$file")
 	local ratio="-"
-	[ "$am" != "-" ] && ratio=$(python3 -c "print(f'{$am / max($mib, 0.1):.2f}')")
+	[[ "$am" =~ ^[0-9]+$ ]] && ratio=$(python3 -c "print(f'{$am / max($mib, 0.1):.2f}')")
 	rows+="| $shape | $n | $mib | \`$cmd\` $before| $as | $am | $ratio |"$'\n'
 	echo "$shape $n $cmd: ${before}after $as s $am MiB" >&2
 }
