@@ -287,21 +287,7 @@ fn check_checkpoint(
         return;
     };
     // The text state at the checkpoint, reduced independently of the projection.
-    let mut state: Vec<(String, String)> = Vec::new();
-    for ev in history.unique_events() {
-        match &ev.op {
-            Op::Activate(s) => {
-                if !forge_replay_model::js::trim(&s.content).is_empty() {
-                    state.push((s.activation_id.clone(), s.content.clone()));
-                }
-            }
-            Op::Deactivate { activation_id } => state.retain(|(a, _)| a != activation_id),
-            Op::Reset => state.clear(),
-        }
-        if ev.event_id == cp_id {
-            break;
-        }
-    }
+    let state = checkpoint_state(history, cp_id);
     let checkpoint = ctx
         .updates
         .iter()
@@ -669,23 +655,30 @@ impl<'s> Walker<'s> {
     }
 }
 
-/// The checkpoint state the projection writes and the one the events give, at `cp_id`.
-fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
-    let mut expected: Vec<(String, String)> = Vec::new();
+/// The capabilities active through event `cp_id` (activation id, text), in activation order,
+/// reduced from the events alone (independently of the projection).
+fn checkpoint_state(history: &CapabilityHistory, cp_id: &str) -> Vec<(String, String)> {
+    let mut state: Vec<(String, String)> = Vec::new();
     for ev in history.unique_events() {
         match &ev.op {
             Op::Activate(s) => {
                 if !forge_replay_model::js::trim(&s.content).is_empty() {
-                    expected.push((s.activation_id.clone(), s.content.clone()));
+                    state.push((s.activation_id.clone(), s.content.clone()));
                 }
             }
-            Op::Deactivate { activation_id } => expected.retain(|(a, _)| a != activation_id),
-            Op::Reset => expected.clear(),
+            Op::Deactivate { activation_id } => state.retain(|(a, _)| a != activation_id),
+            Op::Reset => state.clear(),
         }
         if ev.event_id == cp_id {
             break;
         }
     }
+    state
+}
+
+/// The checkpoint state the projection writes and the one the events give, at `cp_id`.
+fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
+    let expected = checkpoint_state(history, cp_id);
     // The projection of an empty context: the checkpoint message (if any) comes first.
     let unique: Vec<_> = history.unique_events().collect();
     let projected = forge_replay_capability::projection::project_unique_events(

@@ -17,18 +17,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn unchecked_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "user-agent"
-        || n == "authorization"
-        || n == "x-api-key"
-        || n == "api-key"
-        || n == "x-goog-api-key"
-        || n == "chatgpt-account-id"
-        || ["key", "token", "secret", "credential", "auth"]
-            .iter()
-            .any(|w| n.contains(w))
-}
+#[path = "../../wire/tests/shared/headers.rs"]
+mod headers;
+use headers::unchecked_header;
 
 /// `x-api-key` of `$["x-api-key"]` or `$.authorization`.
 fn header_name(path: &str) -> &str {

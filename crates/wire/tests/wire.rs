@@ -139,20 +139,9 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// Headers the comparison leaves out: credentials (fixtures never record them) and the
-/// machine-dependent `user-agent`.
-fn unchecked_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "user-agent"
-        || n == "authorization"
-        || n == "x-api-key"
-        || n == "api-key"
-        || n == "x-goog-api-key"
-        || n == "chatgpt-account-id"
-        || ["key", "token", "secret", "credential", "auth"]
-            .iter()
-            .any(|w| n.contains(w))
-}
+#[path = "shared/headers.rs"]
+mod headers;
+use headers::unchecked_header;
 
 /// Checks one golden; `Ok(false)` when its API is not implemented yet.
 fn check(g: &Golden) -> Result<bool, String> {
