@@ -60,3 +60,6 @@ mod completions;
 
 #[path = "cli/writers.rs"]
 mod writers;
+
+#[path = "cli/malformed.rs"]
+mod malformed;

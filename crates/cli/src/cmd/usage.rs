@@ -120,7 +120,8 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let (session, diagnostics) = match Session::open(path) {
         Ok(x) => x,
         Err(e) => {
-            out::error!("{e}");
+            // With its cause (the operating system's reason), as every other command prints it.
+            out::error!("{:#}", anyhow::Error::from(e));
             return Ok(Exit::BadInput);
         }
     };

@@ -334,7 +334,7 @@ pub struct Explanation {
 /// Errors of [`explain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ExplainError {
-    #[error("cannot replay the requests of {path}")]
+    #[error("{path}: cannot replay the requests")]
     Replay {
         path: String,
         #[source]
