@@ -370,3 +370,35 @@ fn the_convention_is_parsed_as_documented() {
     assert!(parse_command("forge-replay a | head").is_err());
     assert_eq!(parse_command("git clone x && cd y"), Ok(None));
 }
+
+/// ARCHITECTURE.md's "Where does X live" table points at files that exist: every
+/// `` `<crate>/src/…` `` path in it (with `<api>` standing for any one API) names a file or
+/// folder under `crates/`.
+#[test]
+fn architecture_points_at_files_that_exist() {
+    let root = repo_root();
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for piece in text.split('`').skip(1).step_by(2) {
+        let Some((krate, rest)) = piece.split_once("/src/") else {
+            continue;
+        };
+        if krate.is_empty() || !krate.bytes().all(|b| b.is_ascii_lowercase()) {
+            continue;
+        }
+        let rel = format!("crates/{krate}/src/{}", rest.replace("<api>", "anthropic"));
+        checked += 1;
+        if !root.join(&rel).exists() {
+            missing.push(rel);
+        }
+    }
+    assert!(
+        checked >= 30,
+        "only {checked} paths found in ARCHITECTURE.md"
+    );
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {missing:?}"
+    );
+}
