@@ -108,7 +108,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     reports.extend(checked);
 
     let mut out = String::new();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Text => {
             for r in &reports {
                 match &r.result {
@@ -152,7 +152,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         }
     }
     let mut stdout = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Text => stdout.text(&out)?,
         TextOrJson::Json => stdout.json(&out)?,
     }

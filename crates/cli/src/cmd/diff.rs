@@ -27,7 +27,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
         d.clone()
     };
     let mut out = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Json => {
             out.json(&(json::stringify_pretty(&diff::render_json(&shown)) + "\n"))?
         }

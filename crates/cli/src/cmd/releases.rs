@@ -11,7 +11,7 @@ use forge_replay_wire::catalog::manifest;
 use forge_replay_wire::Catalog;
 use serde_json::{json, Value};
 
-use crate::args::{ReleasesArgs, ReleasesFormat};
+use crate::args::{Format, ReleasesArgs};
 use crate::Exit;
 
 const LAYERS: [Layer; 5] = [
@@ -28,10 +28,10 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<Exit> {
         .into_iter()
         .filter(|r| only.is_none_or(|o| o == *r))
         .collect();
-    let text = match args.format {
-        ReleasesFormat::Text => text(&releases),
-        ReleasesFormat::Md => markdown(),
-        ReleasesFormat::Json => json::stringify_pretty(&to_json(&releases)) + "\n",
+    let text = match Format::or_default(args.format) {
+        Format::Text => text(&releases),
+        Format::Md => markdown(),
+        _ => json::stringify_pretty(&to_json(&releases)) + "\n",
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

@@ -14,14 +14,14 @@ use forge_replay_report::provider::{
 };
 use forge_replay_wire::Catalog;
 
-use crate::args::{ReportFormat, ReportProvidersArgs};
+use crate::args::{Format as FormatArg, ReportProvidersArgs};
 use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let release = args.pi.or_default()?;
     let user_catalog;
-    let (catalog, user) = match &args.catalog {
+    let (catalog, user) = match &args.catalog.catalog {
         Some(path) => {
             let text = forge_replay_session::input::read_to_string(path)
                 .with_context(|| format!("{}: cannot read catalog", path.display()))?;
@@ -41,8 +41,8 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let report = provider::build(facts, probes, &WireAssembler { catalog }, cache);
 
     let format = match args.format {
-        ReportFormat::Md => Format::Markdown,
-        ReportFormat::Html => Format::Html,
+        FormatArg::Html => Format::Html,
+        _ => Format::Markdown,
     };
     let stem = args
         .out

@@ -7,7 +7,7 @@ use forge_replay_engine::upgrade::{self, Kind};
 use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 
-use crate::args::{UpgradeArgs, UpgradeFormat};
+use crate::args::{Format, UpgradeArgs};
 use crate::cmd::error_chain;
 use crate::out::{self, Out};
 use crate::Exit;
@@ -51,13 +51,13 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
     let report = upgrade::upgrade(&paths, from, to);
     let mut w = Out::stdout();
     match args.format {
-        UpgradeFormat::Json => {
+        Format::Json => {
             let mut text = json::stringify_pretty(&upgrade::report_json(&report));
             text.push('\n');
             w.json(&text)?;
         }
-        UpgradeFormat::Text => w.text(&upgrade::render_text(&report))?,
-        UpgradeFormat::Md => w.text(&upgrade::render_md(&report))?,
+        Format::Text => w.text(&upgrade::render_text(&report))?,
+        _ => w.text(&upgrade::render_md(&report))?,
     }
     w.flush()?;
     let mut failed = false;

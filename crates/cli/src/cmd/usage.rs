@@ -25,7 +25,7 @@ use forge_replay_usage::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::args::{UsageArgs, UsageFormat};
+use crate::args::{Format, UsageArgs};
 use crate::out::{self, Out};
 use crate::Exit;
 
@@ -51,6 +51,35 @@ pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
             out::error!("give a SESSION file or --corpus [DIR...]");
             Ok(Exit::BadInput)
         }
+    }
+}
+
+/// A table for people: box-drawn on a terminal, plain columns when stdout is not one.
+pub(crate) fn render_table(t: &Table) -> String {
+    if std::io::stdout().is_terminal() {
+        t.to_text()
+    } else {
+        t.to_plain()
+    }
+}
+
+/// `1 file`, `2 files` (counts are doubles in the usage model).
+fn plural(n: f64, one: &str, many: &str) -> String {
+    format!("{} {}", num(n), if n == 1.0 { one } else { many })
+}
+
+/// A rate cell of a CSV export: the fraction (`0.865`), empty when undefined.
+fn rate_number(rate: Option<f64>) -> String {
+    rate.map(forge_replay_model::json::format_f64)
+        .unwrap_or_default()
+}
+
+/// A totals row's rate in a CSV export: empty when nothing was sent or no cache data.
+fn totals_rate_number(t: &Totals) -> String {
+    if t.no_cache_data() {
+        String::new()
+    } else {
+        rate_number(t.hit_rate())
     }
 }
 
@@ -138,7 +167,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
     };
     let catalog = forge_replay_wire::Catalog::builtin(release);
-    let leaf = match session.resolve_leaf(args.leaf.as_deref()) {
+    let leaf = match session.resolve_leaf(args.leaf.leaf.as_deref()) {
         Ok(l) => l,
         Err(e) => {
             out::error!("{}: {e}", path.display());
@@ -180,8 +209,9 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let session_id = session.header().id().to_owned();
     let check = threshold.map(|min| check_threshold(min, &view.main_session));
 
-    match args.format {
-        UsageFormat::Json => {
+    let format = Format::or_default(args.format);
+    match format {
+        Format::Json => {
             let mut v = match view.to_json() {
                 Value::Object(m) => m,
                 _ => Map::new(),
@@ -220,14 +250,15 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
+            let machine = fmt == Format::Csv;
             let table = if args.requests {
-                requests_table(&rows, &pricer)
+                requests_table(&rows, &pricer, machine)
             } else {
-                summary_table(&view)
+                summary_table(&view, machine)
             };
             match fmt {
-                UsageFormat::Csv => out(&table.to_csv())?,
-                UsageFormat::Md => out(&table.to_markdown())?,
+                Format::Csv => out(&table.to_csv())?,
+                Format::Md => out(&table.to_markdown())?,
                 _ => {
                     let mut text = format!(
                         "session {session_id} · leaf {} · {} entries on the path",
@@ -238,7 +269,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                         text.push_str(&format!(" · {} findings (see stderr)", findings.len()));
                     }
                     text.push('\n');
-                    text.push_str(&table.to_text());
+                    text.push_str(&render_table(&table));
                     text.push('\n');
                     if !args.requests {
                         let n = &view.nested_session;
@@ -269,7 +300,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             rows.len()
         ))
         .into_owned();
-        let breaks = session_breaks(&session, catalog, args.leaf.clone(), &rows);
+        let breaks = session_breaks(&session, catalog, args.leaf.leaf.clone(), &rows);
         let mut data = session_plot(title, &rows, breaks);
         data.nested = nested_points(&branch);
         data.cumulative = true;
@@ -476,48 +507,89 @@ fn nested_json(n: &NestedRow, pricer: &Pricer<'_>) -> Value {
     Value::Object(m)
 }
 
-fn totals_cells(label: &str, t: &Totals, count: String) -> Vec<String> {
-    vec![
+fn totals_cells(label: &str, t: &Totals, count: String, machine: bool) -> Vec<String> {
+    let mut row = vec![
         label.to_owned(),
-        format_totals_rate(t),
+        if machine {
+            totals_rate_number(t)
+        } else {
+            format_totals_rate(t)
+        },
         count,
         num(t.input),
         num(t.cache_read),
         num(t.cache_write),
         num(t.output),
-    ]
+    ];
+    if machine {
+        // `calls` is a column of its own in CSV (empty for main and combined rows).
+        row.insert(3, String::new());
+    }
+    row
 }
 
-fn summary_table(view: &forge_replay_usage::SessionCacheUsage) -> Table {
-    let mut t = Table::new([
-        "",
-        "hit rate",
-        "requests",
-        "input",
-        "cacheRead",
-        "cacheWrite",
-        "output",
-    ])
-    .numeric(1..7);
+/// The session summary table; `machine` (CSV): numeric cells only, snake-case headers, the
+/// nested call count in its own column.
+fn summary_table(view: &forge_replay_usage::SessionCacheUsage, machine: bool) -> Table {
+    let mut t = if machine {
+        Table::new([
+            "scope",
+            "hit_rate",
+            "requests",
+            "calls",
+            "input",
+            "cache_read",
+            "cache_write",
+            "output",
+        ])
+    } else {
+        Table::new([
+            "",
+            "hit rate",
+            "requests",
+            "input",
+            "cacheRead",
+            "cacheWrite",
+            "output",
+        ])
+        .numeric(1..7)
+    };
     match &view.last_request {
-        Some(l) => t.push(totals_cells("main · last request", l, num(l.requests))),
+        Some(l) => t.push(totals_cells("main · last request", l, num(l.requests), machine)),
+        None if machine => t.push(["main · last request", "", "0", "", "", "", "", ""]),
         None => t.push(["main · last request", "—", "0", "", "", "", ""]),
     }
     t.push(totals_cells(
         "main · this turn",
         &view.main_turn,
         num(view.main_turn.requests),
+        machine,
     ));
     t.push(totals_cells(
         "main · session",
         &view.main_session,
         num(view.main_session.requests),
+        machine,
     ));
     let nested = |label: &str, n: &NestedTotals| {
+        if machine {
+            let mut row = totals_cells(label, &n.totals, num(n.totals.requests), true);
+            row[3] = num(n.calls);
+            if n.is_empty() {
+                row[1] = String::new();
+            }
+            return row;
+        }
         let mut row = totals_cells(
             label,
             &n.totals,
-            format!("{} ({} calls)", num(n.totals.requests), num(n.calls)),
+            format!(
+                "{} ({} {})",
+                num(n.totals.requests),
+                num(n.calls),
+                if n.calls == 1.0 { "call" } else { "calls" }
+            ),
+            false,
         );
         if n.is_empty() {
             row[1] = "no data".into();
@@ -530,16 +602,65 @@ fn summary_table(view: &forge_replay_usage::SessionCacheUsage) -> Table {
         "combined · this turn",
         &view.combined_turn(),
         num(view.combined_turn().requests),
+        machine,
     ));
     t.push(totals_cells(
         "combined · session",
         &view.combined_session(),
         num(view.combined_session().requests),
+        machine,
     ));
     t
 }
 
-fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>) -> Table {
+/// Pi's `toISOString()` timestamp as RFC 3339 UTC with milliseconds (`2026-01-02T03:04:05.678Z`),
+/// whatever form the session wrote; as written when it cannot be read.
+fn rfc3339(ts: &str) -> String {
+    forge_replay_usage::corpus::timestamp_ms(ts)
+        .map(forge_replay_usage::corpus::format_timestamp)
+        .unwrap_or_else(|| ts.to_owned())
+}
+
+/// One row per request; `machine` (CSV): provider and model in columns of their own, RFC 3339
+/// timestamps, rates as fractions, costs as plain numbers.
+fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -> Table {
+    if machine {
+        let mut t = Table::new([
+            "index",
+            "entry",
+            "timestamp",
+            "provider",
+            "model",
+            "input",
+            "cache_read",
+            "cache_write",
+            "output",
+            "hit_rate",
+            "cumulative_hit_rate",
+            "cost",
+            "priced",
+        ]);
+        for r in rows {
+            t.push([
+                r.index.to_string(),
+                r.entry_id.clone().unwrap_or_default(),
+                r.timestamp.as_deref().map(rfc3339).unwrap_or_default(),
+                r.provider.clone().unwrap_or_default(),
+                r.model.clone().unwrap_or_default(),
+                num(r.totals.input),
+                num(r.totals.cache_read),
+                num(r.totals.cache_write),
+                num(r.totals.output),
+                totals_rate_number(&r.totals),
+                totals_rate_number(&r.cumulative),
+                forge_replay_model::json::format_f64(r.cost),
+                r.price(pricer)
+                    .map(|p| forge_replay_model::json::format_f64(p.total))
+                    .unwrap_or_default(),
+            ]);
+        }
+        return t;
+    }
     let mut t = Table::new([
         "#",
         "entry",
@@ -697,8 +818,9 @@ fn run_corpus(
     };
     let check = threshold.map(|min| check_threshold(min, &main));
 
-    match args.format {
-        UsageFormat::Json => {
+    let format = Format::or_default(args.format);
+    match format {
+        Format::Json => {
             let mut v = match serde_json::to_value(&report)? {
                 Value::Object(m) => m,
                 _ => Map::new(),
@@ -712,10 +834,10 @@ fn run_corpus(
             out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
-            let table = groups_table(&report);
+            let table = groups_table(&report, fmt == Format::Csv);
             match fmt {
-                UsageFormat::Csv => out(&table.to_csv())?,
-                UsageFormat::Md => {
+                Format::Csv => out(&table.to_csv())?,
+                Format::Md => {
                     let mut text = table.to_markdown();
                     if let Some(b) = &breaks {
                         text.push('\n');
@@ -725,17 +847,20 @@ fn run_corpus(
                 }
                 _ => {
                     let mut text = format!(
-                        "{} files · {} sessions ({} forks) · {} requests",
-                        report.files,
-                        report.sessions,
-                        report.forks,
-                        num(report.totals.totals.requests)
+                        "{} · {} ({}) · {}",
+                        plural(report.files as f64, "file", "files"),
+                        plural(report.sessions as f64, "session", "sessions"),
+                        plural(report.forks as f64, "fork", "forks"),
+                        plural(report.totals.totals.requests, "request", "requests")
                     );
                     if report.subagent_files > 0 {
-                        text.push_str(&format!(" · {} sub-agent files", report.subagent_files));
+                        text.push_str(&format!(
+                            " · {}",
+                            plural(report.subagent_files as f64, "sub-agent file", "sub-agent files")
+                        ));
                     }
                     text.push('\n');
-                    text.push_str(&table.to_text());
+                    text.push_str(&render_table(&table));
                     text.push('\n');
                     text.push_str(&corpus_notes(&report));
                     if let Some(b) = &breaks {
@@ -747,7 +872,8 @@ fn run_corpus(
             }
         }
     }
-    if args.format != UsageFormat::Json {
+    // On stderr unless JSON was asked for (the document lists them).
+    if args.format != Some(Format::Json) {
         for b in report.bad_lines.iter().take(50) {
             out::note!(
                 "{}:{}: skipped malformed line: {}",
@@ -889,7 +1015,7 @@ fn breaks_text(b: &BreakSums) -> String {
         "cache breaks: {} sessions explained ({} without cache data), {} confirmed breaks\n",
         b.sessions, b.no_cache_data, b.total.breaks
     );
-    text.push_str(&breaks_table(b).to_text());
+    text.push_str(&render_table(&breaks_table(b)));
     text.push('\n');
     if !b.failures.is_empty() {
         text.push_str(&format!(
@@ -975,7 +1101,94 @@ fn priced_cell(p: &PricingView) -> String {
     s
 }
 
-fn groups_table(report: &CorpusReport) -> Table {
+/// The corpus groups as CSV cells: numbers only (rates as fractions, costs in dollars).
+fn groups_csv(report: &CorpusReport) -> Table {
+    let mut t = Table::new([
+        report.by,
+        "requests",
+        "abandoned",
+        "hit_rate",
+        "nested_calls",
+        "nested_hit_rate",
+        "subagent_requests",
+        "combined_hit_rate",
+        "input",
+        "cache_read",
+        "cache_write",
+        "output",
+        "cost",
+        "priced",
+        "unpriced_requests",
+        "price_disagrees",
+    ]);
+    let rate = |t: &TotalsView| {
+        if t.no_cache_data {
+            String::new()
+        } else {
+            rate_number(t.hit_rate)
+        }
+    };
+    let nested_rate = |n: &NestedView| {
+        if n.calls == 0.0 {
+            String::new()
+        } else {
+            rate(&n.totals)
+        }
+    };
+    let f = forge_replay_model::json::format_f64;
+    let priced = |p: &PricingView| {
+        if p.priced_requests > 0.0 {
+            f(p.priced)
+        } else {
+            String::new()
+        }
+    };
+    for g in &report.groups {
+        t.push([
+            g.key.clone(),
+            num(g.main.requests),
+            num(g.abandoned_requests),
+            rate(&g.main),
+            num(g.nested.calls + g.nested.cache_unknown_calls + g.nested.invalid_calls),
+            nested_rate(&g.nested),
+            num(g.subagents.requests),
+            rate(&g.combined),
+            num(g.combined.input),
+            num(g.combined.cache_read),
+            num(g.combined.cache_write),
+            num(g.combined.output),
+            f(g.cost),
+            priced(&g.pricing),
+            num(g.pricing.unpriced_requests),
+            g.pricing.disagrees.to_string(),
+        ]);
+    }
+    let n = &report.nested.totals;
+    t.push([
+        "total".to_owned(),
+        num(report.totals.totals.requests),
+        num(report.abandoned.requests),
+        rate(&report.totals.totals),
+        num(n.calls + n.cache_unknown_calls + n.invalid_calls),
+        nested_rate(n),
+        num(report.subagents.totals.requests),
+        rate(&report.combined),
+        num(report.combined.input),
+        num(report.combined.cache_read),
+        num(report.combined.cache_write),
+        num(report.combined.output),
+        f(report.totals.cost),
+        priced(&report.pricing.totals),
+        num(report.pricing.totals.unpriced_requests),
+        report.pricing.totals.disagrees.to_string(),
+    ]);
+    t
+}
+
+fn groups_table(report: &CorpusReport, machine: bool) -> Table {
+    if machine {
+        return groups_csv(report);
+    }
     let mut t = Table::new([
         report.by,
         "requests",
@@ -1119,7 +1332,7 @@ fn corpus_notes(report: &CorpusReport) -> String {
                 ]);
             }
             text.push_str("reconciliation (nested reports vs the calls found in the child files they name):\n");
-            text.push_str(&t.to_text());
+            text.push_str(&render_table(&t));
             text.push('\n');
         }
     }

@@ -110,7 +110,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     let summary = verify::summarize(&cases);
     let color = std::io::stdout().is_terminal();
     let mut w = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Json => {
             w.json(&(json::stringify_pretty(&verify::report_json(&cases)) + "\n"))?
         }

@@ -76,7 +76,7 @@ fn context_capabilities_fails_closed_with_forge_text_and_line() {
 #[test]
 fn capabilities_status_view() {
     Test::new()
-        .args(["capabilities", &session("idle-on-off"), "--leaf", "e0000008"])
+        .args(["capabilities", &session("idle-on-off"), "--leaf", "e0000008", "--format", "text"])
         .stdout_contains("Capability capabilities: 1; attributed user updates; request prepared (not a model-obedience or delivery acknowledgment)\nCurrently selected tools: read, edit\n")
         .stdout_contains("act-review · project:review · user\n")
         .stdout_contains("  +tools: (none); -tools: bash\nList findings before fixing anything.\n")

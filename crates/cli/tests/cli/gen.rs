@@ -59,15 +59,14 @@ fn a_generated_corpus_passes_check_and_replays() {
     let mut apis = BTreeSet::new();
     for f in &files {
         let out = Test::new()
-            .args(["replay", f.to_str().unwrap(), "--format", "text"])
+            .args(["replay", f.to_str().unwrap(), "--format", "json"])
             .status(0)
             .stderr_not_contains("error")
             .stderr_not_contains("warning")
             .run();
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            if let Some(api) = line.split_whitespace().nth(2) {
-                apis.insert(api.to_string());
-            }
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("replay JSON");
+        for r in doc["requests"].as_array().expect("requests") {
+            apis.insert(r["api"].as_str().expect("api").to_string());
         }
         Test::new()
             .args(["cache", "explain", f.to_str().unwrap()])

@@ -322,7 +322,7 @@ fn output_directories_are_replaced_whole_or_not_at_all() {
     let out = dir.path().join("fresh");
     Test::new()
         .args(["replay", &fixture, "--out", out.to_str().unwrap()])
-        .stderr_contains("request(s) written to")
+        .stderr_contains("requests to")
         .run();
     let first = tree(&out);
     let marker = std::fs::read_to_string(out.join(".forge-replay-set")).unwrap();

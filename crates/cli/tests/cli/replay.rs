@@ -80,7 +80,7 @@ fn scenario_compiles_and_replays() {
     let session = out.join("session.jsonl");
     Test::new()
         .args(["replay", session.to_str().unwrap(), "--format", "text"])
-        .stdout_contains("anthropic-messages anthropic/claude-opus-4-8")
+        .stdout_contains("anthropic/claude-opus-4-8  anthropic-messages")
         .run();
     let dest = dir.path().join("requests");
     Test::new()

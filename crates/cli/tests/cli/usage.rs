@@ -63,7 +63,7 @@ fn session_json_has_pi_forge_shape() {
 
 #[test]
 fn session_table_and_requests() {
-    let o = run(&["usage", &fixture("t-usage-branch.jsonl")]);
+    let o = run(&["usage", &fixture("t-usage-branch.jsonl"), "--format", "text"]);
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("62.5%"), "{text}");
@@ -78,16 +78,20 @@ fn session_table_and_requests() {
     let csv = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
+    // Issue 19.3: an export is numbers, not display strings: RFC 3339 UTC timestamps,
+    // provider and model apart, integer token counts, rates as fractions, costs in dollars.
     assert_eq!(
         lines[0],
-        "#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative,cost,priced"
+        "index,entry,timestamp,provider,model,input,cache_read,cache_write,output,hit_rate,cumulative_hit_rate,cost,priced"
     );
     // Pi recorded no cost; pi-ai 0.87.1 prices claude-opus-4-8 at $5/$25/$0.50/$6.25 per MTok:
     // 30 input + 10 cache write + 3 output = $0.000150 + $0.0000625 + $0.000075.
-    assert!(
-        lines[3].contains("0000000b") && lines[3].ends_with("0.0%,62.5%,$0.00,$0.0003"),
+    assert_eq!(
+        lines[3],
+        "2,0000000b,2026-01-01T00:00:11.000Z,anthropic,claude-opus-4-8,30,0,10,3,0,0.625,0,0.0002875",
         "{csv}"
     );
+    assert!(!csv.contains('%') && !csv.contains('$') && !csv.contains(".0,"), "{csv}");
     let o = run(&[
         "usage",
         &fixture("t-usage-branch.jsonl"),
@@ -105,6 +109,8 @@ fn leaf_selects_another_branch_and_no_cache_data_is_named() {
         &fixture("t-usage-branch-with-sibling.jsonl"),
         "--leaf",
         "sib00002",
+        "--format",
+        "text",
     ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("no cache data"));
