@@ -297,8 +297,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     /// Session files (.jsonl), scenarios (.toml), wire case files (.case.json) or directories
-    /// of them.
-    #[arg(required = true)]
+    /// of them (default: Pi's sessions directory, `$PI_CODING_AGENT_DIR/sessions` or
+    /// `~/.pi/agent/sessions`).
     pub inputs: Vec<PathBuf>,
     /// The release the requests are built with now.
     #[arg(long, value_name = "RELEASE")]
@@ -702,9 +702,11 @@ pub struct ReportSessionArgs {
 pub struct ReportProvidersArgs {
     #[command(flatten)]
     pub catalog: CatalogArg,
-    /// Session files or directories whose measured cache behaviour goes into the report.
-    #[arg(long, num_args = 1..)]
-    pub sessions: Vec<PathBuf>,
+    /// Session files or directories whose measured cache behaviour goes into the report
+    /// (`--sessions` alone: Pi's sessions directory, `$PI_CODING_AGENT_DIR/sessions` or
+    /// `~/.pi/agent/sessions`).
+    #[arg(long, num_args = 0.., value_name = "PATH")]
+    pub sessions: Option<Vec<PathBuf>>,
     /// Write the report to this file (default: stdout).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

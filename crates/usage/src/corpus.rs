@@ -1177,8 +1177,7 @@ impl Corpus {
                 }
                 GroupBy::Model => format!(
                     "{}/{}",
-                    self.dicts.providers[n.provider as usize],
-                    self.dicts.models[n.model as usize]
+                    self.dicts.providers[n.provider as usize], self.dicts.models[n.model as usize]
                 ),
                 GroupBy::Provider => self.dicts.providers[n.provider as usize].clone(),
                 GroupBy::Api => self.dicts.apis[n.api as usize].clone(),
@@ -1825,6 +1824,52 @@ mod tests {
         let ms = timestamp_ms("2026-01-02T03:04:05.678Z").unwrap();
         assert_eq!(format_timestamp(ms), "2026-01-02T03:04:05.678Z");
         assert_eq!(format_timestamp(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    /// The Parquet export stores token counts as integers and timestamps as instants.
+    #[test]
+    fn parquet_columns_are_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("s");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(
+            sessions.join("a.jsonl"),
+            concat!(
+                r#"{"type":"session","version":3,"id":"a","timestamp":"2026-01-02T03:04:05.678Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-02T03:04:05.678Z","message":{"role":"assistant","content":[],"provider":"openai","model":"gpt-5.5","usage":{"input":14,"output":3,"cacheRead":7,"cacheWrite":0},"stopReason":"stop"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let corpus = Corpus::scan(&[sessions]);
+        let filter = Filter::default();
+        let df = corpus.frame(&filter).unwrap();
+        let out = dir.path().join("pq");
+        let parts = corpus.write_parquet_dataset(&df, &filter, &out).unwrap();
+        assert_eq!(parts.len(), 1);
+        let file = std::fs::File::open(out.join("day=2026-01-02/part-0.parquet")).unwrap();
+        let back = ParquetReader::new(file).finish().unwrap();
+        assert_eq!(back.column("input").unwrap().dtype(), &DataType::Int64);
+        assert_eq!(
+            back.column("input").unwrap().i64().unwrap().get(0),
+            Some(14)
+        );
+        assert_eq!(back.column("requests").unwrap().dtype(), &DataType::Int64);
+        // Milliseconds since the epoch, UTC (the zone name is not read back by every reader).
+        assert!(matches!(
+            back.column("timestamp").unwrap().dtype(),
+            DataType::Datetime(TimeUnit::Milliseconds, _)
+        ));
+        let ts = back
+            .column("timestamp")
+            .unwrap()
+            .cast(&DataType::Int64)
+            .unwrap();
+        assert_eq!(
+            ts.i64().unwrap().get(0).map(format_timestamp).as_deref(),
+            Some("2026-01-02T03:04:05.678Z")
+        );
     }
 
     #[test]

@@ -15,11 +15,10 @@ use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) =
-        match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
-            Ok(v) => v,
-            Err(exit) => return Ok(exit),
-        };
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
+    };
     let mut opts = ExplainOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.retention = match args.retention.retention {

@@ -160,7 +160,11 @@ impl Lines {
 /// calls, or what a special message holds.
 fn describe_message(m: &Value) -> String {
     let cut = |s: &str| {
-        let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let first = s
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
         let short: String = first.chars().take(60).collect();
         let more = first.chars().count() > 60 || s.trim().lines().count() > 1;
         format!("{short:?}{}", if more { " …" } else { "" })

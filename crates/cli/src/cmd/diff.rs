@@ -41,7 +41,11 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
                     max_changes: 0,
                 };
                 out.text(&diff::render_text(&shown, opts))?;
-                outln!(out, "{} change(s)", d.changes.len())?;
+                outln!(
+                    out,
+                    "{}",
+                    forge_replay_model::text::count(d.changes.len(), "change", "changes")
+                )?;
             }
         }
     }

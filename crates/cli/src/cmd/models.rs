@@ -85,7 +85,11 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
                 }
                 outln!(out, "{}", line.trim_end())?;
             }
-            outln!(out, "{} model(s), pi-ai {release}", models.len())?;
+            outln!(
+                out,
+                "{}, pi-ai {release}",
+                forge_replay_model::text::count(models.len(), "model", "models")
+            )?;
         }
     }
     out.flush()?;

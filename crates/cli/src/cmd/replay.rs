@@ -43,11 +43,10 @@ pub(crate) fn open_with_catalog(
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) =
-        match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
-            Ok(v) => v,
-            Err(exit) => return Ok(exit),
-        };
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
+    };
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.after_tree = match args.after_tree {

@@ -30,14 +30,21 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
         }
         None => (Catalog::builtin(release), None),
     };
-    for s in &args.sessions {
+    let sessions = match &args.sessions {
+        None => Vec::new(),
+        Some(given) => match super::paths_or_pi_sessions(given) {
+            Ok(p) => p,
+            Err(exit) => return Ok(exit),
+        },
+    };
+    for s in &sessions {
         if !s.exists() {
             anyhow::bail!("--sessions {}: no such file or directory", s.display());
         }
     }
     let facts = catalog_facts(catalog, user);
     let probes = ProbeSet::builtin()?;
-    let cache = (!args.sessions.is_empty()).then(|| cache::analyze(&args.sessions, &facts.models));
+    let cache = (!sessions.is_empty()).then(|| cache::analyze(&sessions, &facts.models));
     let report = provider::build(facts, probes, &WireAssembler { catalog }, cache);
 
     let format = match args.format {

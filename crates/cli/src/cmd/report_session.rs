@@ -71,10 +71,10 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
                 return Ok(Exit::BadInput);
             }
             note!(
-                "wrote {} ({} requests, {} cache breaks)",
+                "wrote {} ({}, {})",
                 path.display(),
-                report.requests.len(),
-                report.breaks.len()
+                forge_replay_model::text::count(report.requests.len(), "request", "requests"),
+                forge_replay_model::text::count(report.breaks.len(), "cache break", "cache breaks")
             );
         }
         None => {

@@ -216,10 +216,7 @@ fn describe(prev: &Previous, now: &Previous) -> String {
     }
     let added = now.messages.len() - same;
     if added > 0 {
-        parts.push(format!(
-            "+{}",
-            plural(added, "message", "messages")
-        ));
+        parts.push(format!("+{}", plural(added, "message", "messages")));
     }
     let system = |o: &CacheOrder| {
         (
@@ -231,8 +228,16 @@ fn describe(prev: &Previous, now: &Previous) -> String {
         parts.push("system updated".to_owned());
     }
     if prev.order.segment_text(Segment::Tools) != now.order.segment_text(Segment::Tools) {
-        let plus: Vec<&str> = now.tools.difference(&prev.tools).map(String::as_str).collect();
-        let minus: Vec<&str> = prev.tools.difference(&now.tools).map(String::as_str).collect();
+        let plus: Vec<&str> = now
+            .tools
+            .difference(&prev.tools)
+            .map(String::as_str)
+            .collect();
+        let minus: Vec<&str> = prev
+            .tools
+            .difference(&now.tools)
+            .map(String::as_str)
+            .collect();
         let mut t = String::from("tools changed");
         if !plus.is_empty() || !minus.is_empty() {
             let mut d: Vec<String> = plus.iter().map(|n| format!("+{n}")).collect();

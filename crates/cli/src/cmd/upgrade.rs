@@ -41,7 +41,11 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     }
-    let paths = match upgrade::expand(&args.inputs) {
+    let inputs = match super::paths_or_pi_sessions(&args.inputs) {
+        Ok(p) => p,
+        Err(exit) => return Ok(exit),
+    };
+    let paths = match upgrade::expand(&inputs) {
         Ok(p) => p,
         Err(e) => {
             out::error!("{}", error_chain(&e));

@@ -266,7 +266,10 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                         branch_path.len()
                     );
                     if !findings.is_empty() {
-                        text.push_str(&format!(" · {} findings (see stderr)", findings.len()));
+                        text.push_str(&format!(
+                            " · {} (see stderr)",
+                            plural(findings.len() as f64, "finding", "findings")
+                        ));
                     }
                     text.push('\n');
                     text.push_str(&render_table(&table));
@@ -555,7 +558,12 @@ fn summary_table(view: &forge_replay_usage::SessionCacheUsage, machine: bool) ->
         .numeric(1..7)
     };
     match &view.last_request {
-        Some(l) => t.push(totals_cells("main · last request", l, num(l.requests), machine)),
+        Some(l) => t.push(totals_cells(
+            "main · last request",
+            l,
+            num(l.requests),
+            machine,
+        )),
         None if machine => t.push(["main · last request", "", "0", "", "", "", "", ""]),
         None => t.push(["main · last request", "—", "0", "", "", "", ""]),
     }
@@ -763,6 +771,14 @@ fn run_corpus(
         }
         return Ok(Exit::BadInput);
     }
+    if corpus.files.is_empty() {
+        // Not an error (the report is empty, exit 0; a --min-hit-rate fails), but say why.
+        let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        out::note!(
+            "forge-replay: warning: no session files (*.jsonl) under {}: nothing to count (Pi writes its sessions to $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)",
+            shown.join(", ")
+        );
+    }
     let df = corpus.frame(&filter)?;
     let groups = corpus.group(&df, by, &filter)?;
     let report = CorpusReport::build(
@@ -801,7 +817,11 @@ fn run_corpus(
         let parts = corpus
             .write_parquet_dataset(&df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
-        out::note!("wrote {} partitions under {}", parts.len(), p.display());
+        out::note!(
+            "wrote {} under {}",
+            plural(parts.len() as f64, "partition", "partitions"),
+            p.display()
+        );
     }
     drop(df);
     if let Some(p) = &args.plot {
@@ -856,7 +876,11 @@ fn run_corpus(
                     if report.subagent_files > 0 {
                         text.push_str(&format!(
                             " · {}",
-                            plural(report.subagent_files as f64, "sub-agent file", "sub-agent files")
+                            plural(
+                                report.subagent_files as f64,
+                                "sub-agent file",
+                                "sub-agent files"
+                            )
                         ));
                     }
                     text.push('\n');
@@ -905,8 +929,12 @@ fn run_corpus(
         }
         if report.not_sessions > 0 {
             out::note!(
-                "{} files are not Pi sessions (named above)",
-                report.not_sessions
+                "{} (named above)",
+                if report.not_sessions == 1 {
+                    "1 file is not a Pi session".to_owned()
+                } else {
+                    format!("{} files are not Pi sessions", report.not_sessions)
+                }
             );
         }
         if let Some(b) = &breaks {
@@ -1012,15 +1040,21 @@ fn breaks_table(b: &BreakSums) -> Table {
 
 fn breaks_text(b: &BreakSums) -> String {
     let mut text = format!(
-        "cache breaks: {} sessions explained ({} without cache data), {} confirmed breaks\n",
-        b.sessions, b.no_cache_data, b.total.breaks
+        "cache breaks: {} explained ({} without cache data), {}\n",
+        plural(b.sessions as f64, "session", "sessions"),
+        b.no_cache_data,
+        plural(b.total.breaks as f64, "confirmed break", "confirmed breaks")
     );
     text.push_str(&render_table(&breaks_table(b)));
     text.push('\n');
     if !b.failures.is_empty() {
         text.push_str(&format!(
-            "{} sessions could not be explained (see stderr)\n",
-            b.failures.len()
+            "{} not be explained (see stderr)\n",
+            if b.failures.len() == 1 {
+                "1 session could".to_owned()
+            } else {
+                format!("{} sessions could", b.failures.len())
+            }
         ));
     }
     text
@@ -1073,6 +1107,15 @@ fn rate_cell(t: &TotalsView) -> String {
         "no cache data".to_owned()
     } else {
         format_rate(t.hit_rate)
+    }
+}
+
+/// `hit rate 61.0%`, or `no cache data` (never `hit rate no cache data`).
+fn rate_phrase(t: &TotalsView) -> String {
+    if t.no_cache_data {
+        "no cache data".to_owned()
+    } else {
+        format!("hit rate {}", format_rate(t.hit_rate))
     }
 }
 
@@ -1252,11 +1295,11 @@ fn groups_table(report: &CorpusReport, machine: bool) -> Table {
 /// The lines under the groups table: branches, forks, nested, sub-agents, pricing.
 fn corpus_notes(report: &CorpusReport) -> String {
     let mut text = format!(
-        "active path: {} requests, hit rate {} · abandoned branches: {} requests, hit rate {}\n",
-        num(report.active.requests),
-        rate_cell(&report.active),
-        num(report.abandoned.requests),
-        rate_cell(&report.abandoned)
+        "active path: {}, {} · abandoned branches: {}, {}\n",
+        plural(report.active.requests, "request", "requests"),
+        rate_phrase(&report.active),
+        plural(report.abandoned.requests, "request", "requests"),
+        rate_phrase(&report.abandoned)
     );
     if report.fork_copies.requests > 0.0 {
         text.push_str(&format!(
@@ -1270,10 +1313,13 @@ fn corpus_notes(report: &CorpusReport) -> String {
         text.push_str("nested tools: no data\n");
     } else {
         text.push_str(&format!(
-            "nested tools: {} calls ({} requests, hit rate {}; active path {} calls, abandoned {}), {} reported no cache data, {} malformed reports ignored",
-            num(n.totals.calls),
-            num(n.totals.totals.requests),
-            nested_rate_cell(&n.totals),
+            "nested tools: {} ({}, {}; active path {}, abandoned {}), {} reported no cache data, {} malformed reports ignored",
+            plural(n.totals.calls, "call", "calls"),
+            plural(n.totals.totals.requests, "request", "requests"),
+            match nested_rate_cell(&n.totals) {
+                r if r.ends_with('%') || r == "\u{2014}" => format!("hit rate {r}"),
+                r => r,
+            },
             num(n.active.calls),
             num(n.abandoned.calls),
             num(n.totals.cache_unknown_calls),

@@ -90,8 +90,8 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
             }
             outln!(
                 out,
-                "{} file(s), {} valid, {invalid} invalid",
-                all.len(),
+                "{}, {} valid, {invalid} invalid",
+                forge_replay_model::text::count(all.len(), "file", "files"),
                 all.len() - invalid
             )?;
         }

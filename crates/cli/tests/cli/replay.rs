@@ -74,7 +74,7 @@ fn scenario_compiles_and_replays() {
             "--out",
             out.to_str().unwrap(),
         ])
-        .stdout_contains("01-read-first-worker")
+        .stderr_contains("01-read-first-worker: wrote 26 entries to")
         .run();
     assert!(out.join(".pi/forge/capabilities/implement.json").exists());
     let session = out.join("session.jsonl");

@@ -86,7 +86,9 @@ fn format_values_and_defaults() {
                     .collect();
                 let rule = if default.is_empty() {
                     if !help.contains(forge_replay::args::FORMAT_RULE) {
-                        wrong.push(format!("{name}: no default, and the help does not state the rule: {help}"));
+                        wrong.push(format!(
+                            "{name}: no default, and the help does not state the rule: {help}"
+                        ));
                     }
                     if !values.iter().any(|v| v == "text") || !values.iter().any(|v| v == "json") {
                         wrong.push(format!("{name}: the rule needs both text and json"));
@@ -95,7 +97,9 @@ fn format_values_and_defaults() {
                 } else {
                     let d = default.join(",");
                     if !help.contains(&format!("default `{d}`, also")) {
-                        wrong.push(format!("{name}: fixed default {d} without its reason: {help}"));
+                        wrong.push(format!(
+                            "{name}: fixed default {d} without its reason: {help}"
+                        ));
                     }
                     format!("{d}, fixed")
                 };
@@ -170,7 +174,11 @@ fn text_output_of_the_main_commands() {
             ],
             0,
         ),
-        ("cache-explain", &["cache", "explain", session, "--format", "text"], 0),
+        (
+            "cache-explain",
+            &["cache", "explain", session, "--format", "text"],
+            0,
+        ),
         ("usage", &["usage", session, "--format", "text"], 0),
         (
             "usage-requests",
