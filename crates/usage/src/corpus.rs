@@ -950,11 +950,28 @@ impl Corpus {
         Corpus::scan_files(&paths, walk_errors, pricer)
     }
 
+    /// [`Corpus::scan`] that reports progress: `progress(files done, files in all)` after each
+    /// batch of files is merged (the CLI draws a progress bar with it).
+    pub fn scan_reporting(dirs: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> Corpus {
+        let (paths, walk_errors) = find_session_files(dirs);
+        Corpus::scan_files_reporting(&paths, walk_errors, &Pricer::builtin(), progress)
+    }
+
     /// Scans the given files in parallel.
     pub fn scan_files(
         paths: &[PathBuf],
         walk_errors: Vec<(PathBuf, String)>,
         pricer: &Pricer<'_>,
+    ) -> Corpus {
+        Corpus::scan_files_reporting(paths, walk_errors, pricer, &|_, _| {})
+    }
+
+    /// [`Corpus::scan_files`] with [`Corpus::scan_reporting`]'s progress callback.
+    pub fn scan_files_reporting(
+        paths: &[PathBuf],
+        walk_errors: Vec<(PathBuf, String)>,
+        pricer: &Pricer<'_>,
+        progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Corpus {
         let children = subagents::classify(paths);
         // Sessions first, then sub-agent sessions (shallow before deep, so a parent is merged
@@ -1011,6 +1028,7 @@ impl Corpus {
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
+        let mut merged = 0usize;
         for chunk in order.chunks(64) {
             let (scans, ()) = rayon::join(
                 || {
@@ -1021,18 +1039,22 @@ impl Corpus {
                 },
                 || {
                     if let Some(prev) = pending.take() {
+                        merged += prev.len();
                         for (i, scan) in prev {
                             merger.merge(i, children[i].as_ref(), scan);
                         }
+                        progress(merged, paths.len());
                     }
                 },
             );
             pending = Some(scans);
         }
         if let Some(prev) = pending.take() {
+            merged += prev.len();
             for (i, scan) in prev {
                 merger.merge(i, children[i].as_ref(), scan);
             }
+            progress(merged, paths.len());
         }
         let Merger {
             mut corpus,

@@ -715,6 +715,9 @@ fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -> Ta
 // ---------------------------------------------------------------------------------------------
 // Corpus
 
+/// Fewer files than this are read in about a second: no progress bar.
+const PROGRESS_MIN_FILES: usize = 200;
+
 fn default_sessions_dir() -> Option<PathBuf> {
     forge_replay_session::dirs::pi_sessions_dir()
 }
@@ -764,7 +767,28 @@ fn run_corpus(
         model: args.model_filter.clone(),
         project: args.project.clone(),
     };
-    let mut corpus = Corpus::scan(&dirs);
+    // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
+    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut corpus = Corpus::scan_reporting(&dirs, &|done, total| {
+        if !on_terminal || total < PROGRESS_MIN_FILES {
+            return;
+        }
+        let b = bar.get_or_init(|| {
+            let pb = indicatif::ProgressBar::new(total as u64);
+            pb.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} files read {elapsed}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            pb
+        });
+        b.set_position(done as u64);
+    });
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
     if corpus.files.is_empty() && !corpus.walk_errors.is_empty() {
         for (p, m) in &corpus.walk_errors {
             out::error!("cannot read {}: {m}", p.display());

@@ -275,3 +275,49 @@ fn text_output_counts_in_words() {
         }
     }
 }
+
+/// Progress bars (issue 19.7): on stderr, only when it is a terminal. Piped, a long
+/// `usage --corpus` prints no bar; under a pseudo-terminal (`script`, util-linux) it does.
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    Test::new()
+        .args([
+            "gen-corpus",
+            "--out",
+            corpus.to_str().unwrap(),
+            "--sessions",
+            "260",
+            "--entries",
+            "10",
+        ])
+        .run();
+    let args = [
+        "usage",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "text",
+    ];
+    let piped = Test::new().args(args).run();
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        !stderr.contains("files read") && !stderr.contains('█'),
+        "{stderr}"
+    );
+    let script = std::process::Command::new("script")
+        .arg("--version")
+        .output();
+    if script.is_err() {
+        eprintln!("skipped the terminal half: `script` (util-linux) is not installed");
+        return;
+    }
+    let line = format!("{} {}", env!("CARGO_BIN_EXE_forge-replay"), args.join(" "));
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect("script runs");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("/260 files read"), "{shown}");
+}
