@@ -1652,7 +1652,7 @@ impl Corpus {
                     .map(|c| self.materialize_nested(c))
                     .collect::<Vec<_>>(),
             )
-            .map(|m| m.and_then(|m| rfc3339_timestamps(m)))
+            .map(|m| m.and_then(rfc3339_timestamps))
     }
 
     /// Writes a hive-partitioned parquet dataset: `dir/day=YYYY-MM-DD/part-0.parquet`

@@ -1110,7 +1110,7 @@ impl Explanation {
                 let _ = writeln!(
                     out,
                     "{} not priced: their model is not in the pi-ai catalog of the replay's release",
-                    forge_replay_model::text::count(total.unpriced_breaks as usize, "break", "breaks")
+                    forge_replay_model::text::count(total.unpriced_breaks, "break", "breaks")
                 );
             }
         }
