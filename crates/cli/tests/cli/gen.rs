@@ -35,7 +35,7 @@ fn a_generated_corpus_passes_check_and_replays() {
             "--seed",
             "3",
         ])
-        .stdout_contains("wrote 30 sessions")
+        .stderr_contains("wrote 30 sessions (11 forks)")
         .run();
     let out = Test::new()
         .args(["check", corpus.to_str().unwrap()])
