@@ -42,6 +42,18 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
             anyhow::bail!("--sessions {}: no such file or directory", s.display());
         }
     }
+    if !sessions.is_empty()
+        && forge_replay_usage::corpus::find_session_files(&sessions)
+            .0
+            .is_empty()
+    {
+        // Not an error (the report has no measured section), but say why.
+        let shown: Vec<String> = sessions.iter().map(|d| d.display().to_string()).collect();
+        out::note!(
+            "forge-replay: warning: --sessions {}: no session files (*.jsonl) in it; the report has no measured cache behaviour",
+            shown.join(" ")
+        );
+    }
     let facts = catalog_facts(catalog, user);
     let probes = ProbeSet::builtin()?;
     let cache = (!sessions.is_empty()).then(|| cache::analyze(&sessions, &facts.models));

@@ -208,6 +208,18 @@ fn an_empty_corpus_says_so() {
     let dir = tempfile::tempdir().unwrap();
     Test::new()
         .args([
+            "report",
+            "providers",
+            "--sessions",
+            dir.path().to_str().unwrap(),
+        ])
+        .status(0)
+        .stderr_contains(
+            "no session files (*.jsonl) in it; the report has no measured cache behaviour",
+        )
+        .run();
+    Test::new()
+        .args([
             "usage",
             "--corpus",
             dir.path().to_str().unwrap(),
