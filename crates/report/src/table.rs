@@ -135,6 +135,6 @@ mod tests {
         assert!(text.contains("│ a|b   │  1 │"), "{text}");
         let plain = t.to_plain();
         assert!(!plain.contains('│') && !plain.contains('─'), "{plain}");
-        assert_eq!(plain.lines().nth(1), Some("a|b       1"), "{plain}");
+        assert_eq!(plain.lines().nth(1), Some("a|b      1"), "{plain}");
     }
 }
