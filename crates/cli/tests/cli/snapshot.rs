@@ -242,3 +242,34 @@ fn table_is_the_old_name_of_text() {
         assert_eq!(stdout_of(&table, 0), text, "{args:?}");
     }
 }
+
+/// The other half of the rule: on a terminal (a pseudo-terminal from `script`, util-linux) the
+/// same commands print text. Skipped, saying so, where `script` is not installed.
+#[test]
+fn terminal_output_is_text_by_default() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_forge-replay");
+    let session = "fixtures/agent/anthropic-opus-tools/session.jsonl";
+    for (args, shows) in [
+        (format!("replay {session}"), "first request"),
+        (format!("tree {session}"), "default leaf"),
+        (format!("usage {session}"), "main · session"),
+    ] {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+            .current_dir(repo_root())
+            .env_remove("FORGE_REPLAY_PI")
+            .output()
+            .expect("script runs");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert!(shown.contains(shows), "{args}: {shown}");
+        assert!(!shown.contains("\"requests\""), "{args}: {shown}");
+    }
+}
