@@ -63,6 +63,178 @@ fn fraction(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The one `--format` vocabulary of every command: `text` for people, `json` for machines,
+/// `csv` and `md` where the output is a table, `html` where it is a report page. Each command
+/// accepts the subset that fits it ([`formats`]).
+///
+/// One default rule (issue 19.3): a command whose output is data prints `text` when stdout is a
+/// terminal and `json` when it is not ([`Format::or_default`]), so a person reads a summary and
+/// a script or `jq` gets the document. Commands that keep a fixed default (a verdict for a CI log,
+/// a report document) declare it with `default_value` and say why in their help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+    Md,
+    Html,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 5] = [
+        Format::Text,
+        Format::Json,
+        Format::Csv,
+        Format::Md,
+        Format::Html,
+    ];
+
+    /// The value `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Md => "md",
+            Format::Html => "html",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Format::Text => "lines and plain tables for people (box-drawn on a terminal)",
+            Format::Json => "one JSON document for machines",
+            Format::Csv => "comma-separated values (numbers unformatted)",
+            Format::Md => "Markdown",
+            Format::Html => "one self-contained HTML page",
+        }
+    }
+
+    /// The format of a command that follows the default rule: the one asked for, else `text`
+    /// on a terminal and `json` when stdout is not one.
+    pub fn or_default(given: Option<Format>) -> Format {
+        use std::io::IsTerminal as _;
+        given.unwrap_or_else(|| Format::default_for(std::io::stdout().is_terminal()))
+    }
+
+    /// The default rule itself: `text` for a terminal, `json` otherwise.
+    pub fn default_for(terminal: bool) -> Format {
+        if terminal {
+            Format::Text
+        } else {
+            Format::Json
+        }
+    }
+}
+
+/// The two shapes of a command that prints lines or one document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
+impl Format {
+    /// `text`, or `json` for every structured format.
+    pub fn text_or_json(self) -> TextOrJson {
+        match self {
+            Format::Text => TextOrJson::Text,
+            _ => TextOrJson::Json,
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The help sentence of every `--format` that follows the default rule (the formats snapshot
+/// test checks each such flag says it).
+pub const FORMAT_RULE: &str = "default: text on a terminal, json when stdout is not one";
+
+/// `--format` values `allowed` of [`Format`] (`table` is an old name of `text`, still accepted).
+#[derive(Debug, Clone, Copy)]
+pub struct FormatParser(&'static [Format]);
+
+/// A `--format` parser that accepts these formats only.
+pub const fn formats(allowed: &'static [Format]) -> FormatParser {
+    FormatParser(allowed)
+}
+
+impl clap::builder::TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let names = PossibleValuesParser::new(self.possible_values().into_iter().flatten());
+        let name = names.parse_ref(cmd, arg, value)?;
+        Ok(self
+            .0
+            .iter()
+            .copied()
+            .find(|f| f.name() == name || (*f == Format::Text && name == "table"))
+            .unwrap_or(Format::Text))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.0.iter().map(|f| {
+            let v = clap::builder::PossibleValue::new(f.name()).help(f.help());
+            if *f == Format::Text {
+                v.alias("table")
+            } else {
+                v
+            }
+        })))
+    }
+}
+
+/// Formats of a command whose output is lines or one document.
+pub const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// Formats of a command whose output is a table.
+pub const TABULAR: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Md];
+
+/// `--catalog FILE`, shared by every command that reads a release's model catalog.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CatalogArg {
+    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog
+    /// of the release followed.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+}
+
+impl CatalogArg {
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.catalog.as_deref()
+    }
+}
+
+/// `--leaf ENTRY_ID`, shared by every command that works at one leaf of a session.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LeafArg {
+    /// Entry id of the leaf to work at (default: the last entry of the file, as Pi does on
+    /// load).
+    #[arg(long = "leaf", value_name = "ENTRY_ID")]
+    pub leaf: Option<String>,
+}
+
+/// `--retention short|long`, shared by the commands that explain prompt-cache breaks.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct RetentionArg {
+    /// Cache retention the session ran with (`long` = `PI_CACHE_RETENTION=long`): TTL 5 min or
+    /// 1 h, or the model's `promptCache` seconds from the catalog.
+    #[arg(long = "retention", value_enum, default_value = "short")]
+    pub retention: CacheRetention,
+}
+
 /// Replay, verify and analyse Pi coding-agent sessions offline.
 #[derive(Debug, Parser)]
 #[command(name = "forge-replay", version, about, long_about = None)]
@@ -122,18 +294,11 @@ pub enum Command {
     Man(ManArgs),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum UpgradeFormat {
-    Text,
-    Json,
-    Md,
-}
-
 #[derive(Debug, Args)]
 pub struct UpgradeArgs {
     /// Session files (.jsonl), scenarios (.toml), wire case files (.case.json) or directories
-    /// of them.
-    #[arg(required = true)]
+    /// of them (default: Pi's sessions directory, `$PI_CODING_AGENT_DIR/sessions` or
+    /// `~/.pi/agent/sessions`).
     pub inputs: Vec<PathBuf>,
     /// The release the requests are built with now.
     #[arg(long, value_name = "RELEASE")]
@@ -141,9 +306,9 @@ pub struct UpgradeArgs {
     /// The release to move to.
     #[arg(long, value_name = "RELEASE")]
     pub to: String,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: UpgradeFormat,
+    /// Output format; default `text`, also when piped: the changes are for the person reading a terminal or CI log, the exit code is the result for scripts; `json` for the details, `md` for a pull request.
+    #[arg(long, value_parser = formats(&[Format::Text, Format::Json, Format::Md]), default_value = "text")]
+    pub format: Format,
     /// Exit 1 only when a change of these kinds is found (headers, tools, system, thinking,
     /// max-tokens, sampling, messages, threading, other; missing-model for a model the target
     /// release lacks). Default: any change.
@@ -151,21 +316,15 @@ pub struct UpgradeArgs {
     pub fail_on: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReleasesFormat {
-    Text,
-    Md,
-    Json,
-}
-
 #[derive(Debug, Args)]
 pub struct ReleasesArgs {
     /// Only this release's changes (against the release before it).
     #[arg(long = "pi", value_name = "RELEASE")]
     pub pi: Option<String>,
-    /// `md` is `docs/releases.md`.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: ReleasesFormat,
+    /// Output format (`md` is `docs/releases.md`); default: text on a terminal, json when
+    /// stdout is not one.
+    #[arg(long, value_parser = formats(&[Format::Text, Format::Json, Format::Md]))]
+    pub format: Option<Format>,
 }
 
 #[derive(Debug, Args)]
@@ -184,14 +343,6 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TextOrJson {
-    /// Lines for people.
-    Text,
-    /// One JSON document for machines.
-    Json,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Presentation {
     /// Native system sections (models flagged `supportsMidConvoSystemMessages`).
     Native,
@@ -203,15 +354,18 @@ pub enum Presentation {
 pub struct ContextArgs {
     /// Session JSONL file.
     pub session: PathBuf,
-    /// Entry id to project at (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
+    #[command(flatten)]
+    pub leaf: LeafArg,
     /// Apply `convertToLlm` (the messages as the provider layer receives them).
     #[arg(long)]
     pub llm: bool,
     /// Apply pi-forge's capability projection (from the snapshots the session's own events hold).
     #[arg(long, value_enum)]
     pub capabilities: Option<Presentation>,
+    /// Output format: `json` is `{"leafId", "messages"}` as Pi builds it, `text` one line per
+    /// message; default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
     #[command(flatten)]
     pub pi: PiArg,
 }
@@ -220,9 +374,9 @@ pub struct ContextArgs {
 pub struct TreeArgs {
     /// Session JSONL file.
     pub session: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    /// Output format; default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
 }
 
 #[derive(Debug, Args)]
@@ -230,9 +384,9 @@ pub struct CheckArgs {
     /// Session files or directories of sessions (every `*.jsonl` below them; default: Pi's
     /// sessions directory, `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    /// Output format; default `text`, also when piped: the findings are for the person reading a terminal or CI log, the exit code is the result for scripts; `json` for the details.
+    #[arg(long, value_parser = formats(TEXT_JSON), default_value = "text")]
+    pub format: Format,
     /// Only structural checks (skip capability and request recovery checks).
     #[arg(long)]
     pub structural: bool,
@@ -244,20 +398,14 @@ pub struct CheckArgs {
 pub struct AssembleArgs {
     /// Case file `{model, context, options?, entry?}`.
     pub case: PathBuf,
-    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
+    /// Output format: `json` is `{api, payload, wire}`, `text` a summary of the request;
+    /// default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
     #[command(flatten)]
     pub pi: PiArg,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TableOrJson {
-    /// An aligned table for people (`table` is accepted too).
-    #[value(name = "text", alias = "table")]
-    Table,
-    /// One JSON document for machines.
-    Json,
 }
 
 #[derive(Debug, Args)]
@@ -268,12 +416,11 @@ pub struct ModelsArgs {
     /// Only models with `compat.supportsMidConvoSystemMessages`.
     #[arg(long)]
     pub flagged: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TableOrJson,
-    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
+    /// Output format; default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// List what changed between two releases' catalogs (`0.87.1..1.3.0`): models added,
     /// removed and re-flagged.
     #[arg(long, value_name = "FROM..TO", conflicts_with = "pi")]
@@ -286,12 +433,11 @@ pub struct ModelsArgs {
 pub struct CapabilitiesArgs {
     /// Session JSONL file.
     pub session: PathBuf,
-    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[command(flatten)]
+    pub leaf: LeafArg,
+    /// Output format; default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
     /// Project root: discover its capability library (and the global one) and list what is
     /// available.
     #[arg(long, value_name = "DIR")]
@@ -314,18 +460,17 @@ pub struct ValidateArgs {
     /// Capability resource files (`*.json`) or directories of them.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    /// Output format; default `text`, also when piped: the findings are for the person reading a terminal or CI log, the exit code is the result for scripts; `json` for the details.
+    #[arg(long, value_parser = formats(TEXT_JSON), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// Session JSONL file.
     pub session: PathBuf,
-    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
+    #[command(flatten)]
+    pub leaf: LeafArg,
     /// Re-target every request to this model (`provider/id`).
     #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = provider_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
@@ -335,9 +480,8 @@ pub struct ReplayArgs {
     /// Replay against the representative model of every API.
     #[arg(long)]
     pub all_apis: bool,
-    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// Write one file per request plus `index.json` into this directory (new or empty, or a
     /// previous `--out` of replay).
     #[arg(long, value_name = "DIR")]
@@ -351,10 +495,11 @@ pub struct ReplayArgs {
     /// not record them), comma separated.
     #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
     pub hide_declarations: Vec<String>,
-    /// Output format on stdout: `json` is `{"requests": [...]}` in full (the default, because
-    /// scripts and `jq` read it), `text` one line per request.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: TextOrJson,
+    /// Output format on stdout: `json` is `{"requests": [...]}` in full, `text` a summary with
+    /// one row per request and what changed from the one before; default: text on a terminal,
+    /// json when stdout is not one (scripts and `jq` keep getting the requests).
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
     #[command(flatten)]
     pub pi: PiArg,
 }
@@ -382,9 +527,9 @@ pub struct VerifyArgs {
     /// Also write a JUnit XML report (one test case per scenario × model) to this file.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    /// Output format; default `text`, also when piped: the differences are for the person reading a terminal or CI log, the exit code is the result for scripts (and `--junit` for CI); `json` for the details.
+    #[arg(long, value_parser = formats(TEXT_JSON), default_value = "text")]
+    pub format: Format,
     /// Golden tree (default: the `fixtures/golden` of the nearest directory at or above the
     /// scenarios that has one; never looked up from the working directory).
     #[arg(long, value_name = "DIR")]
@@ -399,9 +544,9 @@ pub struct DiffArgs {
     pub a: PathBuf,
     /// The new payload.
     pub b: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    /// Output format; default `text`, also when piped: the differences are for the person reading a terminal or CI log, the exit code is the result for scripts; `json` for the details.
+    #[arg(long, value_parser = formats(TEXT_JSON), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -413,32 +558,19 @@ pub struct ScenarioArgs {
     pub out: PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum UsageFormat {
-    /// Aligned tables for people (`table` is accepted too).
-    #[value(name = "text", alias = "table")]
-    Table,
-    /// One JSON document for machines.
-    Json,
-    /// Comma-separated values.
-    Csv,
-    /// A Markdown table.
-    Md,
-}
-
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// Session file (omit with --corpus).
     pub session: Option<PathBuf>,
-    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
+    #[command(flatten)]
+    pub leaf: LeafArg,
     /// One row per request.
     #[arg(long)]
     pub requests: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: UsageFormat,
+    /// Output format (`csv`: rates as fractions, costs in dollars, counts as integers);
+    /// default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TABULAR))]
+    pub format: Option<Format>,
     /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory,
     /// `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
     #[arg(long, num_args = 0.., value_name = "DIR")]
@@ -494,22 +626,18 @@ pub enum CacheCommand {
 pub struct CacheExplainArgs {
     /// Session JSONL file.
     pub session: PathBuf,
-    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[command(flatten)]
+    pub leaf: LeafArg,
+    /// Output format; default: text on a terminal, json when stdout is not one.
+    #[arg(long, value_parser = formats(TEXT_JSON))]
+    pub format: Option<Format>,
     /// Write the hit rate per request with the confirmed breaks marked (.png or .svg).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Extra model catalog (JSON) layered over pi-ai's.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
-    /// Cache retention the session ran with (`long` = `PI_CACHE_RETENTION=long`): TTL 5 min or 1 h,
-    /// or the model's `promptCache` seconds from the catalog.
-    #[arg(long, value_enum, default_value = "short")]
-    pub retention: CacheRetention,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
+    #[command(flatten)]
+    pub retention: RetentionArg,
     #[command(flatten)]
     pub pi: PiArg,
 }
@@ -556,41 +684,36 @@ pub struct ReportSessionArgs {
     /// Write the page here (default: stdout, when it is not a terminal).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Entry id of the leaf (default: the last entry of the file, as Pi does on load).
-    #[arg(long, value_name = "ENTRY_ID")]
-    pub leaf: Option<String>,
-    /// Extra model catalog (JSON) layered over pi-ai's.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
-    /// Cache retention the session ran with (as `cache explain --retention`).
-    #[arg(long, value_enum, default_value = "short")]
-    pub retention: CacheRetention,
+    /// Output format; default `html`, also when piped: the report is a page to open or share
+    /// (`json` is the same numbers for scripts).
+    #[arg(long, value_parser = formats(&[Format::Html, Format::Json]), default_value = "html")]
+    pub format: Format,
+    #[command(flatten)]
+    pub leaf: LeafArg,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
+    #[command(flatten)]
+    pub retention: RetentionArg,
     #[command(flatten)]
     pub pi: PiArg,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    /// Markdown (plots as side files next to --out).
-    Md,
-    /// One self-contained HTML page (plots inline).
-    Html,
-}
-
 #[derive(Debug, Args)]
 pub struct ReportProvidersArgs {
-    /// A models file (same shape as Pi's `models-store.json`) layered over the built-in catalog.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
-    /// Session files or directories whose measured cache behaviour goes into the report.
-    #[arg(long, num_args = 1..)]
-    pub sessions: Vec<PathBuf>,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
+    /// Session files or directories whose measured cache behaviour goes into the report
+    /// (`--sessions` alone: Pi's sessions directory, `$PI_CODING_AGENT_DIR/sessions` or
+    /// `~/.pi/agent/sessions`).
+    #[arg(long, num_args = 0.., value_name = "PATH")]
+    pub sessions: Option<Vec<PathBuf>>,
     /// Write the report to this file (default: stdout).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "md")]
-    pub format: ReportFormat,
+    /// Output format; default `md`, also on a terminal: the report is a document
+    /// (`reports/provider-support.md` is this output), `html` a page with the plots inline.
+    #[arg(long, value_parser = formats(&[Format::Md, Format::Html]), default_value = "md")]
+    pub format: Format,
     #[command(flatten)]
     pub pi: PiArg,
 }

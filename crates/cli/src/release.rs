@@ -106,8 +106,12 @@ impl PiArg {
                 );
                 if ev.mixed() {
                     out::note!(
-                        "forge-replay: note: {path}: {} earlier response(s) carry no thinkingLevel (first on line {}): an older Pi wrote them before Pi {r} continued the session",
-                        ev.assistant_without_thinking_level,
+                        "forge-replay: note: {path}: {} no thinkingLevel (first on line {}): an older Pi wrote them before Pi {r} continued the session",
+                        if ev.assistant_without_thinking_level == 1 {
+                            "1 earlier response carries".to_owned()
+                        } else {
+                            format!("{} earlier responses carry", ev.assistant_without_thinking_level)
+                        },
                         ev.first_without_thinking_level.unwrap_or(0)
                     );
                 }

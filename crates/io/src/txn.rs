@@ -102,6 +102,11 @@ fn parse_journal(root: &Path, text: &str) -> Result<Option<Vec<Op>>, String> {
     if lines.next() != Some(JOURNAL_HEADER) {
         return Err("not a forge-replay journal".into());
     }
+    // Killed while writing the journal (it is complete only with its `end` line): nothing was
+    // applied yet, whatever the cut last line holds.
+    if !text.ends_with("\nend\n") {
+        return Ok(None);
+    }
     let mut ops = Vec::new();
     for line in lines {
         if line == "end" {
@@ -416,6 +421,24 @@ mod tests {
             .collect();
         assert_eq!(left, ["m"]);
         assert!(Txn::pending(root).is_none());
+    }
+
+    /// A journal cut anywhere before its `end` line (the process was killed while writing it)
+    /// applies nothing, even when the cut falls inside a line.
+    #[test]
+    fn a_journal_cut_before_its_end_applies_nothing() {
+        let root = Path::new("/r");
+        let full = format!("{JOURNAL_HEADER}\nrename\ta/.x\ta/b\nremove\ta/c\nend\n");
+        assert!(matches!(parse_journal(root, &full), Ok(Some(ops)) if ops.len() == 2));
+        for cut in 0..full.len() - 1 {
+            assert!(
+                matches!(parse_journal(root, &full[..cut]), Ok(None)),
+                "cut at {cut}: {:?}",
+                &full[..cut]
+            );
+        }
+        let bad = format!("{JOURNAL_HEADER}\nfrobnicate\tx\nend\n");
+        assert!(parse_journal(root, &bad).is_err());
     }
 
     #[test]

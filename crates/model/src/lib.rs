@@ -24,4 +24,5 @@ pub mod redact;
 pub mod release;
 pub mod rng;
 pub mod session;
+pub mod text;
 pub mod transcode;

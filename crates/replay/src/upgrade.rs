@@ -1148,12 +1148,19 @@ pub fn render_text(report: &Report) -> String {
 
 /// The summary lines of [`render_text`].
 pub fn summary_text(s: &Summary) -> String {
+    use forge_replay_model::text::count;
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} input(s), {} request(s): {} changed, {} unchanged, {} model(s) missing in the target release, {} missing in the source release, {} input(s) failed",
-        s.inputs, s.requests, s.changed, s.unchanged, s.missing_in_target, s.missing_in_source, s.failed_inputs
+        "{}, {}: {} changed, {} unchanged, {} missing in the target release, {} missing in the source release, {} failed",
+        count(s.inputs, "input", "inputs"),
+        count(s.requests, "request", "requests"),
+        s.changed,
+        s.unchanged,
+        count(s.missing_in_target, "model", "models"),
+        s.missing_in_source,
+        count(s.failed_inputs, "input", "inputs")
     );
     let kinds: Vec<String> = Kind::ALL
         .iter()
@@ -1164,13 +1171,13 @@ pub fn summary_text(s: &Summary) -> String {
     }
     let _ = writeln!(
         out,
-        "cache: {} of {} compared request(s) keep the old body whole; ~{} tokens written again, {}{}",
+        "cache: {} of {} keep the old body whole; ~{} tokens written again, {}{}",
         s.cache_kept,
-        s.compared,
+        count(s.compared, "compared request", "compared requests"),
         s.rewrite_tokens,
         usd(s.rewrite_cost),
         if s.unpriced > 0 {
-            format!(" ({} request(s) not priced)", s.unpriced)
+            format!(" ({} not priced)", count(s.unpriced, "request", "requests"))
         } else {
             String::new()
         }

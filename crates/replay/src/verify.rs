@@ -93,8 +93,8 @@ impl Mismatch {
         let g = self.golden.display();
         match &self.kind {
             MismatchKind::Changed(d) => format!(
-                "{g}: {} change(s), first at {}",
-                d.changes.len(),
+                "{g}: {}, first at {}",
+                forge_replay_model::text::count(d.changes.len(), "change", "changes"),
                 d.first_path().unwrap_or("$")
             ),
             MismatchKind::Missing => format!("{g}: missing golden (run verify --bless)"),

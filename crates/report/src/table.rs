@@ -52,6 +52,22 @@ impl Table {
         t.to_string()
     }
 
+    /// The same table without box drawing (columns separated by two spaces), for output that
+    /// is not a terminal.
+    pub fn to_plain(&self) -> String {
+        let mut t = self.builder().build();
+        t.with(Style::blank());
+        for &c in &self.numeric {
+            t.modify(Columns::one(c), Alignment::right());
+        }
+        // `blank` pads every cell by one space on each side: trim the line ends.
+        t.to_string()
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// A GitHub Markdown table (cells with `|` escaped).
     pub fn to_markdown(&self) -> String {
         let esc = |s: &str| s.replace('|', "\\|");
@@ -117,5 +133,8 @@ mod tests {
         assert_eq!(t.to_csv(), "key,n\na|b,1\n\"c,\"\"d\"\"\",22\n");
         let text = t.to_text();
         assert!(text.contains("│ a|b   │  1 │"), "{text}");
+        let plain = t.to_plain();
+        assert!(!plain.contains('│') && !plain.contains('─'), "{plain}");
+        assert_eq!(plain.lines().nth(1), Some("a|b      1"), "{plain}");
     }
 }

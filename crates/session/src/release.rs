@@ -127,8 +127,12 @@ impl Evidence {
                 "no response in the file".to_string()
             } else {
                 format!(
-                    "none of its {} response(s) carries a marker of a later release",
-                    self.assistant_messages
+                    "none of its {} carries a marker of a later release",
+                    forge_replay_model::text::count(
+                        self.assistant_messages as usize,
+                        "response",
+                        "responses"
+                    )
                 )
             };
         }
@@ -384,7 +388,7 @@ mod tests {
         let why = ev
             .contradiction(PiRelease::V1_3_0)
             .expect("contradicts 1.3.0");
-        assert!(why.contains("none of its 1 response(s)"), "{why}");
+        assert!(why.contains("none of its 1 response carries"), "{why}");
         assert_eq!(detect(&session(&[USER])).verdict(), Verdict::Unknown);
     }
 

@@ -950,11 +950,28 @@ impl Corpus {
         Corpus::scan_files(&paths, walk_errors, pricer)
     }
 
+    /// [`Corpus::scan`] that reports progress: `progress(files done, files in all)` after each
+    /// batch of files is merged (the CLI draws a progress bar with it).
+    pub fn scan_reporting(dirs: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> Corpus {
+        let (paths, walk_errors) = find_session_files(dirs);
+        Corpus::scan_files_reporting(&paths, walk_errors, &Pricer::builtin(), progress)
+    }
+
     /// Scans the given files in parallel.
     pub fn scan_files(
         paths: &[PathBuf],
         walk_errors: Vec<(PathBuf, String)>,
         pricer: &Pricer<'_>,
+    ) -> Corpus {
+        Corpus::scan_files_reporting(paths, walk_errors, pricer, &|_, _| {})
+    }
+
+    /// [`Corpus::scan_files`] with [`Corpus::scan_reporting`]'s progress callback.
+    pub fn scan_files_reporting(
+        paths: &[PathBuf],
+        walk_errors: Vec<(PathBuf, String)>,
+        pricer: &Pricer<'_>,
+        progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Corpus {
         let children = subagents::classify(paths);
         // Sessions first, then sub-agent sessions (shallow before deep, so a parent is merged
@@ -1011,6 +1028,7 @@ impl Corpus {
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
+        let mut merged = 0usize;
         for chunk in order.chunks(64) {
             let (scans, ()) = rayon::join(
                 || {
@@ -1021,18 +1039,22 @@ impl Corpus {
                 },
                 || {
                     if let Some(prev) = pending.take() {
+                        merged += prev.len();
                         for (i, scan) in prev {
                             merger.merge(i, children[i].as_ref(), scan);
                         }
+                        progress(merged, paths.len());
                     }
                 },
             );
             pending = Some(scans);
         }
         if let Some(prev) = pending.take() {
+            merged += prev.len();
             for (i, scan) in prev {
                 merger.merge(i, children[i].as_ref(), scan);
             }
+            progress(merged, paths.len());
         }
         let Merger {
             mut corpus,
@@ -1175,7 +1197,10 @@ impl Corpus {
                 GroupBy::Project => {
                     self.dicts.projects[self.files[n.file as usize].project as usize].clone()
                 }
-                GroupBy::Model => self.dicts.models[n.model as usize].clone(),
+                GroupBy::Model => format!(
+                    "{}/{}",
+                    self.dicts.providers[n.provider as usize], self.dicts.models[n.model as usize]
+                ),
                 GroupBy::Provider => self.dicts.providers[n.provider as usize].clone(),
                 GroupBy::Api => self.dicts.apis[n.api as usize].clone(),
                 GroupBy::Day => n
@@ -1209,9 +1234,31 @@ impl Corpus {
         };
         // polars finds the groups; each group's sums are then taken in row (scan) order, so
         // every run and machine gives the same doubles (polars' parallel partial sums do not).
-        let gb = df.group_by([key])?;
-        let key_col = &gb.keys()[0];
+        // A model id is grouped with its provider (`provider/model`): the same id served by two
+        // providers is two groups.
+        let gb = if by == GroupBy::Model {
+            df.group_by(["provider", key])?
+        } else {
+            df.group_by([key])?
+        };
+        let key_cols = gb.keys();
+        let key_col = &key_cols[0];
         let keys: Vec<String> = match by {
+            GroupBy::Model => {
+                let models = key_cols[1].u32()?;
+                key_col
+                    .u32()?
+                    .iter()
+                    .zip(models.iter())
+                    .map(|(p, m)| {
+                        format!(
+                            "{}/{}",
+                            self.dicts.providers[p.unwrap_or(0) as usize],
+                            self.dicts.models[m.unwrap_or(0) as usize]
+                        )
+                    })
+                    .collect()
+            }
             GroupBy::Day => key_col
                 .i32()?
                 .iter()
@@ -1306,10 +1353,8 @@ impl Corpus {
                     .unwrap_or_else(|| f.path.display().to_string())
             }
             GroupBy::Project => self.dicts.projects[i].clone(),
-            GroupBy::Model => {
-                // A model id alone can be ambiguous across providers; the provider is a column of its own.
-                self.dicts.models[i].clone()
-            }
+            // Keyed `provider/model` in `group_requests`.
+            GroupBy::Model => self.dicts.models[i].clone(),
             GroupBy::Provider => self.dicts.providers[i].clone(),
             GroupBy::Api => self.dicts.apis[i].clone(),
             GroupBy::Day => String::new(),
@@ -1351,7 +1396,7 @@ impl Corpus {
             .collect();
         let time = df
             .column("time_ms")?
-            .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?
+            .cast(&utc_ms())?
             .with_name("timestamp".into());
         let day = df.column("day")?.cast(&DataType::Date)?;
         let kind: Vec<&str> = flags
@@ -1380,11 +1425,11 @@ impl Corpus {
             strcol("model", &codes("model")?, &self.dicts.models),
             strcol("api", &codes("api")?, &self.dicts.apis),
             Column::new("kind".into(), kind),
-            Float64Chunked::from_vec("requests".into(), vec![1.0; n]).into_column(),
-            df.column("input")?.clone(),
-            df.column("output")?.clone(),
-            df.column("cache_read")?.clone(),
-            df.column("cache_write")?.clone(),
+            Int64Chunked::from_vec("requests".into(), vec![1; n]).into_column(),
+            count(df.column("input")?)?,
+            count(df.column("output")?)?,
+            count(df.column("cache_read")?)?,
+            count(df.column("cache_write")?)?,
             df.column("cost")?.clone(),
             priced.with_name("priced".into()).into_column(),
             Column::new("branch".into(), branch),
@@ -1457,6 +1502,13 @@ impl Corpus {
                 .with_name(name.into())
                 .into_column()
         };
+        let int = |name: &str, f: &dyn Fn(&CorpusNested) -> Option<f64>| {
+            rows.iter()
+                .map(|n| f(n).and_then(token_count))
+                .collect::<Int64Chunked>()
+                .with_name(name.into())
+                .into_column()
+        };
         let valid = |n: &CorpusNested| match n.report {
             NestedReport::Valid(u) => Some(u),
             NestedReport::Invalid(_) => None,
@@ -1464,7 +1516,7 @@ impl Corpus {
         let time =
             Int64Chunked::from_iter_options("timestamp".into(), rows.iter().map(|n| n.time_ms()))
                 .into_column()
-                .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))?;
+                .cast(&utc_ms())?;
         let day = Int32Chunked::from_iter_options(
             "day".into(),
             rows.iter().map(|n| n.time_ms().map(day_of_ms)),
@@ -1512,13 +1564,13 @@ impl Corpus {
                     .collect(),
             ),
             strs("kind", vec!["nested"; rows.len()]),
-            num("requests", &|n| valid(n).map(|u| u.requests)),
-            num("input", &|n| valid(n).map(|u| u.input)),
-            num("output", &|n| valid(n).map(|u| u.output)),
-            num("cache_read", &|n| {
+            int("requests", &|n| valid(n).map(|u| u.requests)),
+            int("input", &|n| valid(n).map(|u| u.input)),
+            int("output", &|n| valid(n).map(|u| u.output)),
+            int("cache_read", &|n| {
                 valid(n).and_then(|u| u.cache).map(|c| c.0)
             }),
-            num("cache_write", &|n| {
+            int("cache_write", &|n| {
                 valid(n).and_then(|u| u.cache).map(|c| c.1)
             }),
             num("cost", &|_| None),
@@ -1562,7 +1614,7 @@ impl Corpus {
                 }
             }
             if writer.is_none() {
-                let mut empty = self.materialize(&df.head(Some(0)))?;
+                let mut empty = rfc3339_timestamps(self.materialize(&df.head(Some(0)))?)?;
                 CsvWriter::new(&mut *w).finish(&mut empty)?;
             }
             Ok(())
@@ -1592,12 +1644,15 @@ impl Corpus {
         filter: &'a Filter,
     ) -> impl Iterator<Item = Result<DataFrame, CorpusError>> + 'a {
         let nested: Vec<&CorpusNested> = self.nested_filtered(filter).collect();
-        chunks(df).map(move |chunk| self.materialize(&chunk)).chain(
-            nested
-                .chunks(65_536)
-                .map(|c| self.materialize_nested(c))
-                .collect::<Vec<_>>(),
-        )
+        chunks(df)
+            .map(move |chunk| self.materialize(&chunk))
+            .chain(
+                nested
+                    .chunks(65_536)
+                    .map(|c| self.materialize_nested(c))
+                    .collect::<Vec<_>>(),
+            )
+            .map(|m| m.and_then(rfc3339_timestamps))
     }
 
     /// Writes a hive-partitioned parquet dataset: `dir/day=YYYY-MM-DD/part-0.parquet`
@@ -1703,6 +1758,49 @@ fn chunks(df: &DataFrame) -> impl Iterator<Item = DataFrame> + '_ {
         .map(move |o| df.slice(o as i64, CHUNK))
 }
 
+/// Milliseconds since the epoch in UTC: the export timestamp type (Parquet stores it as an
+/// instant, `isAdjustedToUTC`).
+fn utc_ms() -> DataType {
+    DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
+}
+
+/// A token count as an integer (counts are whole numbers; a fractional one is rounded, one
+/// beyond `i64` is null).
+fn token_count(v: f64) -> Option<i64> {
+    let r = v.round();
+    (r.is_finite() && r.abs() < 9.0e18).then_some(r as i64)
+}
+
+/// A token-count column of doubles as integers ([`token_count`]).
+fn count(c: &Column) -> Result<Column, CorpusError> {
+    Ok(c.f64()?
+        .iter()
+        .map(|v| v.and_then(token_count))
+        .collect::<Int64Chunked>()
+        .with_name(c.name().clone())
+        .into_column())
+}
+
+/// Replaces the `timestamp` column by its RFC 3339 UTC text (`2026-01-02T03:04:05.678Z`), for
+/// the text exports (CSV, JSON Lines).
+fn rfc3339_timestamps(mut df: DataFrame) -> Result<DataFrame, CorpusError> {
+    let text: StringChunked = df
+        .column("timestamp")?
+        .cast(&DataType::Int64)?
+        .i64()?
+        .iter()
+        .map(|v| v.map(format_timestamp))
+        .collect();
+    df.with_column(text.with_name("timestamp".into()).into_column())?;
+    Ok(df)
+}
+
+/// `2026-01-02T03:04:05.678Z` of milliseconds since the epoch (RFC 3339, UTC, as JavaScript's
+/// `toISOString()`).
+pub fn format_timestamp(ms: i64) -> String {
+    date::to_iso_string(ms as f64).unwrap_or_default()
+}
+
 /// `YYYY-MM-DD` of a day number.
 pub fn format_day(days: i32) -> String {
     let (y, m, d) = date::civil_from_days(i64::from(days));
@@ -1741,6 +1839,68 @@ pub fn timestamp_ms(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn export_timestamps_are_rfc3339_utc() {
+        assert_eq!(format_timestamp(0), "1970-01-01T00:00:00.000Z");
+        let ms = timestamp_ms("2026-01-02T03:04:05.678Z").unwrap();
+        assert_eq!(format_timestamp(ms), "2026-01-02T03:04:05.678Z");
+        assert_eq!(format_timestamp(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    /// The Parquet export stores token counts as integers and timestamps as instants.
+    #[test]
+    fn parquet_columns_are_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("s");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(
+            sessions.join("a.jsonl"),
+            concat!(
+                r#"{"type":"session","version":3,"id":"a","timestamp":"2026-01-02T03:04:05.678Z","cwd":"/p"}"#,
+                "\n",
+                r#"{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-02T03:04:05.678Z","message":{"role":"assistant","content":[],"provider":"openai","model":"gpt-5.5","usage":{"input":14,"output":3,"cacheRead":7,"cacheWrite":0},"stopReason":"stop"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let corpus = Corpus::scan(&[sessions]);
+        let filter = Filter::default();
+        let df = corpus.frame(&filter).unwrap();
+        let out = dir.path().join("pq");
+        let parts = corpus.write_parquet_dataset(&df, &filter, &out).unwrap();
+        assert_eq!(parts.len(), 1);
+        let file = std::fs::File::open(out.join("day=2026-01-02/part-0.parquet")).unwrap();
+        let back = ParquetReader::new(file).finish().unwrap();
+        assert_eq!(back.column("input").unwrap().dtype(), &DataType::Int64);
+        assert_eq!(
+            back.column("input").unwrap().i64().unwrap().get(0),
+            Some(14)
+        );
+        assert_eq!(back.column("requests").unwrap().dtype(), &DataType::Int64);
+        // Milliseconds since the epoch, UTC (the zone name is not read back by every reader).
+        assert!(matches!(
+            back.column("timestamp").unwrap().dtype(),
+            DataType::Datetime(TimeUnit::Milliseconds, _)
+        ));
+        let ts = back
+            .column("timestamp")
+            .unwrap()
+            .cast(&DataType::Int64)
+            .unwrap();
+        assert_eq!(
+            ts.i64().unwrap().get(0).map(format_timestamp).as_deref(),
+            Some("2026-01-02T03:04:05.678Z")
+        );
+    }
+
+    #[test]
+    fn token_counts_are_integers() {
+        assert_eq!(token_count(14.0), Some(14));
+        assert_eq!(token_count(0.4), Some(0));
+        assert_eq!(token_count(1e22), None);
+        assert_eq!(token_count(f64::NAN), None);
+    }
 
     #[test]
     fn civil_days_round_trip() {

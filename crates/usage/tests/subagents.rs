@@ -273,8 +273,12 @@ fn unknown_models_are_not_priced_never_zero() {
     }
     let c = Corpus::scan(&[dir.path().to_owned()]);
     let df = c.frame(&Filter::default()).unwrap();
+    // Model groups are `provider/model` (the same id from two providers is two groups).
     let groups = c.group(&df, GroupBy::Model, &Filter::default()).unwrap();
-    let devstral = groups.iter().find(|g| g.key == "devstral-medium").unwrap();
+    let devstral = groups
+        .iter()
+        .find(|g| g.key == "mistral/devstral-medium")
+        .unwrap();
     assert_eq!(devstral.priced_requests, 0.0);
     assert_eq!(devstral.unpriced_requests, devstral.totals.requests);
     assert!(c.unpriced.keys().any(|r| r
@@ -282,8 +286,11 @@ fn unknown_models_are_not_priced_never_zero() {
         .contains("mistral/devstral-medium is not in the pi-ai")));
     // The generator's prices for Claude models are the catalog's: no disagreement beyond
     // rounding. Its OpenAI prices are stale: flagged.
-    let opus = groups.iter().find(|g| g.key == "claude-opus-4-8").unwrap();
+    let opus = groups
+        .iter()
+        .find(|g| g.key == "anthropic/claude-opus-4-8")
+        .unwrap();
     assert!(opus.priced_requests > 0.0 && !opus.pricing_disagrees());
-    let gpt = groups.iter().find(|g| g.key == "gpt-5.5").unwrap();
+    let gpt = groups.iter().find(|g| g.key == "openai/gpt-5.5").unwrap();
     assert!(gpt.pricing_disagrees());
 }

@@ -8,21 +8,20 @@ use forge_replay_model::json;
 use forge_replay_report::plot::{plot_session, BreakMarker, RequestPoint, SessionPlot};
 use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
 
-use crate::args::{CacheExplainArgs, CacheRetention, TextOrJson};
+use crate::args::{CacheExplainArgs, CacheRetention, Format, TextOrJson};
 use crate::cmd::error_chain;
 use crate::cmd::replay::open_with_catalog;
 use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) =
-        match open_with_catalog(&args.session, args.catalog.as_deref(), &args.pi) {
-            Ok(v) => v,
-            Err(exit) => return Ok(exit),
-        };
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
+    };
     let mut opts = ExplainOptions::new(&catalog);
-    opts.leaf = args.leaf.clone();
-    opts.retention = match args.retention {
+    opts.leaf = args.leaf.leaf.clone();
+    opts.retention = match args.retention.retention {
         CacheRetention::Short => Retention::Short,
         CacheRetention::Long => Retention::Long,
     };
@@ -43,7 +42,7 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
         out::note!("wrote {}", path.display());
     }
     let mut w = Out::stdout();
-    match args.format {
+    match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => {
             let mut text = json::stringify_pretty(&explanation.to_json());
             text.push('\n');

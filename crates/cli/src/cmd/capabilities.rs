@@ -19,7 +19,7 @@ use forge_replay_model::json;
 use forge_replay_session::{Projection, Session};
 use serde_json::{json, Value};
 
-use crate::args::{CapabilitiesArgs, TextOrJson};
+use crate::args::{CapabilitiesArgs, Format, TextOrJson};
 use crate::out::{self, outln, Out};
 use crate::Exit;
 
@@ -116,7 +116,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     let (session, _diags) = Session::open(&args.session)
         .map_err(|e| anyhow::anyhow!("{}", crate::cmd::error_chain(&e)))?;
     let leaf = session
-        .resolve_leaf(args.leaf.as_deref())
+        .resolve_leaf(args.leaf.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
     let release = args.pi.for_session(&session)?;
     let pi = session.context(leaf)?; // for the current model only
@@ -155,7 +155,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         None => None,
     };
     let mut out = Out::stdout();
-    match args.format {
+    match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => {
             let mut doc = serde_json::to_value(&view)?;
             doc["model"] = json!(choice.model);

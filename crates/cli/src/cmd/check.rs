@@ -33,24 +33,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     let expected = args.pi.requested()?.map(|(r, _)| r);
     let mut files = Vec::new();
     let mut reports = Vec::new();
-    let paths = if args.paths.is_empty() {
-        // Pi's own sessions directory, as `usage --corpus` reads it.
-        match forge_replay_session::dirs::pi_sessions_dir() {
-            Some(d) if d.is_dir() => vec![d],
-            Some(d) => {
-                out::error!(
-                    "{}: Pi's sessions directory does not exist (set PI_CODING_AGENT_DIR, or give session files or directories)",
-                    d.display()
-                );
-                return Ok(Exit::BadInput);
-            }
-            None => {
-                out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or give session files or directories)");
-                return Ok(Exit::BadInput);
-            }
-        }
-    } else {
-        args.paths.clone()
+    // No paths: Pi's own sessions directory, as `usage --corpus` reads it.
+    let paths = match super::paths_or_pi_sessions(&args.paths) {
+        Ok(p) => p,
+        Err(exit) => return Ok(exit),
     };
     for p in &paths {
         if p.is_dir() {
@@ -108,7 +94,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     reports.extend(checked);
 
     let mut out = String::new();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Text => {
             for r in &reports {
                 match &r.result {
@@ -152,7 +138,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
         }
     }
     let mut stdout = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Text => stdout.text(&out)?,
         TextOrJson::Json => stdout.json(&out)?,
     }

@@ -27,7 +27,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
         d.clone()
     };
     let mut out = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Json => {
             out.json(&(json::stringify_pretty(&diff::render_json(&shown)) + "\n"))?
         }
@@ -41,7 +41,11 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
                     max_changes: 0,
                 };
                 out.text(&diff::render_text(&shown, opts))?;
-                outln!(out, "{} change(s)", d.changes.len())?;
+                outln!(
+                    out,
+                    "{}",
+                    forge_replay_model::text::count(d.changes.len(), "change", "changes")
+                )?;
             }
         }
     }

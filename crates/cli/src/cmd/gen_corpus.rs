@@ -4,8 +4,9 @@ use anyhow::Context;
 use forge_replay_usage::gen::{generate, GenOptions};
 
 use crate::args::GenCorpusArgs;
-use crate::out::{self, outln, Out};
+use crate::out;
 use crate::Exit;
+use forge_replay_model::text::count;
 
 pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
     if !(0.0..=1.0).contains(&args.forks) {
@@ -18,18 +19,23 @@ pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
         seed: args.seed,
         forks: args.forks,
     };
+    // A folder of other files is refused (exit 2, nothing touched); a previous gen-corpus output
+    // is replaced whole (the set is renamed in complete), never mixed with the new files.
+    let replaces = args.out.join(forge_replay_io::SET_MARKER).is_file();
     let summary = generate(&args.out, &opts)
         .with_context(|| format!("generating a corpus in {}", args.out.display()))?;
-    let mut out = Out::stdout();
-    outln!(
-        out,
-        "wrote {} sessions ({} forks), {} lines each, {:.1} MB under {}",
-        summary.files.len(),
-        summary.forks,
+    out::note!(
+        "wrote {} ({}), {} lines each, {:.1} MB under {}{}",
+        count(summary.files.len(), "session", "sessions"),
+        count(summary.forks, "fork", "forks"),
         opts.entries.max(8),
         summary.bytes as f64 / 1e6,
-        args.out.display()
-    )?;
-    out.flush()?;
+        args.out.display(),
+        if replaces {
+            " (the previous gen-corpus output there was replaced whole)"
+        } else {
+            ""
+        }
+    );
     Ok(Exit::Ok)
 }

@@ -18,11 +18,37 @@ pub mod replay;
 pub mod report;
 pub mod report_session;
 pub mod scenario;
+pub mod summary;
 pub mod tree;
 pub mod upgrade;
 pub mod usage;
 pub mod validate;
 pub mod verify;
+
+/// The paths given, or else Pi's own sessions directory (`$PI_CODING_AGENT_DIR/sessions`, else
+/// `~/.pi/agent/sessions`; issue 18.5), as `usage --corpus` and `check` read it. A missing
+/// directory is reported on stderr (exit 2).
+pub(crate) fn paths_or_pi_sessions(
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<std::path::PathBuf>, Exit> {
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    match forge_replay_session::dirs::pi_sessions_dir() {
+        Some(d) if d.is_dir() => Ok(vec![d]),
+        Some(d) => {
+            crate::out::error!(
+                "{}: Pi's sessions directory does not exist (set PI_CODING_AGENT_DIR, or give session files or directories)",
+                d.display()
+            );
+            Err(Exit::BadInput)
+        }
+        None => {
+            crate::out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or give session files or directories)");
+            Err(Exit::BadInput)
+        }
+    }
+}
 
 /// A release's built-in catalog, with a `--catalog` file layered on top.
 pub(crate) fn load_catalog(

@@ -7,7 +7,7 @@ use forge_replay_model::release::PiRelease;
 use forge_replay_wire::Model;
 use serde_json::{Map, Value};
 
-use crate::args::{ModelsArgs, TableOrJson};
+use crate::args::{Format, ModelsArgs, TextOrJson};
 use crate::out::{self, outln, Out};
 use crate::Exit;
 
@@ -26,7 +26,7 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
         return changes(&args, range);
     }
     let release = args.pi.or_default()?;
-    let catalog = match super::load_catalog(release, args.catalog.as_deref()) {
+    let catalog = match super::load_catalog(release, args.catalog.path()) {
         Ok(c) => c,
         Err(e) => {
             out::error!("{e:#}");
@@ -39,12 +39,12 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
         .filter(|m| !args.flagged || m.is_flagged())
         .collect();
     let mut out = Out::stdout();
-    match args.format {
-        TableOrJson::Json => {
+    match Format::or_default(args.format).text_or_json() {
+        TextOrJson::Json => {
             let rows: Vec<Value> = models.iter().map(|m| row_json(m)).collect();
             out.json(&(json::stringify_pretty(&Value::Array(rows)) + "\n"))?;
         }
-        TableOrJson::Table => {
+        TextOrJson::Text => {
             let mut rows: Vec<[String; 5]> = vec![[
                 "MODEL".into(),
                 "API".into(),
@@ -85,7 +85,11 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
                 }
                 outln!(out, "{}", line.trim_end())?;
             }
-            outln!(out, "{} model(s), pi-ai {release}", models.len())?;
+            outln!(
+                out,
+                "{}, pi-ai {release}",
+                forge_replay_model::text::count(models.len(), "model", "models")
+            )?;
         }
     }
     out.flush()?;
@@ -135,8 +139,8 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
         anyhow::bail!("--changes {range:?}: expected FROM..TO, e.g. 0.87.1..1.3.0");
     };
     let (from, to) = (PiRelease::parse(from)?, PiRelease::parse(to)?);
-    let old = super::load_catalog(from, args.catalog.as_deref())?;
-    let new = super::load_catalog(to, args.catalog.as_deref())?;
+    let old = super::load_catalog(from, args.catalog.path())?;
+    let new = super::load_catalog(to, args.catalog.path())?;
     let keep = |m: &&Model| {
         args.api.as_deref().is_none_or(|a| m.api_name() == a) && (!args.flagged || m.is_flagged())
     };
@@ -156,8 +160,8 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
         })
         .collect();
     let mut out = Out::stdout();
-    match args.format {
-        TableOrJson::Json => {
+    match Format::or_default(args.format).text_or_json() {
+        TextOrJson::Json => {
             let doc = serde_json::json!({
                 "from": from.version(),
                 "to": to.version(),
@@ -167,7 +171,7 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
             });
             out.json(&(json::stringify_pretty(&doc) + "\n"))?;
         }
-        TableOrJson::Table => {
+        TextOrJson::Text => {
             let flags = |f: &[&str]| {
                 if f.is_empty() {
                     "-".to_string()

@@ -11,7 +11,7 @@ use forge_replay_wire::catalog::manifest;
 use forge_replay_wire::Catalog;
 use serde_json::{json, Value};
 
-use crate::args::{ReleasesArgs, ReleasesFormat};
+use crate::args::{Format, ReleasesArgs};
 use crate::Exit;
 
 const LAYERS: [Layer; 5] = [
@@ -28,10 +28,10 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<Exit> {
         .into_iter()
         .filter(|r| only.is_none_or(|o| o == *r))
         .collect();
-    let text = match args.format {
-        ReleasesFormat::Text => text(&releases),
-        ReleasesFormat::Md => markdown(),
-        ReleasesFormat::Json => json::stringify_pretty(&to_json(&releases)) + "\n",
+    let text = match Format::or_default(args.format) {
+        Format::Text => text(&releases),
+        Format::Md => markdown(),
+        _ => json::stringify_pretty(&to_json(&releases)) + "\n",
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -87,7 +87,10 @@ fn text(releases: &[PiRelease]) -> String {
             continue;
         };
         let changes: Vec<&ChangeInfo> = r.introduced().collect();
-        out.push_str(&format!("  {} change(s) against {prev}:\n", changes.len()));
+        out.push_str(&format!(
+            "  {} against {prev}:\n",
+            forge_replay_model::text::count(changes.len(), "change", "changes")
+        ));
         for layer in LAYERS {
             let of: Vec<&&ChangeInfo> = changes.iter().filter(|c| c.layer == layer).collect();
             if of.is_empty() {
@@ -163,7 +166,7 @@ warning, and the release asked for is followed.\n\
 existed follows it, and a session without any marker of a later release was written by it.\n\
 - An unknown release is exit 2, naming the supported ones.\n\n\
 ```console\n\
-$ forge-replay releases --pi 1.3.0\n\
+$ forge-replay releases --pi 1.3.0 --format text\n\
 Pi 1.3.0 (newest supported)\n\
 $ forge-replay models --pi 1.6.0 # exit 2\n\
 unknown Pi release \"1.6.0\"; supported releases: 0.87.1, 1.3.0\n\

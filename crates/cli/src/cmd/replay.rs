@@ -9,10 +9,14 @@ use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 use serde_json::json;
 
-use crate::args::{AfterTreeArg, PiArg, ReplayArgs, TextOrJson};
+use crate::args::{AfterTreeArg, Format, PiArg, ReplayArgs};
 use crate::cmd::error_chain;
 use crate::out::{self, outln, Out};
 use crate::Exit;
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
 
 /// The session and the catalog of the release a replay follows (`--pi`, else the one the
 /// session shows, said on stderr); a failure is reported on stderr and gives exit 2.
@@ -39,13 +43,12 @@ pub(crate) fn open_with_catalog(
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) =
-        match open_with_catalog(&args.session, args.catalog.as_deref(), &args.pi) {
-            Ok(v) => v,
-            Err(exit) => return Ok(exit),
-        };
+    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
+        Ok(v) => v,
+        Err(exit) => return Ok(exit),
+    };
     let mut opts = ReplayOptions::new(&catalog);
-    opts.leaf = args.leaf.clone();
+    opts.leaf = args.leaf.leaf.clone();
     opts.after_tree = match args.after_tree {
         AfterTreeArg::Live => AfterTree::Live,
         AfterTreeArg::Path => AfterTree::Path,
@@ -96,6 +99,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     } else {
         Target::Recorded
     };
+    let format = Format::or_default(args.format);
+    // The summary compares each request's messages with the previous one's.
+    opts.keep_transcript = format == Format::Text && args.out.is_none();
+    let mut summary = super::summary::Summary::new(!matches!(opts.target, Target::Recorded));
     // Requests are written as they are built: memory stays at one request, whatever the length.
     let result = if let Some(out_dir) = &args.out {
         // The directory is one set: staged beside the target, renamed in when complete.
@@ -139,8 +146,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             set.write("index.json", out::json(&text).as_bytes())?;
             set.commit()?;
             out::note!(
-                "{} request(s) written to {}",
-                index.len(),
+                "wrote {} to {} (and index.json)",
+                plural(index.len(), "request", "requests"),
                 out_dir.display()
             );
         }
@@ -151,8 +158,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         let mut text = String::new();
         let r = replay::replay_each(&session, &opts, |r| {
             note_once(&r);
-            match args.format {
-                TextOrJson::Json => {
+            match format {
+                Format::Text => {
+                    summary.push(&r);
+                    Ok(())
+                }
+                _ => {
                     // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
                     w.frame(if first {
                         b"{\n  \"requests\": [\n"
@@ -165,30 +176,22 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
                     r.write_pretty(2, &mut text);
                     w.json(&text)
                 }
-                TextOrJson::Text => {
-                    let bytes = r
-                        .wire
-                        .as_ref()
-                        .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
-                    outln!(
-                        w,
-                        "{:03} {} {} {}/{} {} bytes",
-                        r.index,
-                        r.entry_id,
-                        r.api.name(),
-                        r.provider,
-                        r.model,
-                        bytes
-                    )
-                }
             }
         });
-        if r.is_ok() && args.format == TextOrJson::Json {
-            w.frame(if first {
-                b"{\n  \"requests\": []\n}\n"
+        if r.is_ok() {
+            if format == Format::Text {
+                w.text(&summary.render())?;
+                outln!(
+                    w,
+                    "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request"
+                )?;
             } else {
-                b"\n  ]\n}\n"
-            })?;
+                w.frame(if first {
+                    b"{\n  \"requests\": []\n}\n"
+                } else {
+                    b"\n  ]\n}\n"
+                })?;
+            }
         }
         w.flush()?;
         r

@@ -14,14 +14,14 @@ use forge_replay_report::provider::{
 };
 use forge_replay_wire::Catalog;
 
-use crate::args::{ReportFormat, ReportProvidersArgs};
+use crate::args::{Format as FormatArg, ReportProvidersArgs};
 use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let release = args.pi.or_default()?;
     let user_catalog;
-    let (catalog, user) = match &args.catalog {
+    let (catalog, user) = match &args.catalog.catalog {
         Some(path) => {
             let text = forge_replay_session::input::read_to_string(path)
                 .with_context(|| format!("{}: cannot read catalog", path.display()))?;
@@ -30,19 +30,38 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
         }
         None => (Catalog::builtin(release), None),
     };
-    for s in &args.sessions {
+    let sessions = match &args.sessions {
+        None => Vec::new(),
+        Some(given) => match super::paths_or_pi_sessions(given) {
+            Ok(p) => p,
+            Err(exit) => return Ok(exit),
+        },
+    };
+    for s in &sessions {
         if !s.exists() {
             anyhow::bail!("--sessions {}: no such file or directory", s.display());
         }
     }
+    if !sessions.is_empty()
+        && forge_replay_usage::corpus::find_session_files(&sessions)
+            .0
+            .is_empty()
+    {
+        // Not an error (the report has no measured section), but say why.
+        let shown: Vec<String> = sessions.iter().map(|d| d.display().to_string()).collect();
+        out::note!(
+            "forge-replay: warning: --sessions {}: no session files (*.jsonl) in it; the report has no measured cache behaviour",
+            shown.join(" ")
+        );
+    }
     let facts = catalog_facts(catalog, user);
     let probes = ProbeSet::builtin()?;
-    let cache = (!args.sessions.is_empty()).then(|| cache::analyze(&args.sessions, &facts.models));
+    let cache = (!sessions.is_empty()).then(|| cache::analyze(&sessions, &facts.models));
     let report = provider::build(facts, probes, &WireAssembler { catalog }, cache);
 
     let format = match args.format {
-        ReportFormat::Md => Format::Markdown,
-        ReportFormat::Html => Format::Html,
+        FormatArg::Html => Format::Html,
+        _ => Format::Markdown,
     };
     let stem = args
         .out

@@ -11,13 +11,13 @@ use forge_replay_report::session::{self, html, ReportOptions};
 use forge_replay_session::Session;
 use forge_replay_usage::explain::Retention;
 
-use crate::args::{CacheRetention, ReportSessionArgs};
+use crate::args::{CacheRetention, Format, ReportSessionArgs};
 use crate::cmd::error_chain;
 use crate::out::{self, error, note};
 use crate::Exit;
 
 pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
-    if args.out.is_none() && std::io::stdout().is_terminal() {
+    if args.format == Format::Html && args.out.is_none() && std::io::stdout().is_terminal() {
         error!("the report is an HTML page; give --out FILE.html (or redirect stdout)");
         return Ok(Exit::BadInput);
     }
@@ -31,7 +31,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     let catalog = match args
         .pi
         .for_session(&session)
-        .and_then(|release| super::load_catalog(release, args.catalog.as_deref()))
+        .and_then(|release| super::load_catalog(release, args.catalog.path()))
     {
         Ok(c) => c,
         Err(e) => {
@@ -40,9 +40,9 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
         }
     };
     let mut opts = ReportOptions::new(&catalog);
-    opts.leaf = args.leaf.clone();
+    opts.leaf = args.leaf.leaf.clone();
     opts.redact = out::redacting();
-    opts.retention = match args.retention {
+    opts.retention = match args.retention.retention {
         CacheRetention::Short => Retention::Short,
         CacheRetention::Long => Retention::Long,
     };
@@ -54,8 +54,16 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
         }
     };
     // The page quotes session text: redacted like every other output.
-    let rendered = html::render(&report);
-    let page = out::text(&rendered);
+    let rendered = if args.format == Format::Json {
+        forge_replay_model::json::stringify_pretty(&to_json(&report)) + "\n"
+    } else {
+        html::render(&report)
+    };
+    let page = if args.format == Format::Json {
+        out::json(&rendered)
+    } else {
+        out::text(&rendered)
+    };
     match &args.out {
         Some(path) => {
             if let Err(e) = forge_replay_io::write_atomic(path, page.as_bytes()) {
@@ -63,10 +71,10 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
                 return Ok(Exit::BadInput);
             }
             note!(
-                "wrote {} ({} requests, {} cache breaks)",
+                "wrote {} ({}, {})",
                 path.display(),
-                report.requests.len(),
-                report.breaks.len()
+                forge_replay_model::text::count(report.requests.len(), "request", "requests"),
+                forge_replay_model::text::count(report.breaks.len(), "cache break", "cache breaks")
             );
         }
         None => {
@@ -82,5 +90,72 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
         Exit::Ok
     } else {
         Exit::Findings
+    })
+}
+
+/// `report session --format json`: the numbers of the page (summary, one object per request,
+/// the breaks, the notes).
+fn to_json(r: &session::SessionReport) -> serde_json::Value {
+    use forge_replay_model::json::f64_to_value as num;
+    use serde_json::json;
+    let rate = |v: Option<f64>| v.map_or(serde_json::Value::Null, num);
+    let requests: Vec<_> = r
+        .requests
+        .iter()
+        .map(|q| {
+            json!({
+                "index": q.index,
+                "entryId": q.entry_id,
+                "line": q.line,
+                "provider": q.provider,
+                "model": q.model,
+                "api": q.api,
+                "timestamp": q.timestamp,
+                "usage": q.usage.map(|u| u.to_json()),
+                "hitRate": rate(q.hit_rate()),
+                "nestedHitRate": rate(q.nested_hit_rate()),
+                "cumulative": q.cumulative.to_json(),
+                "cost": num(q.cost),
+                "cumulativeCost": num(q.cumulative_cost),
+                "keptPercent": rate(q.kept_percent),
+                "divergedAt": q.diverged_at,
+                "break": q.break_index,
+            })
+        })
+        .collect();
+    let breaks: Vec<_> = r
+        .breaks
+        .iter()
+        .map(|b| {
+            json!({
+                "request": b.request,
+                "entryId": b.entry_id,
+                "previous": b.previous,
+                "cause": b.cause.name(),
+                "detail": b.detail,
+                "expected": num(b.expected),
+                "cacheRead": num(b.cache_read),
+            })
+        })
+        .collect();
+    json!({
+        "file": r.file,
+        "sessionId": r.session_id,
+        "leaf": r.leaf_id,
+        "retention": r.retention,
+        "entries": r.entries,
+        "pathEntries": r.path_entries,
+        "leaves": r.leaves,
+        "summary": {
+            "main": r.summary.main.to_json(),
+            "nested": r.summary.nested.to_json(),
+            "combined": r.summary.combined.to_json(),
+            "cost": num(r.summary.cost),
+            "models": r.summary.models,
+        },
+        "noCacheData": r.no_cache_data,
+        "requests": requests,
+        "breaks": breaks,
+        "notes": r.notes,
     })
 }

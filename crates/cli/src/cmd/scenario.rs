@@ -4,7 +4,7 @@
 use forge_replay_engine::scenario;
 
 use crate::args::ScenarioArgs;
-use crate::out::{self, outln, Out};
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
@@ -23,14 +23,13 @@ pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
         }
     };
     scenario::write(&compiled, &args.out, out::redacting())?;
-    let mut out = Out::stdout();
-    outln!(
-        out,
-        "{}: {} entries -> {}",
+    // Every writer says what it wrote, on stderr.
+    out::note!(
+        "{}: wrote {} entries to {} (and its capability library under {})",
         compiled.name,
         compiled.entries,
-        args.out.join("session.jsonl").display()
-    )?;
-    out.flush()?;
+        args.out.join("session.jsonl").display(),
+        args.out.display()
+    );
     Ok(Exit::Ok)
 }

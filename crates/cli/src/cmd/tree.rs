@@ -13,7 +13,7 @@ use forge_replay_session::describe::{describe, id_text, labels, str_or_json};
 use forge_replay_session::{project, Session};
 use serde_json::{Map, Value};
 
-use crate::args::{TextOrJson, TreeArgs};
+use crate::args::{Format, TextOrJson, TreeArgs};
 use crate::cmd::context::open_session;
 use crate::out::Out;
 use crate::Exit;
@@ -22,7 +22,7 @@ pub fn run(args: TreeArgs) -> anyhow::Result<Exit> {
     let session = open_session(&args.session)?;
     let labels = labels(&session);
     let mut stdout = Out::stdout();
-    match args.format {
+    match Format::or_default(args.format).text_or_json() {
         TextOrJson::Text => stdout.text(&render_text(&session, &labels))?,
         TextOrJson::Json => {
             stdout.json(&(json::stringify_pretty(&render_json(&session, &labels)?) + "\n"))?

@@ -7,7 +7,7 @@ use forge_replay_engine::upgrade::{self, Kind};
 use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 
-use crate::args::{UpgradeArgs, UpgradeFormat};
+use crate::args::{Format, UpgradeArgs};
 use crate::cmd::error_chain;
 use crate::out::{self, Out};
 use crate::Exit;
@@ -41,7 +41,11 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     }
-    let paths = match upgrade::expand(&args.inputs) {
+    let inputs = match super::paths_or_pi_sessions(&args.inputs) {
+        Ok(p) => p,
+        Err(exit) => return Ok(exit),
+    };
+    let paths = match upgrade::expand(&inputs) {
         Ok(p) => p,
         Err(e) => {
             out::error!("{}", error_chain(&e));
@@ -51,13 +55,13 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
     let report = upgrade::upgrade(&paths, from, to);
     let mut w = Out::stdout();
     match args.format {
-        UpgradeFormat::Json => {
+        Format::Json => {
             let mut text = json::stringify_pretty(&upgrade::report_json(&report));
             text.push('\n');
             w.json(&text)?;
         }
-        UpgradeFormat::Text => w.text(&upgrade::render_text(&report))?,
-        UpgradeFormat::Md => w.text(&upgrade::render_md(&report))?,
+        Format::Text => w.text(&upgrade::render_text(&report))?,
+        _ => w.text(&upgrade::render_md(&report))?,
     }
     w.flush()?;
     let mut failed = false;

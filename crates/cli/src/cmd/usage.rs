@@ -25,7 +25,7 @@ use forge_replay_usage::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::args::{UsageArgs, UsageFormat};
+use crate::args::{Format, UsageArgs};
 use crate::out::{self, Out};
 use crate::Exit;
 
@@ -51,6 +51,35 @@ pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
             out::error!("give a SESSION file or --corpus [DIR...]");
             Ok(Exit::BadInput)
         }
+    }
+}
+
+/// A table for people: box-drawn on a terminal, plain columns when stdout is not one.
+pub(crate) fn render_table(t: &Table) -> String {
+    if std::io::stdout().is_terminal() {
+        t.to_text()
+    } else {
+        t.to_plain()
+    }
+}
+
+/// `1 file`, `2 files` (counts are doubles in the usage model).
+fn plural(n: f64, one: &str, many: &str) -> String {
+    format!("{} {}", num(n), if n == 1.0 { one } else { many })
+}
+
+/// A rate cell of a CSV export: the fraction (`0.865`), empty when undefined.
+fn rate_number(rate: Option<f64>) -> String {
+    rate.map(forge_replay_model::json::format_f64)
+        .unwrap_or_default()
+}
+
+/// A totals row's rate in a CSV export: empty when nothing was sent or no cache data.
+fn totals_rate_number(t: &Totals) -> String {
+    if t.no_cache_data() {
+        String::new()
+    } else {
+        rate_number(t.hit_rate())
     }
 }
 
@@ -139,7 +168,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         }
     };
     let catalog = forge_replay_wire::Catalog::builtin(release);
-    let leaf = match session.resolve_leaf(args.leaf.as_deref()) {
+    let leaf = match session.resolve_leaf(args.leaf.leaf.as_deref()) {
         Ok(l) => l,
         Err(e) => {
             out::error!("{}: {e}", path.display());
@@ -181,8 +210,9 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let session_id = session.header().id().to_owned();
     let check = threshold.map(|min| check_threshold(min, &view.main_session));
 
-    match args.format {
-        UsageFormat::Json => {
+    let format = Format::or_default(args.format);
+    match format {
+        Format::Json => {
             let mut v = match view.to_json() {
                 Value::Object(m) => m,
                 _ => Map::new(),
@@ -221,14 +251,15 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
+            let machine = fmt == Format::Csv;
             let table = if args.requests {
-                requests_table(&rows, &pricer)
+                requests_table(&rows, &pricer, machine)
             } else {
-                summary_table(&view)
+                summary_table(&view, machine)
             };
             match fmt {
-                UsageFormat::Csv => out(&table.to_csv())?,
-                UsageFormat::Md => out(&table.to_markdown())?,
+                Format::Csv => out(&table.to_csv())?,
+                Format::Md => out(&table.to_markdown())?,
                 _ => {
                     let mut text = format!(
                         "session {session_id} · leaf {} · {} entries on the path",
@@ -236,10 +267,13 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
                         branch_path.len()
                     );
                     if !findings.is_empty() {
-                        text.push_str(&format!(" · {} findings (see stderr)", findings.len()));
+                        text.push_str(&format!(
+                            " · {} (see stderr)",
+                            plural(findings.len() as f64, "finding", "findings")
+                        ));
                     }
                     text.push('\n');
-                    text.push_str(&table.to_text());
+                    text.push_str(&render_table(&table));
                     text.push('\n');
                     if !args.requests {
                         let n = &view.nested_session;
@@ -270,7 +304,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             rows.len()
         ))
         .into_owned();
-        let breaks = session_breaks(&session, catalog, args.leaf.clone(), &rows);
+        let breaks = session_breaks(&session, catalog, args.leaf.leaf.clone(), &rows);
         let mut data = session_plot(title, &rows, breaks);
         data.nested = nested_points(&branch);
         data.cumulative = true;
@@ -477,48 +511,94 @@ fn nested_json(n: &NestedRow, pricer: &Pricer<'_>) -> Value {
     Value::Object(m)
 }
 
-fn totals_cells(label: &str, t: &Totals, count: String) -> Vec<String> {
-    vec![
+fn totals_cells(label: &str, t: &Totals, count: String, machine: bool) -> Vec<String> {
+    let mut row = vec![
         label.to_owned(),
-        format_totals_rate(t),
+        if machine {
+            totals_rate_number(t)
+        } else {
+            format_totals_rate(t)
+        },
         count,
         num(t.input),
         num(t.cache_read),
         num(t.cache_write),
         num(t.output),
-    ]
+    ];
+    if machine {
+        // `calls` is a column of its own in CSV (empty for main and combined rows).
+        row.insert(3, String::new());
+    }
+    row
 }
 
-fn summary_table(view: &forge_replay_usage::SessionCacheUsage) -> Table {
-    let mut t = Table::new([
-        "",
-        "hit rate",
-        "requests",
-        "input",
-        "cacheRead",
-        "cacheWrite",
-        "output",
-    ])
-    .numeric(1..7);
+/// The session summary table; `machine` (CSV): numeric cells only, snake-case headers, the
+/// nested call count in its own column.
+fn summary_table(view: &forge_replay_usage::SessionCacheUsage, machine: bool) -> Table {
+    let mut t = if machine {
+        Table::new([
+            "scope",
+            "hit_rate",
+            "requests",
+            "calls",
+            "input",
+            "cache_read",
+            "cache_write",
+            "output",
+        ])
+    } else {
+        Table::new([
+            "",
+            "hit rate",
+            "requests",
+            "input",
+            "cacheRead",
+            "cacheWrite",
+            "output",
+        ])
+        .numeric(1..7)
+    };
     match &view.last_request {
-        Some(l) => t.push(totals_cells("main · last request", l, num(l.requests))),
+        Some(l) => t.push(totals_cells(
+            "main · last request",
+            l,
+            num(l.requests),
+            machine,
+        )),
+        None if machine => t.push(["main · last request", "", "0", "", "", "", "", ""]),
         None => t.push(["main · last request", "—", "0", "", "", "", ""]),
     }
     t.push(totals_cells(
         "main · this turn",
         &view.main_turn,
         num(view.main_turn.requests),
+        machine,
     ));
     t.push(totals_cells(
         "main · session",
         &view.main_session,
         num(view.main_session.requests),
+        machine,
     ));
     let nested = |label: &str, n: &NestedTotals| {
+        if machine {
+            let mut row = totals_cells(label, &n.totals, num(n.totals.requests), true);
+            row[3] = num(n.calls);
+            if n.is_empty() {
+                row[1] = String::new();
+            }
+            return row;
+        }
         let mut row = totals_cells(
             label,
             &n.totals,
-            format!("{} ({} calls)", num(n.totals.requests), num(n.calls)),
+            format!(
+                "{} ({} {})",
+                num(n.totals.requests),
+                num(n.calls),
+                if n.calls == 1.0 { "call" } else { "calls" }
+            ),
+            false,
         );
         if n.is_empty() {
             row[1] = "no data".into();
@@ -531,16 +611,65 @@ fn summary_table(view: &forge_replay_usage::SessionCacheUsage) -> Table {
         "combined · this turn",
         &view.combined_turn(),
         num(view.combined_turn().requests),
+        machine,
     ));
     t.push(totals_cells(
         "combined · session",
         &view.combined_session(),
         num(view.combined_session().requests),
+        machine,
     ));
     t
 }
 
-fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>) -> Table {
+/// Pi's `toISOString()` timestamp as RFC 3339 UTC with milliseconds (`2026-01-02T03:04:05.678Z`),
+/// whatever form the session wrote; as written when it cannot be read.
+fn rfc3339(ts: &str) -> String {
+    forge_replay_usage::corpus::timestamp_ms(ts)
+        .map(forge_replay_usage::corpus::format_timestamp)
+        .unwrap_or_else(|| ts.to_owned())
+}
+
+/// One row per request; `machine` (CSV): provider and model in columns of their own, RFC 3339
+/// timestamps, rates as fractions, costs as plain numbers.
+fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -> Table {
+    if machine {
+        let mut t = Table::new([
+            "index",
+            "entry",
+            "timestamp",
+            "provider",
+            "model",
+            "input",
+            "cache_read",
+            "cache_write",
+            "output",
+            "hit_rate",
+            "cumulative_hit_rate",
+            "cost",
+            "priced",
+        ]);
+        for r in rows {
+            t.push([
+                r.index.to_string(),
+                r.entry_id.clone().unwrap_or_default(),
+                r.timestamp.as_deref().map(rfc3339).unwrap_or_default(),
+                r.provider.clone().unwrap_or_default(),
+                r.model.clone().unwrap_or_default(),
+                num(r.totals.input),
+                num(r.totals.cache_read),
+                num(r.totals.cache_write),
+                num(r.totals.output),
+                totals_rate_number(&r.totals),
+                totals_rate_number(&r.cumulative),
+                forge_replay_model::json::format_f64(r.cost),
+                r.price(pricer)
+                    .map(|p| forge_replay_model::json::format_f64(p.total))
+                    .unwrap_or_default(),
+            ]);
+        }
+        return t;
+    }
     let mut t = Table::new([
         "#",
         "entry",
@@ -586,6 +715,9 @@ fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>) -> Table {
 
 // ---------------------------------------------------------------------------------------------
 // Corpus
+
+/// Fewer files than this are read in about a second: no progress bar.
+const PROGRESS_MIN_FILES: usize = 200;
 
 fn default_sessions_dir() -> Option<PathBuf> {
     forge_replay_session::dirs::pi_sessions_dir()
@@ -636,12 +768,41 @@ fn run_corpus(
         model: args.model_filter.clone(),
         project: args.project.clone(),
     };
-    let mut corpus = Corpus::scan(&dirs);
+    // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
+    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut corpus = Corpus::scan_reporting(&dirs, &|done, total| {
+        if !on_terminal || total < PROGRESS_MIN_FILES {
+            return;
+        }
+        let b = bar.get_or_init(|| {
+            let pb = indicatif::ProgressBar::new(total as u64);
+            pb.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} files read {elapsed}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            pb
+        });
+        b.set_position(done as u64);
+    });
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
     if corpus.files.is_empty() && !corpus.walk_errors.is_empty() {
         for (p, m) in &corpus.walk_errors {
             out::error!("cannot read {}: {m}", p.display());
         }
         return Ok(Exit::BadInput);
+    }
+    if corpus.files.is_empty() {
+        // Not an error (the report is empty, exit 0; a --min-hit-rate fails), but say why.
+        let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        out::note!(
+            "forge-replay: warning: no session files (*.jsonl) under {}: nothing to count (Pi writes its sessions to $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)",
+            shown.join(", ")
+        );
     }
     let df = corpus.frame(&filter)?;
     let groups = corpus.group(&df, by, &filter)?;
@@ -681,7 +842,11 @@ fn run_corpus(
         let parts = corpus
             .write_parquet_dataset(&df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
-        out::note!("wrote {} partitions under {}", parts.len(), p.display());
+        out::note!(
+            "wrote {} under {}",
+            plural(parts.len() as f64, "partition", "partitions"),
+            p.display()
+        );
     }
     drop(df);
     if let Some(p) = &args.plot {
@@ -698,8 +863,9 @@ fn run_corpus(
     };
     let check = threshold.map(|min| check_threshold(min, &main));
 
-    match args.format {
-        UsageFormat::Json => {
+    let format = Format::or_default(args.format);
+    match format {
+        Format::Json => {
             let mut v = match serde_json::to_value(&report)? {
                 Value::Object(m) => m,
                 _ => Map::new(),
@@ -713,10 +879,10 @@ fn run_corpus(
             out_json(&stringify_pretty(&Value::Object(v)))?;
         }
         fmt => {
-            let table = groups_table(&report);
+            let table = groups_table(&report, fmt == Format::Csv);
             match fmt {
-                UsageFormat::Csv => out(&table.to_csv())?,
-                UsageFormat::Md => {
+                Format::Csv => out(&table.to_csv())?,
+                Format::Md => {
                     let mut text = table.to_markdown();
                     if let Some(b) = &breaks {
                         text.push('\n');
@@ -726,17 +892,24 @@ fn run_corpus(
                 }
                 _ => {
                     let mut text = format!(
-                        "{} files · {} sessions ({} forks) · {} requests",
-                        report.files,
-                        report.sessions,
-                        report.forks,
-                        num(report.totals.totals.requests)
+                        "{} · {} ({}) · {}",
+                        plural(report.files as f64, "file", "files"),
+                        plural(report.sessions as f64, "session", "sessions"),
+                        plural(report.forks as f64, "fork", "forks"),
+                        plural(report.totals.totals.requests, "request", "requests")
                     );
                     if report.subagent_files > 0 {
-                        text.push_str(&format!(" · {} sub-agent files", report.subagent_files));
+                        text.push_str(&format!(
+                            " · {}",
+                            plural(
+                                report.subagent_files as f64,
+                                "sub-agent file",
+                                "sub-agent files"
+                            )
+                        ));
                     }
                     text.push('\n');
-                    text.push_str(&table.to_text());
+                    text.push_str(&render_table(&table));
                     text.push('\n');
                     text.push_str(&corpus_notes(&report));
                     if let Some(b) = &breaks {
@@ -748,7 +921,8 @@ fn run_corpus(
             }
         }
     }
-    if args.format != UsageFormat::Json {
+    // On stderr unless JSON was asked for (the document lists them).
+    if args.format != Some(Format::Json) {
         for b in report.bad_lines.iter().take(50) {
             out::note!(
                 "{}:{}: skipped malformed line: {}",
@@ -780,8 +954,12 @@ fn run_corpus(
         }
         if report.not_sessions > 0 {
             out::note!(
-                "{} files are not Pi sessions (named above)",
-                report.not_sessions
+                "{} (named above)",
+                if report.not_sessions == 1 {
+                    "1 file is not a Pi session".to_owned()
+                } else {
+                    format!("{} files are not Pi sessions", report.not_sessions)
+                }
             );
         }
         if let Some(b) = &breaks {
@@ -887,15 +1065,21 @@ fn breaks_table(b: &BreakSums) -> Table {
 
 fn breaks_text(b: &BreakSums) -> String {
     let mut text = format!(
-        "cache breaks: {} sessions explained ({} without cache data), {} confirmed breaks\n",
-        b.sessions, b.no_cache_data, b.total.breaks
+        "cache breaks: {} explained ({} without cache data), {}\n",
+        plural(b.sessions as f64, "session", "sessions"),
+        b.no_cache_data,
+        plural(b.total.breaks as f64, "confirmed break", "confirmed breaks")
     );
-    text.push_str(&breaks_table(b).to_text());
+    text.push_str(&render_table(&breaks_table(b)));
     text.push('\n');
     if !b.failures.is_empty() {
         text.push_str(&format!(
-            "{} sessions could not be explained (see stderr)\n",
-            b.failures.len()
+            "{} not be explained (see stderr)\n",
+            if b.failures.len() == 1 {
+                "1 session could".to_owned()
+            } else {
+                format!("{} sessions could", b.failures.len())
+            }
         ));
     }
     text
@@ -951,6 +1135,15 @@ fn rate_cell(t: &TotalsView) -> String {
     }
 }
 
+/// `hit rate 61.0%`, or `no cache data` (never `hit rate no cache data`).
+fn rate_phrase(t: &TotalsView) -> String {
+    if t.no_cache_data {
+        "no cache data".to_owned()
+    } else {
+        format!("hit rate {}", format_rate(t.hit_rate))
+    }
+}
+
 fn nested_rate_cell(n: &NestedView) -> String {
     if n.calls + n.cache_unknown_calls + n.invalid_calls == 0.0 {
         "no data".to_owned()
@@ -976,7 +1169,94 @@ fn priced_cell(p: &PricingView) -> String {
     s
 }
 
-fn groups_table(report: &CorpusReport) -> Table {
+/// The corpus groups as CSV cells: numbers only (rates as fractions, costs in dollars).
+fn groups_csv(report: &CorpusReport) -> Table {
+    let mut t = Table::new([
+        report.by,
+        "requests",
+        "abandoned",
+        "hit_rate",
+        "nested_calls",
+        "nested_hit_rate",
+        "subagent_requests",
+        "combined_hit_rate",
+        "input",
+        "cache_read",
+        "cache_write",
+        "output",
+        "cost",
+        "priced",
+        "unpriced_requests",
+        "price_disagrees",
+    ]);
+    let rate = |t: &TotalsView| {
+        if t.no_cache_data {
+            String::new()
+        } else {
+            rate_number(t.hit_rate)
+        }
+    };
+    let nested_rate = |n: &NestedView| {
+        if n.calls == 0.0 {
+            String::new()
+        } else {
+            rate(&n.totals)
+        }
+    };
+    let f = forge_replay_model::json::format_f64;
+    let priced = |p: &PricingView| {
+        if p.priced_requests > 0.0 {
+            f(p.priced)
+        } else {
+            String::new()
+        }
+    };
+    for g in &report.groups {
+        t.push([
+            g.key.clone(),
+            num(g.main.requests),
+            num(g.abandoned_requests),
+            rate(&g.main),
+            num(g.nested.calls + g.nested.cache_unknown_calls + g.nested.invalid_calls),
+            nested_rate(&g.nested),
+            num(g.subagents.requests),
+            rate(&g.combined),
+            num(g.combined.input),
+            num(g.combined.cache_read),
+            num(g.combined.cache_write),
+            num(g.combined.output),
+            f(g.cost),
+            priced(&g.pricing),
+            num(g.pricing.unpriced_requests),
+            g.pricing.disagrees.to_string(),
+        ]);
+    }
+    let n = &report.nested.totals;
+    t.push([
+        "total".to_owned(),
+        num(report.totals.totals.requests),
+        num(report.abandoned.requests),
+        rate(&report.totals.totals),
+        num(n.calls + n.cache_unknown_calls + n.invalid_calls),
+        nested_rate(n),
+        num(report.subagents.totals.requests),
+        rate(&report.combined),
+        num(report.combined.input),
+        num(report.combined.cache_read),
+        num(report.combined.cache_write),
+        num(report.combined.output),
+        f(report.totals.cost),
+        priced(&report.pricing.totals),
+        num(report.pricing.totals.unpriced_requests),
+        report.pricing.totals.disagrees.to_string(),
+    ]);
+    t
+}
+
+fn groups_table(report: &CorpusReport, machine: bool) -> Table {
+    if machine {
+        return groups_csv(report);
+    }
     let mut t = Table::new([
         report.by,
         "requests",
@@ -1040,11 +1320,11 @@ fn groups_table(report: &CorpusReport) -> Table {
 /// The lines under the groups table: branches, forks, nested, sub-agents, pricing.
 fn corpus_notes(report: &CorpusReport) -> String {
     let mut text = format!(
-        "active path: {} requests, hit rate {} · abandoned branches: {} requests, hit rate {}\n",
-        num(report.active.requests),
-        rate_cell(&report.active),
-        num(report.abandoned.requests),
-        rate_cell(&report.abandoned)
+        "active path: {}, {} · abandoned branches: {}, {}\n",
+        plural(report.active.requests, "request", "requests"),
+        rate_phrase(&report.active),
+        plural(report.abandoned.requests, "request", "requests"),
+        rate_phrase(&report.abandoned)
     );
     if report.fork_copies.requests > 0.0 {
         text.push_str(&format!(
@@ -1058,10 +1338,13 @@ fn corpus_notes(report: &CorpusReport) -> String {
         text.push_str("nested tools: no data\n");
     } else {
         text.push_str(&format!(
-            "nested tools: {} calls ({} requests, hit rate {}; active path {} calls, abandoned {}), {} reported no cache data, {} malformed reports ignored",
-            num(n.totals.calls),
-            num(n.totals.totals.requests),
-            nested_rate_cell(&n.totals),
+            "nested tools: {} ({}, {}; active path {}, abandoned {}), {} reported no cache data, {} malformed reports ignored",
+            plural(n.totals.calls, "call", "calls"),
+            plural(n.totals.totals.requests, "request", "requests"),
+            match nested_rate_cell(&n.totals) {
+                r if r.ends_with('%') || r == "\u{2014}" => format!("hit rate {r}"),
+                r => r,
+            },
             num(n.active.calls),
             num(n.abandoned.calls),
             num(n.totals.cache_unknown_calls),
@@ -1120,7 +1403,7 @@ fn corpus_notes(report: &CorpusReport) -> String {
                 ]);
             }
             text.push_str("reconciliation (nested reports vs the calls found in the child files they name):\n");
-            text.push_str(&t.to_text());
+            text.push_str(&render_table(&t));
             text.push('\n');
         }
     }

@@ -50,7 +50,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
     }
     let invalid = all.iter().filter(|c| !c.is_usable()).count();
     let mut out = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Json => {
             let items: Vec<Value> = all
                 .iter()
@@ -90,8 +90,8 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
             }
             outln!(
                 out,
-                "{} file(s), {} valid, {invalid} invalid",
-                all.len(),
+                "{}, {} valid, {invalid} invalid",
+                forge_replay_model::text::count(all.len(), "file", "files"),
                 all.len() - invalid
             )?;
         }

@@ -13,6 +13,7 @@ use forge_replay_model::json;
 use crate::args::{TextOrJson, VerifyArgs};
 use crate::out::{self, outln, Out};
 use crate::Exit;
+use forge_replay_model::text::count;
 
 fn targets(args: &VerifyArgs) -> Vec<String> {
     if let Some(m) = &args.models {
@@ -110,7 +111,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     let summary = verify::summarize(&cases);
     let color = std::io::stdout().is_terminal();
     let mut w = Out::stdout();
-    match args.format {
+    match args.format.text_or_json() {
         TextOrJson::Json => {
             w.json(&(json::stringify_pretty(&verify::report_json(&cases)) + "\n"))?
         }
@@ -120,9 +121,10 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
                     Outcome::Pass => {}
                     Outcome::Blessed(n) if *n > 0 => outln!(
                         w,
-                        "blessed {} × {}: {n} file(s) written",
+                        "blessed {} × {}: {} written",
                         c.scenario,
-                        c.model
+                        c.model,
+                        count(*n, "file", "files")
                     )?,
                     Outcome::Blessed(_) => {}
                     // The cause is the error line on stderr (below).
@@ -155,12 +157,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             }
             outln!(
                 w,
-                "{} case(s), {} request(s): {} passed, {} failed, {} errors{}",
-                summary.cases,
-                summary.requests,
+                "{}, {}: {} passed, {} failed, {}{}",
+                count(summary.cases, "case", "cases"),
+                count(summary.requests, "request", "requests"),
                 summary.passed,
                 summary.failed,
-                summary.errors,
+                count(summary.errors, "error", "errors"),
                 if summary.blessed > 0 {
                     format!(", {} blessed", summary.blessed)
                 } else {

@@ -76,7 +76,7 @@ fn context_capabilities_fails_closed_with_forge_text_and_line() {
 #[test]
 fn capabilities_status_view() {
     Test::new()
-        .args(["capabilities", &session("idle-on-off"), "--leaf", "e0000008"])
+        .args(["capabilities", &session("idle-on-off"), "--leaf", "e0000008", "--format", "text"])
         .stdout_contains("Capability capabilities: 1; attributed user updates; request prepared (not a model-obedience or delivery acknowledgment)\nCurrently selected tools: read, edit\n")
         .stdout_contains("act-review · project:review · user\n")
         .stdout_contains("  +tools: (none); -tools: bash\nList findings before fixing anything.\n")
@@ -89,6 +89,8 @@ fn capabilities_status_view() {
             "e0000005",
             "--model",
             "anthropic/claude-opus-4-8",
+            "--format",
+            "text",
         ])
         .stdout_contains(
             "Capability capabilities: 1; native system sections; pending next request\n",
@@ -103,6 +105,8 @@ fn capabilities_status_view() {
             "e0000008",
             "--model",
             "anthropic/claude-opus-4-8",
+            "--format",
+            "text",
         ])
         .stdout_contains(
             "Capability capabilities: 1; native system sections; pending next request\n",
@@ -136,7 +140,7 @@ fn capability_validate_exact_diagnostics() {
         .stdout_contains("bad-tools.json: invalid\n  error [extraRootField]: Unsupported capability field: extraRootField\n  error [tools.extraToolField]: Unsupported tools field: extraToolField\n  error [tools.add[0]]: Tool name at index 0 must be a string.\n")
         .stdout_contains("  error: Duplicate project capability id: \"dup\" appears in multiple files (dup-a.json, dup-b.json).\n")
         .stdout_contains("review.json: ok (project:review)\n")
-        .stdout_contains("6 file(s), 2 valid, 4 invalid\n")
+        .stdout_contains("6 files, 2 valid, 4 invalid\n")
         .stdout_not_contains(".hidden.json")
         .run();
     Test::new()
@@ -145,7 +149,7 @@ fn capability_validate_exact_diagnostics() {
             "validate",
             &fixture("capabilities/library/.pi/forge/capabilities/review.json"),
         ])
-        .stdout_contains("1 file(s), 1 valid, 0 invalid\n")
+        .stdout_contains("1 file, 1 valid, 0 invalid\n")
         .run();
     let out = Test::new()
         .args([

@@ -54,7 +54,13 @@ fn a_bad_model_flag_is_named_not_a_line_of_the_session() {
 #[test]
 fn a_stopped_cache_explain_says_its_cause_once_on_stderr() {
     let out = Test::new()
-        .args(["cache", "explain", &fixture("cache/stopped/session.jsonl")])
+        .args([
+            "cache",
+            "explain",
+            &fixture("cache/stopped/session.jsonl"),
+            "--format",
+            "text",
+        ])
         .status(2)
         .stdout_contains("stopped before the leaf")
         .stdout_not_contains("Snapshot fingerprint mismatch")

@@ -35,7 +35,7 @@ fn a_generated_corpus_passes_check_and_replays() {
             "--seed",
             "3",
         ])
-        .stdout_contains("wrote 30 sessions")
+        .stderr_contains("wrote 30 sessions (11 forks)")
         .run();
     let out = Test::new()
         .args(["check", corpus.to_str().unwrap()])
@@ -59,15 +59,14 @@ fn a_generated_corpus_passes_check_and_replays() {
     let mut apis = BTreeSet::new();
     for f in &files {
         let out = Test::new()
-            .args(["replay", f.to_str().unwrap(), "--format", "text"])
+            .args(["replay", f.to_str().unwrap(), "--format", "json"])
             .status(0)
             .stderr_not_contains("error")
             .stderr_not_contains("warning")
             .run();
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            if let Some(api) = line.split_whitespace().nth(2) {
-                apis.insert(api.to_string());
-            }
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("replay JSON");
+        for r in doc["requests"].as_array().expect("requests") {
+            apis.insert(r["api"].as_str().expect("api").to_string());
         }
         Test::new()
             .args(["cache", "explain", f.to_str().unwrap()])
@@ -123,4 +122,74 @@ fn check_defaults_to_pi_sessions_directory() {
         .stderr_contains("forge-replay: error: ")
         .stderr_contains("nowhere/sessions: Pi's sessions directory does not exist")
         .run();
+}
+
+/// Issue 18.5: every command that takes a session directory reads Pi's own one by default:
+/// `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions` (HOME), in Pi's layout.
+#[test]
+fn commands_that_take_a_sessions_directory_default_to_pis() {
+    let agent = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let write = |dir: &std::path::Path| {
+        Test::new()
+            .args([
+                "gen-corpus",
+                "--out",
+                dir.to_str().unwrap(),
+                "--sessions",
+                "2",
+                "--entries",
+                "20",
+            ])
+            .run();
+    };
+    write(&agent.path().join("sessions"));
+    write(&home.path().join(".pi/agent/sessions"));
+    let agent_dir = agent.path().to_str().unwrap().to_string();
+    let home_dir = home.path().to_str().unwrap().to_string();
+    // (PI_CODING_AGENT_DIR, HOME): the variable wins; without it, HOME's ~/.pi/agent.
+    for (env, expect) in [
+        (
+            vec![
+                ("PI_CODING_AGENT_DIR", agent_dir.as_str()),
+                ("HOME", home_dir.as_str()),
+            ],
+            &agent_dir,
+        ),
+        (
+            vec![("PI_CODING_AGENT_DIR", ""), ("HOME", home_dir.as_str())],
+            &home_dir,
+        ),
+    ] {
+        let with = |t: Test| env.iter().fold(t, |t, (k, v)| t.env(k, v));
+        let check = with(Test::new().args(["check", "--structural"])).run();
+        let report = String::from_utf8_lossy(&check.stdout);
+        assert_eq!(
+            report
+                .lines()
+                .filter(|l| l.starts_with(expect.as_str()))
+                .count(),
+            2,
+            "{report}"
+        );
+        let usage = with(Test::new().args(["usage", "--corpus", "--format", "json"])).run();
+        let v: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
+        assert_eq!(v["files"], 2);
+        let upgrade = with(Test::new().args([
+            "upgrade", "--from", "0.87.1", "--to", "1.3.0", "--format", "json",
+        ]))
+        .any_status()
+        .run();
+        assert_ne!(
+            upgrade.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&upgrade.stderr)
+        );
+        let up: serde_json::Value = serde_json::from_slice(&upgrade.stdout).unwrap();
+        assert_eq!(up["inputs"].as_array().map(Vec::len), Some(2), "{up}");
+        let providers = with(Test::new().args(["report", "providers", "--sessions"])).run();
+        let text = String::from_utf8_lossy(&providers.stdout);
+        assert!(text.contains(&format!("sessions: `{expect}")), "{text}");
+    }
 }

@@ -169,7 +169,7 @@ fn bless_deletes_only_the_files_its_index_lists() {
     let s = dir.path().join("s.toml");
     std::fs::write(&s, scenario_text(Some("s"), 3, "a")).unwrap();
     bless(&s, &golden)
-        .stdout_contains("blessed s × anthropic/claude-opus-4-8: 3 file(s) written")
+        .stdout_contains("blessed s × anthropic/claude-opus-4-8: 3 files written")
         .run();
     let case = golden.join("s/anthropic--claude-opus-4-8");
     // Files bless did not write, some of them golden-shaped.
@@ -322,7 +322,7 @@ fn output_directories_are_replaced_whole_or_not_at_all() {
     let out = dir.path().join("fresh");
     Test::new()
         .args(["replay", &fixture, "--out", out.to_str().unwrap()])
-        .stderr_contains("request(s) written to")
+        .stderr_contains("requests to")
         .run();
     let first = tree(&out);
     let marker = std::fs::read_to_string(out.join(".forge-replay-set")).unwrap();

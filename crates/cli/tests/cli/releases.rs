@@ -89,7 +89,15 @@ fn check_names_the_release_and_pi_expects_one() {
 #[test]
 fn models_per_release_and_changes() {
     Test::new()
-        .args(["models", "--pi", "1.3.0", "--api", "azure-openai-responses"])
+        .args([
+            "models",
+            "--pi",
+            "1.3.0",
+            "--api",
+            "azure-openai-responses",
+            "--format",
+            "text",
+        ])
         .stdout_contains("azure/gpt-5.5")
         .stdout_contains("pi-ai 1.3.0")
         .run();

@@ -74,13 +74,13 @@ fn scenario_compiles_and_replays() {
             "--out",
             out.to_str().unwrap(),
         ])
-        .stdout_contains("01-read-first-worker")
+        .stderr_contains("01-read-first-worker: wrote 26 entries to")
         .run();
     assert!(out.join(".pi/forge/capabilities/implement.json").exists());
     let session = out.join("session.jsonl");
     Test::new()
         .args(["replay", session.to_str().unwrap(), "--format", "text"])
-        .stdout_contains("anthropic-messages anthropic/claude-opus-4-8")
+        .stdout_contains("anthropic/claude-opus-4-8  anthropic-messages")
         .run();
     let dest = dir.path().join("requests");
     Test::new()

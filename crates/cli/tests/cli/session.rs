@@ -128,7 +128,12 @@ fn unreadable_input_is_exit_2_with_a_clear_error() {
 #[test]
 fn tree_text_shows_branches_leaves_labels_and_counts() {
     Test::new()
-        .args(["tree", &fixture("sessions/branches/session.jsonl")])
+        .args([
+            "tree",
+            &fixture("sessions/branches/session.jsonl"),
+            "--format",
+            "text",
+        ])
         .stdout_contains("33 entries, 3 roots, 6 leaves, default leaf 00000021")
         .stdout_contains("├─ 00000004 assistant anthropic/claude-opus-4-8 [stop]")
         .stdout_contains("label 00000005 = \"naming\"")
@@ -136,7 +141,12 @@ fn tree_text_shows_branches_leaves_labels_and_counts() {
         .stdout_contains("branch summary (from 0000000e)")
         .run();
     Test::new()
-        .args(["tree", &fixture("sessions/compactions/session.jsonl")])
+        .args([
+            "tree",
+            &fixture("sessions/compactions/session.jsonl"),
+            "--format",
+            "text",
+        ])
         .stdout_contains("compaction (keeps from 00000008, tokensBefore 2480, system checkpoint)")
         .stdout_contains("compaction (keeps nothing")
         .run();
@@ -266,6 +276,7 @@ fn a_header_only_session_has_an_empty_context() {
     Test::new()
         .arg("tree")
         .arg(&p)
+        .args(["--format", "text"])
         .stdout_contains("0 entries, 0 roots, 0 leaves, default leaf none")
         .run();
     Test::new()

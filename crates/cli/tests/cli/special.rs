@@ -178,5 +178,5 @@ fn fifo_scenarios_are_refused_and_verify_records_them() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("zz-fifo.toml"), "{text}");
     assert!(text.contains(REFUSED), "{text}");
-    assert!(text.contains("passed, 0 failed, 1 errors"), "{text}");
+    assert!(text.contains("passed, 0 failed, 1 error\n"), "{text}");
 }

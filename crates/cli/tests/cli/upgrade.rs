@@ -10,7 +10,7 @@ fn no_change_is_exit_0_and_a_change_is_exit_1() {
         .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0"])
         .arg(fixture("wire/anthropic-cache-none.case.json"))
         .stdout_contains("anthropic/claude-sonnet-4-6: unchanged")
-        .stdout_contains("1 input(s), 1 request(s): 0 changed, 1 unchanged")
+        .stdout_contains("1 input, 1 request: 0 changed, 1 unchanged")
         .status(0)
         .run();
     // 1.3 estimates 3.5 characters per token, so the clamped max_tokens changes.
@@ -90,7 +90,7 @@ fn a_model_missing_from_the_target_catalog_is_reported_per_request() {
         .arg(fixture("wire/mistral-magistral-off-headers.case.json"))
         .arg(fixture("agent/completions-kimi-tools/session.jsonl"))
         .stdout_contains("mistral/magistral-small: model missing in 1.3.0: unknown model `mistral/magistral-small` in the pi-ai 1.3.0 catalog")
-        .stdout_contains("2 input(s), 5 request(s): 4 changed, 0 unchanged, 1 model(s) missing in the target release")
+        .stdout_contains("2 inputs, 5 requests: 4 changed, 0 unchanged, 1 model missing in the target release")
         .status(1)
         .run();
     // With --fail-on, a missing model fails only when named.
@@ -132,7 +132,7 @@ fn one_bad_input_is_a_recorded_failure_not_an_abort() {
         .arg(&bad)
         .arg(fixture("agent/completions-kimi-tools/session.jsonl"))
         .stdout_contains("moonshotai/kimi-k3: max-tokens")
-        .stdout_contains("1 input(s) failed")
+        .stdout_contains("1 input failed")
         .stderr_contains("broken.jsonl")
         .status(2)
         .run();

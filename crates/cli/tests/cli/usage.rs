@@ -63,7 +63,12 @@ fn session_json_has_pi_forge_shape() {
 
 #[test]
 fn session_table_and_requests() {
-    let o = run(&["usage", &fixture("t-usage-branch.jsonl")]);
+    let o = run(&[
+        "usage",
+        &fixture("t-usage-branch.jsonl"),
+        "--format",
+        "text",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("62.5%"), "{text}");
@@ -78,14 +83,21 @@ fn session_table_and_requests() {
     let csv = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
+    // Issue 19.3: an export is numbers, not display strings: RFC 3339 UTC timestamps,
+    // provider and model apart, integer token counts, rates as fractions, costs in dollars.
     assert_eq!(
         lines[0],
-        "#,entry,time,model,input,cacheRead,cacheWrite,output,hit rate,cumulative,cost,priced"
+        "index,entry,timestamp,provider,model,input,cache_read,cache_write,output,hit_rate,cumulative_hit_rate,cost,priced"
     );
     // Pi recorded no cost; pi-ai 0.87.1 prices claude-opus-4-8 at $5/$25/$0.50/$6.25 per MTok:
     // 30 input + 10 cache write + 3 output = $0.000150 + $0.0000625 + $0.000075.
+    assert_eq!(
+        lines[3],
+        "2,0000000b,2026-01-01T00:00:11.000Z,anthropic,claude-opus-4-8,30,0,10,3,0,0.625,0,0.0002875",
+        "{csv}"
+    );
     assert!(
-        lines[3].contains("0000000b") && lines[3].ends_with("0.0%,62.5%,$0.00,$0.0003"),
+        !csv.contains('%') && !csv.contains('$') && !csv.contains(".0,"),
         "{csv}"
     );
     let o = run(&[
@@ -105,6 +117,8 @@ fn leaf_selects_another_branch_and_no_cache_data_is_named() {
         &fixture("t-usage-branch-with-sibling.jsonl"),
         "--leaf",
         "sib00002",
+        "--format",
+        "text",
     ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("no cache data"));
@@ -362,4 +376,81 @@ fn plots_are_written() {
         svg.to_str().unwrap(),
     ]);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+}
+
+/// Issue 19.3: exports are numbers: integer token counts (never `14.0`), RFC 3339 UTC
+/// timestamps, and `--by model` keys `provider/model`, so one model id served by two providers is
+/// two rows.
+#[test]
+fn corpus_exports_are_typed_and_models_keep_their_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("sessions");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for (name, provider) in [("a", "openai"), ("b", "azure-openai-responses")] {
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"{name}","timestamp":"2026-01-02T03:04:05.678Z","cwd":"/p"}}"#
+        );
+        let entry = format!(
+            r#"{{"type":"message","id":"e-{name}","parentId":null,"timestamp":"2026-01-02T03:04:05.678Z","message":{{"role":"assistant","content":[],"api":"openai-responses","provider":"{provider}","model":"gpt-5.5","usage":{{"input":14,"output":3,"cacheRead":7,"cacheWrite":0}},"stopReason":"stop"}}}}"#
+        );
+        std::fs::write(
+            corpus.join(format!("{name}.jsonl")),
+            format!("{header}\n{entry}\n"),
+        )
+        .unwrap();
+    }
+    let csv = dir.path().join("r.csv");
+    let ndjson = dir.path().join("r.json");
+    let o = run(&[
+        "usage",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--json",
+        ndjson.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let groups = String::from_utf8_lossy(&o.stdout);
+    let keys: Vec<&str> = groups
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(
+        keys,
+        ["azure-openai-responses/gpt-5.5", "openai/gpt-5.5", "total"],
+        "{groups}"
+    );
+    // The rate of 7 cached of 21 prompt tokens, as a number.
+    assert!(groups.contains(",0.3333333333333333,"), "{groups}");
+    assert!(!groups.contains('%') && !groups.contains('$'), "{groups}");
+
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
+    let first: Vec<&str> = rows.lines().nth(1).unwrap().split(',').collect();
+    let col = |name: &str| first[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(col("timestamp"), "2026-01-02T03:04:05.678Z", "{rows}");
+    assert_eq!(col("input"), "14", "{rows}");
+    assert_eq!(col("cache_read"), "7", "{rows}");
+    assert_eq!(col("requests"), "1", "{rows}");
+
+    let line: Value = serde_json::from_str(
+        std::fs::read_to_string(&ndjson)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["timestamp"], "2026-01-02T03:04:05.678Z");
+    assert!(line["input"].is_u64(), "{line}");
+    assert_eq!(line["input"], 14);
 }

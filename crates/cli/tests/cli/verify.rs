@@ -49,7 +49,7 @@ fn goldens_are_found_beside_the_scenarios_from_any_directory() {
                 "anthropic-messages",
             ])
             .status(0)
-            .stdout_contains("1 case(s), 7 request(s): 1 passed, 0 failed, 0 errors")
+            .stdout_contains("1 case, 7 requests: 1 passed, 0 failed, 0 errors")
             .run();
     }
     // Relative to the working directory too.

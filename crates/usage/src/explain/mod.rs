@@ -1089,7 +1089,8 @@ impl Explanation {
         let _ = match self.breaks.len() {
             0 if self.no_cache_data => writeln!(out, "no confirmed breaks (no cache data)"),
             0 => writeln!(out, "no confirmed cache breaks"),
-            n => writeln!(out, "{n} confirmed cache break(s)"),
+            1 => writeln!(out, "1 confirmed cache break"),
+            n => writeln!(out, "{n} confirmed cache breaks"),
         };
         if !self.breaks.is_empty() {
             let (by, total) = self.rebilled();
@@ -1108,8 +1109,8 @@ impl Explanation {
             if total.unpriced_breaks > 0 {
                 let _ = writeln!(
                     out,
-                    "{} break(s) not priced: their model is not in the pi-ai catalog of the replay's release",
-                    total.unpriced_breaks
+                    "{} not priced: their model is not in the pi-ai catalog of the replay's release",
+                    forge_replay_model::text::count(total.unpriced_breaks, "break", "breaks")
                 );
             }
         }

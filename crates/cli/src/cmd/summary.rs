@@ -1,0 +1,287 @@
+//! `replay --format text` (the default on a terminal): one row per request and what changed from
+//! the request before it, built only from `replay`'s public results ([`Request`] values).
+//!
+//! For each request the row holds the entry id, `provider/model` and API, the number of
+//! transcript messages and declared tools, the body size, and the change against the previous
+//! request of the same target (with `--model`/`--api`/`--all-apis` every target has its own
+//! sequence): messages added, the system prompt or the tool list changed, a model switch, the
+//! history rewritten (a compaction or a branch), and how much of the previous body this one
+//! keeps as its byte prefix (what a prompt cache can reuse).
+//!
+//! Memory: the previous body text and message hashes of each target, and one short row per
+//! request; every request is looked at once (linear in what the replay builds).
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+
+use forge_replay_engine::replay::Request;
+use forge_replay_model::json;
+use forge_replay_usage::explain::order::{common_prefix, CacheOrder, Segment};
+use forge_replay_wire::api::Api;
+use serde_json::Value;
+
+/// What is remembered of the previous request of one target.
+#[derive(Debug, Default)]
+struct Previous {
+    model: String,
+    /// The request flattened in the provider's prompt-cache order (cache markers removed).
+    order: CacheOrder,
+    messages: Vec<u64>,
+    tools: BTreeSet<String>,
+}
+
+/// One row of the summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub index: usize,
+    pub entry_id: String,
+    pub model: String,
+    pub api: String,
+    pub messages: usize,
+    pub tools: usize,
+    pub bytes: usize,
+    /// What changed from the previous request (`first request` for the first).
+    pub changes: String,
+    /// Bytes of the previous request (in cache order) this one starts with, and its length;
+    /// `None` for the first request.
+    pub kept: Option<(usize, usize)>,
+}
+
+/// Collects the rows of a replay, one [`Request`] at a time.
+#[derive(Debug, Default)]
+pub struct Summary {
+    per_target: bool,
+    previous: HashMap<String, Previous>,
+    pub rows: Vec<Row>,
+}
+
+fn hash_of(v: &Value) -> u64 {
+    let mut h = DefaultHasher::new();
+    json::stringify(v).hash(&mut h);
+    h.finish()
+}
+
+/// The names of the tools a payload declares, in order.
+pub fn tool_names(api: Api, payload: &Value) -> Vec<String> {
+    CacheOrder::of(api, "", "", payload)
+        .tools
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Summary {
+    /// `per_target`: compare each request with the previous one of the same `provider/model`
+    /// (a re-targeted replay), not with the previous request overall.
+    pub fn new(per_target: bool) -> Summary {
+        Summary {
+            per_target,
+            ..Summary::default()
+        }
+    }
+
+    /// Adds one request (built with `keep_transcript`, so its messages can be compared).
+    pub fn push(&mut self, r: &Request) {
+        let model = format!("{}/{}", r.provider, r.model);
+        let bytes = r
+            .wire
+            .as_ref()
+            .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
+        let order = CacheOrder::of(r.api, &r.provider, &r.model, &r.payload);
+        let now = Previous {
+            model: model.clone(),
+            tools: order.tools.iter().map(|(n, _)| n.clone()).collect(),
+            messages: r.transcript.iter().map(hash_of).collect(),
+            order,
+        };
+        let key = if self.per_target {
+            model.clone()
+        } else {
+            String::new()
+        };
+        let (changes, kept) = match self.previous.get(&key) {
+            None => ("first request".to_owned(), None),
+            Some(prev) => {
+                let kept = common_prefix(&prev.order.text, &now.order.text);
+                (describe(prev, &now), Some((kept, prev.order.text.len())))
+            }
+        };
+        self.rows.push(Row {
+            index: r.index,
+            entry_id: r.entry_id.clone(),
+            model,
+            api: r.api.name().to_owned(),
+            messages: now.messages.len(),
+            tools: now.order.tools.len(),
+            bytes,
+            changes,
+            kept,
+        });
+        self.previous.insert(key, now);
+    }
+
+    /// The summary as text: an aligned table and the totals line.
+    pub fn render(&self) -> String {
+        let headers = [
+            "#", "entry", "model", "api", "msgs", "tools", "body", "kept", "changes",
+        ];
+        let rows: Vec<[String; 9]> = self
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    format!("{:03}", r.index),
+                    r.entry_id.clone(),
+                    r.model.clone(),
+                    r.api.clone(),
+                    r.messages.to_string(),
+                    r.tools.to_string(),
+                    size(r.bytes),
+                    match r.kept {
+                        None => "—".to_owned(),
+                        Some((_, 0)) => "—".to_owned(),
+                        Some((k, of)) => format!("{:.0}%", k as f64 * 100.0 / of as f64),
+                    },
+                    r.changes.clone(),
+                ]
+            })
+            .collect();
+        let mut width = headers.map(|h| h.chars().count());
+        for r in &rows {
+            for (w, c) in width.iter_mut().zip(r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let numeric = [false, false, false, false, true, true, true, true, false];
+        let line = |cells: &[String]| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = width[i].saturating_sub(c.chars().count());
+                if i == cells.len() - 1 {
+                    s.push_str(c);
+                } else if numeric[i] {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(c);
+                    s.push_str("  ");
+                } else {
+                    s.push_str(c);
+                    s.push_str(&" ".repeat(pad + 2));
+                }
+            }
+            s.trim_end().to_owned() + "\n"
+        };
+        let mut out = line(&headers.map(str::to_owned));
+        for r in &rows {
+            out.push_str(&line(r));
+        }
+        let total: usize = self.rows.iter().map(|r| r.bytes).sum();
+        let mut targets: Vec<&str> = self.rows.iter().map(|r| r.model.as_str()).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        out.push_str(
+            "kept: the share of the previous request (in the provider's prompt-cache order) this one starts with\n",
+        );
+        out.push_str(&format!(
+            "{} · {} · {} of request bodies\n",
+            plural(self.rows.len(), "request", "requests"),
+            plural(targets.len(), "model", "models"),
+            size(total)
+        ));
+        out
+    }
+}
+
+fn describe(prev: &Previous, now: &Previous) -> String {
+    let mut parts = Vec::new();
+    if prev.model != now.model {
+        parts.push(format!("model switch from {}", prev.model));
+    }
+    let same = prev
+        .messages
+        .iter()
+        .zip(&now.messages)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if same < prev.messages.len() {
+        parts.push(format!(
+            "history rewritten ({} of {} kept)",
+            same,
+            plural(prev.messages.len(), "message", "messages")
+        ));
+    }
+    let added = now.messages.len() - same;
+    if added > 0 {
+        parts.push(format!("+{}", plural(added, "message", "messages")));
+    }
+    let system = |o: &CacheOrder| {
+        (
+            o.segment_text(Segment::System).to_owned(),
+            o.segment_text(Segment::Instructions).to_owned(),
+        )
+    };
+    if system(&prev.order) != system(&now.order) {
+        parts.push("system updated".to_owned());
+    }
+    if prev.order.segment_text(Segment::Tools) != now.order.segment_text(Segment::Tools) {
+        let plus: Vec<&str> = now
+            .tools
+            .difference(&prev.tools)
+            .map(String::as_str)
+            .collect();
+        let minus: Vec<&str> = prev
+            .tools
+            .difference(&now.tools)
+            .map(String::as_str)
+            .collect();
+        let mut t = String::from("tools changed");
+        if !plus.is_empty() || !minus.is_empty() {
+            let mut d: Vec<String> = plus.iter().map(|n| format!("+{n}")).collect();
+            d.extend(minus.iter().map(|n| format!("-{n}")));
+            t = format!("tools {}", d.join(" "));
+        }
+        parts.push(t);
+    }
+    if parts.is_empty() {
+        "same context".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `812 B`, `2.1 KB`, `3.4 MB`.
+pub fn size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_of_every_api_shape() {
+        let p: Value = serde_json::json!({
+            "config": {"tools": [{"functionDeclarations": [{"name": "edit"}, {"name": "grep"}]}]}
+        });
+        assert_eq!(tool_names(Api::GoogleGenerativeAi, &p), ["edit", "grep"]);
+        let p: Value = serde_json::json!({"toolConfig": {"tools": [{"toolSpec": {"name": "ls"}}]}});
+        assert_eq!(tool_names(Api::BedrockConverseStream, &p), ["ls"]);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size(812), "812 B");
+        assert_eq!(size(2150), "2.1 KB");
+        assert_eq!(size(3 * 1024 * 1024 + 400_000), "3.4 MB");
+    }
+}
