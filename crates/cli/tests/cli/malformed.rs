@@ -29,7 +29,7 @@ struct Case {
     /// Argument lists; `{input}` is the input, `{tmp}` a fresh empty directory.
     commands: Vec<Vec<String>>,
     exit: i32,
-    /// Every stderr line but `forge-replay: note: …`, in order.
+    /// Every stderr line but `forge-replay: note: …`, in order (`{tmp}` for the directory).
     stderr: Vec<String>,
 }
 
@@ -97,6 +97,8 @@ fn every_malformed_input_gets_its_documented_exit_code_and_error_line() {
                 .run();
             runs += 1;
             let stderr = String::from_utf8_lossy(&out.stderr);
+            // The temporary directory is volatile: shown as `{tmp}`.
+            let stderr = stderr.replace(&tmp.path().display().to_string(), "{tmp}");
             let lines: Vec<&str> = stderr
                 .lines()
                 .filter(|l| !l.starts_with("forge-replay: note:"))
