@@ -11,7 +11,7 @@ use forge_replay_report::plot::{
 use forge_replay_report::table::Table;
 use forge_replay_session::Session;
 use forge_replay_usage::breaks::{BreakInput, BreakSums};
-use forge_replay_usage::corpus::{parse_day, Corpus, Filter, GroupBy};
+use forge_replay_usage::corpus::{parse_day, Corpus, CorpusPricing, Filter, GroupBy};
 use forge_replay_usage::explain::{self, usd, CauseCost, ExplainOptions};
 use forge_replay_usage::pricing::{Price, Pricer, Unpriced};
 use forge_replay_usage::report::{
@@ -635,7 +635,42 @@ fn run_corpus(
         model: args.model_filter.clone(),
         project: args.project.clone(),
     };
-    let mut corpus = Corpus::scan(&dirs);
+    // Each session is priced with the catalog of the release that wrote it, unless --pi (or
+    // FORGE_REPLAY_PI) names one for all.
+    let pricing = match args.pi.requested() {
+        Ok(Some((r, _))) => CorpusPricing::Release(r),
+        Ok(None) => CorpusPricing::Detected,
+        Err(e) => {
+            out::error!("{e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    // The incremental index (unless --no-cache): the same corpus, reading only what changed.
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        args.cache
+            .clone()
+            .or_else(forge_replay_usage::index::default_cache_dir)
+    };
+    let mut corpus = match &cache_dir {
+        None => Corpus::scan_with(&dirs, &pricing),
+        Some(dir) => {
+            let (corpus, stats) = Corpus::scan_indexed(&dirs, &pricing, dir);
+            if let Some(why) = stats.rebuilt.as_deref().filter(|w| *w != "absent") {
+                out::note!(
+                    "forge-replay: note: {}: usage index {why}; rebuilt",
+                    stats.path.display()
+                );
+            }
+            if let Some(e) = &stats.write_error {
+                out::note!(
+                    "forge-replay: warning: usage index not saved ({e}); the results are complete"
+                );
+            }
+            corpus
+        }
+    };
     if corpus.files.is_empty() && !corpus.walk_errors.is_empty() {
         for (p, m) in &corpus.walk_errors {
             out::error!("cannot read {}: {m}", p.display());
@@ -807,6 +842,8 @@ fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
         .map(|f| BreakInput {
             path: f.path.clone(),
             project: corpus.dicts.projects[f.project as usize].clone(),
+            // The release that priced its requests: the one that wrote it, or --pi.
+            release: Some(f.release),
         })
         .filter(|i| {
             filter
