@@ -31,7 +31,7 @@ use crate::totals::Totals;
 
 const MAGIC: &[u8; 8] = b"FRUSAGE\0";
 /// Bump when the encoding or the records change.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What the stored records depend on besides the files: the format, the tool and the markers.
 fn schema() -> String {

@@ -398,7 +398,11 @@ fn corpus_index_and_pi_flags() {
     assert_eq!(json_of(&with(&[])), json_of(&plain), "first run");
     let written: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
     assert_eq!(written.len(), 1, "one index file");
-    assert_eq!(json_of(&with(&[])), json_of(&plain), "re-run from the index");
+    assert_eq!(
+        json_of(&with(&[])),
+        json_of(&plain),
+        "re-run from the index"
+    );
     // Grow one session by a copy of its last line under a new id.
     let file = std::fs::read_dir(&corpus)
         .unwrap()
