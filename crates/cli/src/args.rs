@@ -614,6 +614,14 @@ pub struct UsageArgs {
     /// breaks re-billed, by cause, model and project.
     #[arg(long)]
     pub breaks: bool,
+    /// With --corpus: the directory of the incremental index, which lets a re-run read only the
+    /// files that changed, and of a grown file only its new lines (default:
+    /// $XDG_CACHE_HOME/forge-replay, else ~/.cache/forge-replay).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// With --corpus: read every file whole, without reading or writing the index.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -20,6 +20,9 @@ use crate::explain::{explain, Cause, CauseCost, ExplainOptions, CAUSES};
 pub struct BreakInput {
     pub path: PathBuf,
     pub project: String,
+    /// The Pi release whose request assembly and catalog explain it (the one that wrote it, or
+    /// `--pi`); `None`: the options' catalog.
+    pub release: Option<forge_replay_model::release::PiRelease>,
 }
 
 /// Which breaks count (the corpus filters): `(provider, model, request time in ms)`.
@@ -104,6 +107,18 @@ fn explain_one(input: &BreakInput, opts: &ExplainOptions<'_>, keep: BreakFilter<
     let session = match Session::open(&input.path) {
         Ok((s, _)) => s,
         Err(e) => return fail(error_chain(&e)),
+    };
+    let own;
+    let opts = match input.release {
+        Some(r) if r != opts.catalog.release() => {
+            own = ExplainOptions {
+                leaf: opts.leaf.clone(),
+                catalog: forge_replay_wire::Catalog::builtin(r),
+                retention: opts.retention,
+            };
+            &own
+        }
+        _ => opts,
     };
     let e = match explain(&session, opts) {
         Ok(e) => e,

@@ -22,7 +22,9 @@
 //! sub-agent requests ([`CorpusRequest::subagent`]).
 //!
 //! **Pricing.** Each request and each nested report naming a model gets `priced` =
-//! pi-ai's `calculateCost` over the pricer's catalog ([`crate::pricing`]), or no price.
+//! pi-ai's `calculateCost` ([`crate::pricing`]) over the catalog of the Pi release that wrote
+//! its file (detected from the file's markers as `usage SESSION` detects it:
+//! [`crate::markers`]), or of one release for all ([`CorpusPricing`]), or no price.
 //!
 //! The requests become a polars [`DataFrame`] ([`Corpus::frame`]) that is grouped with
 //! [`Corpus::group`] and exported as CSV, NDJSON or a hive-partitioned parquet dataset, one row
@@ -37,12 +39,36 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use crate::nested::NestedReport;
-use crate::pricing::{PriceMemo, Pricer, PricingUsage, Unpriced};
-use crate::session::{BadLine, SessionData};
+use crate::pricing::{Pricer, Unpriced};
+use crate::records::Records;
+use crate::session::BadLine;
 use crate::subagents::{self, ChildKind, ChildPath};
 use crate::totals::{NestedTotals, Totals};
-use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::js::date;
+use forge_replay_model::release::PiRelease;
+
+/// Which catalog prices a corpus's requests.
+#[derive(Debug, Clone)]
+pub enum CorpusPricing<'c> {
+    /// Each file with the catalog of the Pi release that wrote it (its markers, as
+    /// `usage SESSION` detects them; a file without evidence: the default release).
+    Detected,
+    /// Every file with this release's catalog (`--pi`).
+    Release(PiRelease),
+    /// Every file with this pricer (another catalog, e.g. data files not embedded).
+    Pricer(Pricer<'c>),
+}
+
+impl CorpusPricing<'_> {
+    /// The release a file with these markers is priced as.
+    pub(crate) fn release_for(&self, markers: &crate::markers::ReleaseMarkers) -> PiRelease {
+        match self {
+            CorpusPricing::Detected => markers.release(),
+            CorpusPricing::Release(r) => *r,
+            CorpusPricing::Pricer(p) => p.catalog().release(),
+        }
+    }
+}
 
 /// One deduplicated request of the corpus (80 bytes: a corpus holds hundreds of thousands of
 /// them).
@@ -165,6 +191,9 @@ pub struct CorpusFile {
     pub attributed: u32,
     /// A pi-subagents child transcript (no session header).
     pub transcript: bool,
+    /// The Pi release whose catalog priced its requests (for a session or transcript; the
+    /// default release for other files).
+    pub release: PiRelease,
 }
 
 /// Interned strings; index 0 of each table is the empty string (unknown).
@@ -209,12 +238,23 @@ pub struct Corpus {
     pub unpriced: BTreeMap<Unpriced, f64>,
     /// Nested reports without a price although they name a model, by reason.
     pub nested_unpriced: BTreeMap<Unpriced, f64>,
-    /// The pi-ai release whose catalog priced the requests.
+    /// The pi-ai release(s) whose catalogs priced the requests (`0.87.1`, or `0.87.1, 1.3.0`
+    /// when sessions of several releases were priced each with its own).
     pub release: String,
+    /// Per release (version): the sessions and transcripts priced with its catalog and their
+    /// deduplicated requests.
+    pub releases: BTreeMap<String, ReleaseCount>,
     /// Directory walk errors: (path, message).
     pub walk_errors: Vec<(PathBuf, String)>,
     /// Whether the strings were redacted ([`Corpus::redact_strings`]); exports record it.
     pub redacted: bool,
+}
+
+/// The files and requests one release's catalog priced.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReleaseCount {
+    pub files: usize,
+    pub requests: f64,
 }
 
 /// Filters applied to requests before grouping.
@@ -376,56 +416,47 @@ pub fn find_session_files(dirs: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, Stri
 }
 
 /// Per-file result before merging.
-struct FileScan {
-    file: CorpusFile,
-    project: String,
-    strings: Vec<String>,
-    requests: Vec<(u64, RawRequest)>,
-    nested: Vec<(u64, RawNested)>,
+pub(crate) struct FileScan {
+    pub file: CorpusFile,
+    pub project: String,
+    pub strings: Vec<String>,
+    pub requests: Vec<(u64, RawRequest)>,
+    pub nested: Vec<(u64, RawNested)>,
     /// Reasons for the unpriced requests (indexed by [`RawRequest::unpriced`]).
-    reasons: Vec<Unpriced>,
+    pub reasons: Vec<Unpriced>,
 }
 
-struct RawRequest {
-    line: u32,
-    time_ms: Option<i64>,
-    model: u32,
-    provider: u32,
-    api: u32,
-    totals: Totals,
-    cost: f64,
-    priced: f64,
+pub(crate) struct RawRequest {
+    pub line: u32,
+    pub time_ms: Option<i64>,
+    pub model: u32,
+    pub provider: u32,
+    pub api: u32,
+    pub totals: Totals,
+    pub cost: f64,
+    pub priced: f64,
     /// Index into [`FileScan::reasons`] when not priced.
-    unpriced: Option<u16>,
+    pub unpriced: Option<u16>,
     /// Identity of the call across sub-agent files (message time, response id, model, usage).
-    call_key: Option<u64>,
-    active: bool,
+    pub call_key: Option<u64>,
+    pub active: bool,
 }
 
-struct RawNested {
-    line: u32,
-    time_ms: Option<i64>,
-    report: NestedReport,
-    model: u32,
-    provider: u32,
-    api: u32,
-    priced: f64,
-    unpriced: Option<u16>,
-    run_id: Option<Box<str>>,
-    session_file: Option<Box<str>>,
-    active: bool,
+pub(crate) struct RawNested {
+    pub line: u32,
+    pub time_ms: Option<i64>,
+    pub report: NestedReport,
+    pub model: u32,
+    pub provider: u32,
+    pub api: u32,
+    pub priced: f64,
+    pub unpriced: Option<u16>,
+    pub run_id: Option<Box<str>>,
+    pub session_file: Option<Box<str>>,
+    pub active: bool,
 }
 
-fn local_intern(strings: &mut Vec<String>, s: Option<&str>) -> u32 {
-    let s = s.unwrap_or("");
-    if let Some(i) = strings.iter().position(|x| x == s) {
-        return i as u32;
-    }
-    strings.push(s.to_owned());
-    (strings.len() - 1) as u32
-}
-
-fn reason_index(reasons: &mut Vec<Unpriced>, r: &Unpriced) -> u16 {
+pub(crate) fn reason_index(reasons: &mut Vec<Unpriced>, r: &Unpriced) -> u16 {
     match reasons.iter().position(|x| x == r) {
         Some(i) => i as u16,
         None => {
@@ -435,192 +466,12 @@ fn reason_index(reasons: &mut Vec<Unpriced>, r: &Unpriced) -> u16 {
     }
 }
 
-fn scan_file(path: &Path, child: Option<&ChildPath>, pricer: &Pricer<'_>) -> FileScan {
-    let mut file = CorpusFile {
-        path: path.to_owned(),
-        session_id: None,
-        project: 0,
-        parent_session: None,
-        header_time: None,
-        entries: 0,
-        bad_lines: Vec::new(),
-        findings: Vec::new(),
-        error: None,
-        not_session: None,
-        child: child.map(|c| ChildFile {
-            kind: c.kind,
-            parent: None,
-            run_id: c.run_id.clone(),
-            counted: Totals::default(),
-            copies: Totals::default(),
-            covered: Totals::default(),
-        }),
-        attributed: 0,
-        transcript: false,
-    };
-    let empty = |file: CorpusFile| FileScan {
-        file,
-        project: String::new(),
-        strings: Vec::new(),
-        requests: Vec::new(),
-        nested: Vec::new(),
-        reasons: Vec::new(),
-    };
-    let data = match SessionData::read(path) {
-        Ok(d) => d,
-        Err(e) => {
-            file.error = Some(error_chain(&e));
-            return empty(file);
-        }
-    };
-    file.bad_lines = data.bad_lines.clone();
-    file.not_session = data.not_session.clone();
-    // A transcript counts only where pi-subagents writes one; elsewhere it is not a session.
-    let transcript =
-        data.transcript.is_some() && child.is_some_and(|c| c.kind == ChildKind::Transcript);
-    if data.header.is_none() && !transcript {
-        if data.transcript.is_some() && file.not_session.is_none() {
-            file.not_session = Some(crate::session::NotASession {
-                line: data.entries.first().map(|e| e.line),
-                reason: "not a pi session: a sub-agent transcript record, counted only as \
-                         subagent-artifacts/<runId>_<agent>_transcript.jsonl"
-                    .to_owned(),
-            });
-        }
-        return FileScan {
-            project: project_from_dir(path),
-            ..empty(file)
-        };
-    }
-    file.transcript = transcript;
-    let project = data
-        .header
-        .as_ref()
-        .and_then(|h| h.cwd.clone())
-        .or_else(|| data.transcript.as_ref().and_then(|t| t.cwd.clone()))
-        .unwrap_or_else(|| project_from_dir(path));
-    file.entries = data.entries.len();
-    if let Some(h) = &data.header {
-        file.session_id = Some(h.id.clone());
-        file.parent_session = h.parent_session.clone();
-        file.header_time = h.timestamp.clone();
-    }
-    let mut on_path = vec![false; data.entries.len()];
-    if let Ok(path_idx) = data.path_to(None) {
-        for i in path_idx {
-            on_path[i] = true;
-        }
-    }
-    let is_child = child.is_some();
-    let mut strings = Vec::new();
-    let mut requests = Vec::new();
-    let mut nested = Vec::new();
-    let mut reasons = Vec::new();
-    let mut memo = PriceMemo::default();
-    for (i, e) in data.entries.iter().enumerate() {
-        let Some(m) = &e.message else { continue };
-        for message in m.usage_problems.messages() {
-            file.findings.push(BadLine {
-                line: e.line,
-                message,
-            });
-        }
-        if let (Some(report), false) = (&m.nested, transcript) {
-            let link = m.nested_link.as_deref();
-            if let NestedReport::Invalid(why) = report {
-                file.findings.push(BadLine {
-                    line: e.line,
-                    message: format!("malformed nested report ignored (invalidCalls): {why}"),
-                });
-            }
-            let ts = link.and_then(|l| l.timestamp.as_deref());
-            let (provider, model) = (
-                link.and_then(|l| l.provider.as_deref()),
-                link.and_then(|l| l.model.as_deref()),
-            );
-            let (priced, unpriced) = match (report.known_totals(), model) {
-                (Some(t), Some(_)) => match memo.prices(pricer, provider, model) {
-                    Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
-                        let why = Unpriced::TieredAggregate {
-                            provider: provider.unwrap_or_default().to_owned(),
-                            model: model.unwrap_or_default().to_owned(),
-                        };
-                        (f64::NAN, Some(reason_index(&mut reasons, &why)))
-                    }
-                    Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
-                    Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
-                },
-                _ => (f64::NAN, None),
-            };
-            let api = match (provider, model) {
-                (Some(p), Some(m)) => pricer.api(p, m),
-                _ => None,
-            };
-            nested.push((
-                nested_key(e.id.as_deref(), ts, report, path, e.line),
-                RawNested {
-                    line: e.line,
-                    time_ms: ts.and_then(timestamp_ms),
-                    report: *report,
-                    model: local_intern(&mut strings, model),
-                    provider: local_intern(&mut strings, provider),
-                    api: local_intern(&mut strings, api),
-                    priced,
-                    unpriced,
-                    run_id: link.and_then(|l| l.run_id.clone()),
-                    session_file: link.and_then(|l| l.session_file.clone()),
-                    active: on_path[i],
-                },
-            ));
-        }
-        let Some(t) = m.request else { continue };
-        let meta = m.meta.as_deref();
-        let ts = meta.and_then(|x| x.timestamp.as_deref());
-        let (provider, model) = (
-            meta.and_then(|x| x.provider.as_deref()),
-            meta.and_then(|x| x.model.as_deref()),
-        );
-        let (priced, unpriced) = match memo.prices(pricer, provider, model) {
-            Ok(p) => (
-                p.calculate(&PricingUsage::of(
-                    &t,
-                    meta.map_or(0.0, |x| x.cache_write_1h),
-                ))
-                .total,
-                None,
-            ),
-            Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
-        };
-        let key = dedup_key(e.id.as_deref(), ts, &t, path, e.line);
-        requests.push((
-            key,
-            RawRequest {
-                line: e.line,
-                time_ms: ts.and_then(timestamp_ms),
-                model: local_intern(&mut strings, model),
-                provider: local_intern(&mut strings, provider),
-                api: local_intern(&mut strings, meta.and_then(|x| x.api.as_deref())),
-                totals: t,
-                cost: meta.map_or(0.0, |x| x.cost),
-                priced,
-                unpriced,
-                call_key: is_child.then(|| call_key(meta, &t)).flatten(),
-                active: on_path[i],
-            },
-        ));
-    }
-    FileScan {
-        file,
-        project,
-        strings,
-        requests,
-        nested,
-        reasons,
-    }
+fn scan_file(path: &Path, child: Option<&ChildPath>, pricing: &CorpusPricing<'_>) -> FileScan {
+    Records::read(path, child).finish(path, child, pricing)
 }
 
 /// Pi's directory name `--home-user-proj--` for a file without a cwd.
-fn project_from_dir(path: &Path) -> String {
+pub(crate) fn project_from_dir(path: &Path) -> String {
     path.parent()
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
@@ -629,7 +480,13 @@ fn project_from_dir(path: &Path) -> String {
 
 /// Identity of a request across fork copies: entry id + entry timestamp + usage. Without an id
 /// the request is unique to its file and line.
-fn dedup_key(id: Option<&str>, ts: Option<&str>, t: &Totals, path: &Path, line: u32) -> u64 {
+pub(crate) fn dedup_key(
+    id: Option<&str>,
+    ts: Option<&str>,
+    t: &Totals,
+    path: &Path,
+    line: u32,
+) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match id {
         Some(id) => {
@@ -650,7 +507,13 @@ fn dedup_key(id: Option<&str>, ts: Option<&str>, t: &Totals, path: &Path, line: 
 }
 
 /// Identity of a nested report across fork copies: entry id + timestamp + the report.
-fn nested_key(id: Option<&str>, ts: Option<&str>, r: &NestedReport, path: &Path, line: u32) -> u64 {
+pub(crate) fn nested_key(
+    id: Option<&str>,
+    ts: Option<&str>,
+    r: &NestedReport,
+    path: &Path,
+    line: u32,
+) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     2u8.hash(&mut h);
     match id {
@@ -680,7 +543,7 @@ fn nested_key(id: Option<&str>, ts: Option<&str>, r: &NestedReport, path: &Path,
 /// Identity of a child's call in any sub-agent file: the message's own time and response id,
 /// its model and usage (a run session and its transcript hold the same message under different
 /// entry ids). `None` without a message time.
-fn call_key(meta: Option<&crate::scan::RequestMeta>, t: &Totals) -> Option<u64> {
+pub(crate) fn call_key(meta: Option<&crate::scan::RequestMeta>, t: &Totals) -> Option<u64> {
     let meta = meta?;
     let time = meta.message_time?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -779,6 +642,7 @@ impl Merger {
         } = scan;
         let fi = self.corpus.files.len() as u32;
         self.file_of_path[path_index] = Some(fi);
+        let counted_before = self.corpus.requests.len();
         file.project = self.projects.get(&project);
         let parent = child
             .and_then(|c| c.parent)
@@ -932,47 +796,131 @@ impl Merger {
                 active: n.active,
             });
         }
+        if file.session_id.is_some() || file.transcript {
+            let c = self
+                .corpus
+                .releases
+                .entry(file.release.version().to_owned())
+                .or_default();
+            c.files += 1;
+            c.requests += (self.corpus.requests.len() - counted_before) as f64;
+        }
         self.corpus.files.push(file);
     }
 }
 
 impl Corpus {
-    /// Scans every session file under `dirs` in parallel, priced with the embedded pi-ai
-    /// catalog. Never fails: unreadable files and bad lines are recorded on their
-    /// [`CorpusFile`].
+    /// Scans every session file under `dirs` in parallel, each priced with the embedded pi-ai
+    /// catalog of the release that wrote it. Never fails: unreadable files and bad lines are
+    /// recorded on their [`CorpusFile`].
     pub fn scan(dirs: &[PathBuf]) -> Corpus {
-        Corpus::scan_with(dirs, &Pricer::builtin())
+        Corpus::scan_with(dirs, &CorpusPricing::Detected)
     }
 
-    /// [`Corpus::scan`] priced with another catalog.
-    pub fn scan_with(dirs: &[PathBuf], pricer: &Pricer<'_>) -> Corpus {
+    /// [`Corpus::scan`] priced another way.
+    pub fn scan_with(dirs: &[PathBuf], pricing: &CorpusPricing<'_>) -> Corpus {
         let (paths, walk_errors) = find_session_files(dirs);
-        Corpus::scan_files(&paths, walk_errors, pricer)
+        Corpus::scan_files(&paths, walk_errors, pricing)
     }
 
     /// [`Corpus::scan`] that reports progress: `progress(files done, files in all)` after each
     /// batch of files is merged (the CLI draws a progress bar with it).
     pub fn scan_reporting(dirs: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> Corpus {
+        Corpus::scan_with_reporting(dirs, &CorpusPricing::Detected, progress)
+    }
+
+    /// [`Corpus::scan_with`] with [`Corpus::scan_reporting`]'s progress callback.
+    pub fn scan_with_reporting(
+        dirs: &[PathBuf],
+        pricing: &CorpusPricing<'_>,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Corpus {
         let (paths, walk_errors) = find_session_files(dirs);
-        Corpus::scan_files_reporting(&paths, walk_errors, &Pricer::builtin(), progress)
+        Corpus::scan_files_with(&paths, walk_errors, pricing, None, progress).0
     }
 
     /// Scans the given files in parallel.
     pub fn scan_files(
         paths: &[PathBuf],
         walk_errors: Vec<(PathBuf, String)>,
-        pricer: &Pricer<'_>,
+        pricing: &CorpusPricing<'_>,
     ) -> Corpus {
-        Corpus::scan_files_reporting(paths, walk_errors, pricer, &|_, _| {})
+        Corpus::scan_files_with(paths, walk_errors, pricing, None, &|_, _| {}).0
     }
 
-    /// [`Corpus::scan_files`] with [`Corpus::scan_reporting`]'s progress callback.
-    pub fn scan_files_reporting(
+    /// [`Corpus::scan`] through the incremental index of `dirs` in `cache_dir`
+    /// ([`crate::index`]): unchanged files come from the index, grown ones are read from their
+    /// old end, the rest are read whole; the index is then written again (atomically) when
+    /// anything changed. The corpus is the same as without the index.
+    pub fn scan_indexed(
+        dirs: &[PathBuf],
+        pricing: &CorpusPricing<'_>,
+        cache_dir: &Path,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> (Corpus, crate::index::IndexStats) {
+        let (paths, walk_errors) = find_session_files(dirs);
+        let idx = crate::index::index_path(cache_dir, dirs);
+        let mut stats = crate::index::IndexStats {
+            path: idx.clone(),
+            ..Default::default()
+        };
+        let loaded = match crate::index::Loaded::open(&idx) {
+            Ok(l) => Some(l),
+            Err(why) => {
+                stats.rebuilt = Some(why);
+                None
+            }
+        };
+        let (corpus, outcome) = Corpus::scan_files_with(
+            &paths,
+            walk_errors,
+            pricing,
+            Some(loaded.as_ref().ok_or(())),
+            progress,
+        );
+        let Some((outcomes, sections)) = outcome else {
+            return (corpus, stats);
+        };
+        for o in &outcomes {
+            match o {
+                crate::index::Outcome::Hit => stats.hits += 1,
+                crate::index::Outcome::Appended => stats.appended += 1,
+                crate::index::Outcome::Read => stats.read += 1,
+            }
+        }
+        if let Some(l) = &loaded {
+            let now: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+            stats.dropped = l.paths().filter(|p| !now.contains(p)).count();
+        }
+        let unchanged = loaded.is_some()
+            && stats.dropped == 0
+            && outcomes.iter().all(|o| *o == crate::index::Outcome::Hit)
+            && sections.len() == paths.len();
+        if !unchanged {
+            match crate::index::write_index(&idx, &sections) {
+                Ok(()) => stats.written = true,
+                Err(e) => stats.write_error = Some(e),
+            }
+        }
+        (corpus, stats)
+    }
+
+    /// [`Corpus::scan_files`]; with `index` (`Ok(loaded)` or `Err(())` for none yet), also
+    /// each file's outcome and its new index section, in path order.
+    #[allow(clippy::type_complexity)]
+    fn scan_files_with<'l>(
         paths: &[PathBuf],
         walk_errors: Vec<(PathBuf, String)>,
-        pricer: &Pricer<'_>,
+        pricing: &CorpusPricing<'_>,
+        index: Option<Result<&'l crate::index::Loaded, ()>>,
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Corpus {
+    ) -> (
+        Corpus,
+        Option<(
+            Vec<crate::index::Outcome>,
+            Vec<(PathBuf, crate::index::Section<'l>)>,
+        )>,
+    ) {
         let children = subagents::classify(paths);
         // Sessions first, then sub-agent sessions (shallow before deep, so a parent is merged
         // before its children), then transcripts. Within each, originals before their forks:
@@ -995,7 +943,6 @@ impl Corpus {
         });
         let mut corpus = Corpus {
             walk_errors,
-            release: pricer.release().to_owned(),
             ..Corpus::default()
         };
         // Room for as many requests as the files could hold (a request line is longer than 320
@@ -1027,6 +974,10 @@ impl Corpus {
         };
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
+        let indexed = index.is_some();
+        let loaded = index.and_then(Result::ok);
+        let mut outcomes = vec![crate::index::Outcome::Read; if indexed { paths.len() } else { 0 }];
+        let mut sections: Vec<(usize, crate::index::Section<'l>)> = Vec::new();
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
         let mut merged = 0usize;
         for chunk in order.chunks(64) {
@@ -1034,7 +985,16 @@ impl Corpus {
                 || {
                     chunk
                         .par_iter()
-                        .map(|&i| (i, scan_file(&paths[i], children[i].as_ref(), pricer)))
+                        .map(|&i| {
+                            let child = children[i].as_ref();
+                            if !indexed {
+                                return (i, scan_file(&paths[i], child, pricing), None);
+                            }
+                            let (records, outcome, section) =
+                                crate::index::records_for(loaded, &paths[i], child);
+                            let scan = records.finish(&paths[i], child, pricing);
+                            (i, scan, Some((outcome, section)))
+                        })
                         .collect::<Vec<_>>()
                 },
                 || {
@@ -1047,7 +1007,17 @@ impl Corpus {
                     }
                 },
             );
-            pending = Some(scans);
+            let mut scans_only = Vec::with_capacity(scans.len());
+            for (i, scan, idx) in scans {
+                if let Some((outcome, section)) = idx {
+                    outcomes[i] = outcome;
+                    if let Some(s) = section {
+                        sections.push((i, s));
+                    }
+                }
+                scans_only.push((i, scan));
+            }
+            pending = Some(scans_only);
         }
         if let Some(prev) = pending.take() {
             merged += prev.len();
@@ -1064,13 +1034,38 @@ impl Corpus {
             projects,
             ..
         } = merger;
+        corpus.release = match pricing {
+            CorpusPricing::Pricer(p) => p.release().to_owned(),
+            CorpusPricing::Release(r) => r.version().to_owned(),
+            CorpusPricing::Detected if corpus.releases.is_empty() => {
+                PiRelease::DEFAULT.version().to_owned()
+            }
+            CorpusPricing::Detected => {
+                let mut list: Vec<&String> = corpus.releases.keys().collect();
+                list.sort_by(|a, b| PiRelease::compare_versions(a, b));
+                list.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
         corpus.dicts = Dictionaries {
             models: models.list,
             providers: providers.list,
             apis: apis.list,
             projects: projects.list,
         };
-        corpus
+        let index_out = indexed.then(|| {
+            sections.sort_by_key(|(i, _)| *i);
+            (
+                outcomes,
+                sections
+                    .into_iter()
+                    .map(|(i, s)| (paths[i].clone(), s))
+                    .collect(),
+            )
+        });
+        (corpus, index_out)
     }
 
     fn model_matches(&self, filter: &Filter, model_ok: &[bool], model: u32, provider: u32) -> bool {

@@ -153,6 +153,11 @@ impl<'a> Scanner<'a> {
                 "parentSession" => 7,
                 "recordType" => 8,
                 "runId" => 9,
+                // A release marker (`custom` entries): the last one counts, as in JSON.parse.
+                "customType" => {
+                    raw.custom_type = p.js_str(1)?;
+                    return Some(());
+                }
                 _ => return p.skip(1),
             };
             if seen & (1 << bit) != 0 {
@@ -191,6 +196,23 @@ impl<'a> Scanner<'a> {
                 "stopReason" => 6,
                 "timestamp" => 7,
                 "responseId" => 8,
+                // Release markers: only whether the key is there.
+                "thinkingLevel" => {
+                    m.keys |= crate::markers::KEY_THINKING_LEVEL;
+                    return p.skip(d);
+                }
+                "durationMs" => {
+                    m.keys |= crate::markers::KEY_DURATION;
+                    return p.skip(d);
+                }
+                "nestedCalls" => {
+                    m.keys |= crate::markers::KEY_NESTED_CALLS;
+                    return p.skip(d);
+                }
+                "diagnostics" => {
+                    m.keys |= crate::markers::KEY_DIAGNOSTICS;
+                    return p.skip(d);
+                }
                 _ => return p.skip(d),
             };
             if seen & (1 << bit) != 0 {
@@ -252,6 +274,10 @@ impl<'a> Scanner<'a> {
         let mut seen = false;
         let d = depth + 1;
         let is_object = self.object(depth, |p, k| {
+            if k == "totalFromProvider" {
+                c.from_provider = true; // a release marker
+                return p.skip(d);
+            }
             if k != "total" {
                 return p.skip(d);
             }

@@ -16,6 +16,21 @@ const ALLOWED: [&str; 6] = [
     "cacheWrite",
 ];
 
+/// Every rule [`check_forge_nested_usage`] names for a malformed value (the index stores a
+/// malformed report by its position here).
+pub(crate) const INVALID_REASONS: [&str; 10] = [
+    "forgeNestedUsage is not an object",
+    "forgeNestedUsage has a key outside the schemaVersion 1 contract",
+    "forgeNestedUsage.schemaVersion is not 1",
+    "forgeNestedUsage.requests is not a count",
+    "forgeNestedUsage.input is not a count",
+    "forgeNestedUsage.output is not a count",
+    "forgeNestedUsage has only one of cacheRead and cacheWrite",
+    "forgeNestedUsage.cacheRead is not a count",
+    "forgeNestedUsage.cacheWrite is not a count",
+    "forgeNestedUsage reports tokens for zero requests",
+];
+
 /// A valid `ForgeNestedUsage` (schemaVersion 1). `cache` is `Some((cacheRead, cacheWrite))` when
 /// the producer reported both cache counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -154,6 +169,31 @@ mod tests {
         let mut o = valid();
         o.as_object_mut().unwrap().insert(key.into(), v);
         o
+    }
+
+    #[test]
+    fn every_rule_is_listed_for_the_index() {
+        let cases = [
+            json!([1]),
+            with("extra", json!(1)),
+            with("schemaVersion", json!(2)),
+            with("requests", json!(-1)),
+            with("input", json!(0.5)),
+            with("output", json!("1")),
+            json!({"schemaVersion": 1, "requests": 1, "input": 1, "output": 1, "cacheRead": 1}),
+            with("cacheRead", json!(null)),
+            with("cacheWrite", json!(1.5)),
+            json!({"schemaVersion": 1, "requests": 0, "input": 1, "output": 0}),
+        ];
+        let mut seen = Vec::new();
+        for c in &cases {
+            let why = check_forge_nested_usage(c).expect_err("malformed");
+            assert!(INVALID_REASONS.contains(&why), "{why}");
+            seen.push(why);
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), INVALID_REASONS.len());
     }
 
     #[test]

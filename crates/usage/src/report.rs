@@ -157,7 +157,7 @@ pub struct Unreadable {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FiltersView {
     pub since: Option<String>,
@@ -296,13 +296,24 @@ pub struct UnpricedView {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PricingSection {
-    /// The pi-ai release whose catalog priced the requests.
+    /// The pi-ai release whose catalog priced the requests (several, comma-separated, when
+    /// each session was priced with the release that wrote it and they differ).
     pub release: String,
+    /// Per release: the sessions (and transcripts) its catalog priced and their requests.
+    pub releases: Vec<ReleaseView>,
     #[serde(flatten)]
     pub totals: PricingView,
     pub unpriced: Vec<UnpricedView>,
     /// Nested reports naming a model that could not be priced.
     pub nested_unpriced: Vec<UnpricedView>,
+}
+
+/// One release's share of a corpus's pricing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReleaseView {
+    pub release: String,
+    pub files: usize,
+    pub requests: f64,
 }
 
 /// `usage --corpus --format json`.
@@ -508,6 +519,23 @@ impl CorpusReport {
             combined: TotalsView::of(&main.plus(&sub).plus(&nested.totals)),
             pricing: PricingSection {
                 release: corpus.release.clone(),
+                releases: {
+                    let mut list: Vec<ReleaseView> = corpus
+                        .releases
+                        .iter()
+                        .map(|(r, c)| ReleaseView {
+                            release: r.clone(),
+                            files: c.files,
+                            requests: c.requests,
+                        })
+                        .collect();
+                    list.sort_by(|a, b| {
+                        forge_replay_model::release::PiRelease::compare_versions(
+                            &a.release, &b.release,
+                        )
+                    });
+                    list
+                },
                 totals: PricingView {
                     disagrees: disagrees(all.recorded_of_priced, all.priced, all.priced_requests),
                     ..PricingView::of_group(&all)

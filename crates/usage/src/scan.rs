@@ -480,6 +480,9 @@ impl<'de> Deserialize<'de> for Details {
 pub(crate) struct RawCost {
     #[serde(default)]
     pub total: JsNum,
+    /// `totalFromProvider` is there (a release marker; the fast scanner only).
+    #[serde(skip)]
+    pub from_provider: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -520,6 +523,10 @@ pub(crate) struct RawMessage<'a> {
     pub timestamp: JsNum,
     #[serde(default, borrow, rename = "responseId")]
     pub response_id: JsStr<'a>,
+    /// Release-marker keys seen (`crate::markers::KEY_*`; the fast scanner only: a line serde
+    /// parses gets its markers from [`crate::markers::of_line`]).
+    #[serde(skip)]
+    pub keys: u8,
 }
 
 /// The fields of one JSONL line (header or entry) that usage analytics reads.
@@ -546,6 +553,9 @@ pub(crate) struct RawLine<'a> {
     pub record_type: JsStr<'a>,
     #[serde(default, borrow, rename = "runId")]
     pub run_id: JsStr<'a>,
+    /// `customType` (a release marker; the fast scanner only).
+    #[serde(skip)]
+    pub custom_type: JsStr<'a>,
 }
 
 /// Message role, as far as usage analytics cares.
@@ -601,6 +611,8 @@ pub struct EntryRecord {
     pub parent_id: Option<Box<str>>,
     /// `Some` for a message entry with an object `message`.
     pub message: Option<MessageRecord>,
+    /// The release markers the line holds (bits of [`crate::markers::NAMES`]).
+    pub markers: u16,
 }
 
 /// A parsed line: the session header, an entry, or a record of a pi-subagents child transcript
@@ -637,9 +649,31 @@ fn boxed(s: &JsStr<'_>) -> Option<Box<str>> {
 
 /// Parses one non-blank JSONL line.
 pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
+    parse_line_with(text, line, true)
+}
+
+/// [`parse_line`]; `arguments_error`: whether to look for a tool call's `argumentsError`
+/// marker (a file that already shows a marker at least as new need not).
+pub(crate) fn parse_line_with(
+    text: &str,
+    line: u32,
+    arguments_error: bool,
+) -> Result<Line, serde_json::Error> {
     let mut raw = RawLine::default();
     if crate::fast::fill_raw_line(text, &mut raw) {
-        return Ok(line_from_raw(&mut raw, line));
+        // The markers nested deeper than the scanner looks: parse the few lines holding them.
+        let deep = raw.message.0.as_ref().is_some_and(|m| {
+            m.role.as_str() == Some("assistant")
+                && (m.keys & crate::markers::KEY_DIAGNOSTICS != 0
+                    || (arguments_error && crate::markers::may_hold_arguments_error(text)))
+        });
+        let mut parsed = line_from_raw(&mut raw, line);
+        if deep {
+            if let Line::Entry(e) | Line::Transcript { entry: e, .. } = &mut parsed {
+                e.markers |= crate::markers::of_line(text);
+            }
+        }
+        return Ok(parsed);
     }
     parse_line_serde(text, line)
 }
@@ -648,21 +682,58 @@ pub fn parse_line(text: &str, line: u32) -> Result<Line, serde_json::Error> {
 #[doc(hidden)]
 pub fn parse_line_serde(text: &str, line: u32) -> Result<Line, serde_json::Error> {
     let mut raw = serde_json::from_str(text)?;
-    Ok(line_from_raw(&mut raw, line))
+    let mut parsed = line_from_raw(&mut raw, line);
+    if let Line::Entry(e) | Line::Transcript { entry: e, .. } = &mut parsed {
+        if crate::markers::may_hold(text) {
+            e.markers = crate::markers::of_line(text);
+        }
+    }
+    Ok(parsed)
 }
 
 /// Parses one non-blank JSONL line from its bytes, as Pi reads it: the file is decoded as UTF-8
 /// with U+FFFD for invalid sequences before `JSON.parse`. A valid line (the usual case) is
 /// checked once and parsed in place; only an invalid one is decoded into a copy.
 pub fn parse_line_bytes(bytes: &[u8], line: u32) -> Result<Line, serde_json::Error> {
+    parse_line_bytes_with(bytes, line, true)
+}
+
+/// [`parse_line_bytes`] with [`parse_line_with`]'s `arguments_error`.
+pub(crate) fn parse_line_bytes_with(
+    bytes: &[u8],
+    line: u32,
+    arguments_error: bool,
+) -> Result<Line, serde_json::Error> {
     match std::str::from_utf8(bytes) {
-        Ok(text) => parse_line(text, line),
-        Err(_) => parse_line(&String::from_utf8_lossy(bytes), line),
+        Ok(text) => parse_line_with(text, line, arguments_error),
+        Err(_) => parse_line_with(&String::from_utf8_lossy(bytes), line, arguments_error),
     }
 }
 
 fn line_from_raw(raw: &mut RawLine<'_>, line: u32) -> Line {
     let ty = raw.ty.as_str();
+    // Message markers count on message entries and transcript message records, the
+    // virtual-model state on custom entries (as `forge_replay_session::release::detect`).
+    let is_message =
+        ty == Some("message") || (ty.is_none() && raw.record_type.as_str() == Some("message"));
+    let markers = match raw.message.0.as_ref() {
+        Some(m) if is_message => crate::markers::of_keys(
+            m.role.as_str(),
+            m.keys,
+            m.usage
+                .0
+                .as_ref()
+                .and_then(|u| u.cost.0.as_ref())
+                .is_some_and(|c| c.from_provider),
+        ),
+        _ => 0,
+    } | if ty == Some("custom")
+        && raw.custom_type.as_str() == Some(crate::markers::VIRTUAL_STATE_TYPE)
+    {
+        crate::markers::VIRTUAL_MODEL_STATE
+    } else {
+        0
+    };
     if ty == Some("session") {
         if let Some(id) = raw.id.as_str() {
             return Line::Header(Header {
@@ -686,6 +757,7 @@ fn line_from_raw(raw: &mut RawLine<'_>, line: u32) -> Line {
                     id: None,
                     parent_id: None,
                     message,
+                    markers,
                 },
                 run_id: raw.run_id.as_str().map(str::to_owned),
                 cwd: raw.cwd.as_str().map(str::to_owned),
@@ -701,6 +773,7 @@ fn line_from_raw(raw: &mut RawLine<'_>, line: u32) -> Line {
         id: boxed(&raw.id),
         parent_id: boxed(&raw.parent_id),
         message,
+        markers,
     })
 }
 

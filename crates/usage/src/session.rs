@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::scan::{parse_line, parse_line_bytes, EntryRecord, Header, Line};
+use crate::markers::ReleaseMarkers;
+use crate::records::ResumePoint;
+use crate::scan::{parse_line, parse_line_bytes_with, parse_line_with, EntryRecord, Header, Line};
 use crate::totals::Totals;
 use crate::view::{summarize, turn_start, SessionCacheUsage};
 
@@ -38,6 +40,10 @@ pub struct SessionData {
     /// record, not a session header): the `runId` of its first record. Its message records are
     /// the entries (a linear chain without ids).
     pub transcript: Option<Transcript>,
+    /// The release markers of the entries: which Pi release wrote the file.
+    pub markers: ReleaseMarkers,
+    /// Where reading stopped, for reading on when the file grows.
+    pub(crate) resume: ResumePoint,
 }
 
 /// A pi-subagents child transcript (`<runId>_<agent>[_<index>]_transcript.jsonl`).
@@ -94,13 +100,55 @@ impl SessionData {
     /// lies inside the reader's buffer is parsed in place; only lines crossing a buffer boundary
     /// are copied.
     pub fn from_reader<R: Read>(
-        mut reader: BufReader<R>,
+        reader: BufReader<R>,
     ) -> Result<SessionData, (u32, std::io::Error)> {
-        let mut data = SessionData::default();
+        SessionData::default().read_lines(reader, 0, 0, false)
+    }
+
+    /// The state to read the lines a file gained after [`SessionData::resume`]'s point with
+    /// [`SessionData::continue_reading`]: what was read before (the header or transcript, the
+    /// markers); the new entries, bad lines and resume point are the new lines' only.
+    pub(crate) fn resumed(
+        header: Option<Header>,
+        transcript: Option<Transcript>,
+        markers: ReleaseMarkers,
+    ) -> SessionData {
+        SessionData {
+            header,
+            transcript,
+            markers,
+            ..SessionData::default()
+        }
+    }
+
+    /// Reads on from a reader positioned at byte `offset`, after `lines` lines.
+    pub(crate) fn continue_reading<R: Read>(
+        self,
+        reader: BufReader<R>,
+        lines: u32,
+        offset: u64,
+    ) -> Result<SessionData, (u32, std::io::Error)> {
+        self.read_lines(reader, lines, offset, true)
+    }
+
+    fn read_lines<R: Read>(
+        mut self,
+        mut reader: BufReader<R>,
+        mut line_no: u32,
+        mut pos: u64,
+        mut seen_first: bool,
+    ) -> Result<SessionData, (u32, std::io::Error)> {
+        let data = &mut self;
         let mut carry: Vec<u8> = Vec::new();
-        let mut line_no: u32 = 0;
-        let mut seen_first = false;
         let mut any_bytes = false;
+        let mut line_start = pos;
+        data.resume = ResumePoint {
+            len: pos,
+            last_line_start: pos,
+            last_line_hash: 0,
+            lines: line_no,
+            resumable: false,
+        };
         loop {
             let buf = match reader.fill_buf() {
                 Ok(b) => b,
@@ -108,11 +156,15 @@ impl SessionData {
                 Err(e) => return Err((line_no + 1, e)),
             };
             if buf.is_empty() {
+                data.resume.len = pos;
+                data.resume.lines = line_no;
                 if !carry.is_empty() {
                     line_no += 1;
-                    if data.take_line(&carry, line_no, &mut seen_first) {
-                        return Ok(data);
-                    }
+                    data.resume.lines = line_no;
+                    data.resume.last_line_start = line_start;
+                    // A last line without its newline may still be growing: not resumable.
+                    data.take_line(&carry, line_no, &mut seen_first);
+                    return Ok(self);
                 }
                 if !seen_first {
                     data.not_session = Some(NotASession {
@@ -124,12 +176,17 @@ impl SessionData {
                         },
                     });
                 }
-                return Ok(data);
+                data.resume.resumable = data.header.is_some() || data.transcript.is_some();
+                return Ok(self);
             }
             any_bytes = true;
+            if carry.is_empty() {
+                line_start = pos;
+            }
             let (used, stop) = match memchr::memchr(b'\n', buf) {
                 Some(at) => {
                     line_no += 1;
+                    data.resume.last_line_start = line_start;
                     let stop = if carry.is_empty() {
                         data.take_line(&buf[..at], line_no, &mut seen_first)
                     } else {
@@ -146,8 +203,11 @@ impl SessionData {
                 }
             };
             reader.consume(used);
+            pos += used as u64;
             if stop {
-                return Ok(data);
+                data.resume.len = pos;
+                data.resume.lines = line_no;
+                return Ok(self);
             }
         }
     }
@@ -157,14 +217,15 @@ impl SessionData {
         if !*seen_first {
             return self.take_first(bytes, line_no, seen_first);
         }
+        let deep = self.markers.wants_arguments_error();
         let parsed = if bytes.first() == Some(&b'{') {
-            parse_line_bytes(bytes, line_no)
+            parse_line_bytes_with(bytes, line_no, deep)
         } else {
             let text = String::from_utf8_lossy(bytes);
             if forge_replay_model::js::trim(&text).is_empty() {
                 return false;
             }
-            parse_line(&text, line_no)
+            parse_line_with(&text, line_no, deep)
         };
         match parsed {
             Err(e) => self.bad_lines.push(BadLine {
@@ -173,14 +234,17 @@ impl SessionData {
             }),
             Ok(parsed) => {
                 match parsed {
-                    Line::Entry(e) => self.entries.push(e),
-                    Line::Transcript { entry, .. } => self.entries.push(entry),
+                    Line::Entry(e) | Line::Transcript { entry: e, .. } => {
+                        self.note_markers(&e);
+                        self.entries.push(e);
+                    }
                     // A second header is an entry of type "session" with no usage.
                     Line::Header(_) => self.entries.push(EntryRecord {
                         line: line_no,
                         id: None,
                         parent_id: None,
                         message: None,
+                        markers: 0,
                     }),
                 }
             }
@@ -209,6 +273,7 @@ impl SessionData {
             // A pi-subagents child transcript has no header: its first record says so.
             if let Ok(Line::Transcript { entry, run_id, cwd }) = parse_line(&text, line_no) {
                 self.transcript = Some(Transcript { run_id, cwd });
+                self.note_markers(&entry);
                 self.entries.push(entry);
                 return false;
             }
@@ -241,6 +306,19 @@ impl SessionData {
             parent_session: s("parentSession"),
         });
         false
+    }
+
+    fn note_markers(&mut self, e: &EntryRecord) {
+        let assistant = e
+            .message
+            .as_ref()
+            .is_some_and(|m| m.role == crate::scan::Role::Assistant);
+        self.markers.add(e.markers, assistant);
+    }
+
+    /// The Pi release that wrote the file, as `usage SESSION` detects it.
+    pub fn release(&self) -> forge_replay_model::release::PiRelease {
+        self.markers.release()
     }
 
     /// `true` when the file has a session header.
@@ -331,6 +409,7 @@ pub fn session_branch(
                     id: entry.id().map(Box::from),
                     parent_id: entry.parent_id().map(Box::from),
                     message: None,
+                    markers: 0,
                 },
             })
         })

@@ -11,7 +11,7 @@ use forge_replay_report::plot::{
 use forge_replay_report::table::Table;
 use forge_replay_session::Session;
 use forge_replay_usage::breaks::{BreakInput, BreakSums};
-use forge_replay_usage::corpus::{parse_day, Corpus, Filter, GroupBy};
+use forge_replay_usage::corpus::{parse_day, Corpus, CorpusPricing, Filter, GroupBy};
 use forge_replay_usage::explain::{self, usd, CauseCost, ExplainOptions};
 use forge_replay_usage::pricing::{Price, Pricer, Unpriced};
 use forge_replay_usage::report::{
@@ -771,7 +771,7 @@ fn run_corpus(
     // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
     let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
     let on_terminal = std::io::stderr().is_terminal();
-    let mut corpus = Corpus::scan_reporting(&dirs, &|done, total| {
+    let progress = |done: usize, total: usize| {
         if !on_terminal || total < PROGRESS_MIN_FILES {
             return;
         }
@@ -786,7 +786,43 @@ fn run_corpus(
             pb
         });
         b.set_position(done as u64);
-    });
+    };
+    // Each session is priced with the catalog of the release that wrote it, unless --pi (or
+    // FORGE_REPLAY_PI) names one for all.
+    let pricing = match args.pi.requested() {
+        Ok(Some((r, _))) => CorpusPricing::Release(r),
+        Ok(None) => CorpusPricing::Detected,
+        Err(e) => {
+            out::error!("{e:#}");
+            return Ok(Exit::BadInput);
+        }
+    };
+    // The incremental index (unless --no-cache): the same corpus, reading only what changed.
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        args.cache
+            .clone()
+            .or_else(forge_replay_usage::index::default_cache_dir)
+    };
+    let mut corpus = match &cache_dir {
+        None => Corpus::scan_with_reporting(&dirs, &pricing, &progress),
+        Some(dir) => {
+            let (corpus, stats) = Corpus::scan_indexed(&dirs, &pricing, dir, &progress);
+            if let Some(why) = stats.rebuilt.as_deref().filter(|w| *w != "absent") {
+                out::note!(
+                    "forge-replay: note: {}: usage index {why}; rebuilt",
+                    stats.path.display()
+                );
+            }
+            if let Some(e) = &stats.write_error {
+                out::note!(
+                    "forge-replay: warning: usage index not saved ({e}); the results are complete"
+                );
+            }
+            corpus
+        }
+    };
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
@@ -986,6 +1022,8 @@ fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
         .map(|f| BreakInput {
             path: f.path.clone(),
             project: corpus.dicts.projects[f.project as usize].clone(),
+            // The release that priced its requests: the one that wrote it, or --pi.
+            release: Some(f.release),
         })
         .filter(|i| {
             filter

@@ -283,6 +283,7 @@ fn run(cmd: &DocCommand, cwd: &Path) -> Result<(), String> {
     c.args(&cmd.args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        .env("XDG_CACHE_HOME", crate::support::test_cache_home())
         .env_remove("FORGE_REPLAY_PI");
     for (k, v) in &cmd.env {
         c.env(k, v);

@@ -26,6 +26,12 @@ pub fn fixture(rel: &str) -> String {
 }
 
 /// The repository root.
+/// The cache home every test run of the binary uses (`usage --corpus` keeps its index there),
+/// so tests never write into the user's cache.
+pub fn test_cache_home() -> PathBuf {
+    std::env::temp_dir().join(format!("forge-replay-test-cache-{}", std::process::id()))
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -154,7 +160,9 @@ impl Test {
     pub fn run(self) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
         // The release comes from the test (or the input), never from the caller's environment.
-        cmd.args(&self.args).env_remove("FORGE_REPLAY_PI");
+        cmd.args(&self.args)
+            .env_remove("FORGE_REPLAY_PI")
+            .env("XDG_CACHE_HOME", test_cache_home());
         if let Some(d) = &self.current_dir {
             cmd.current_dir(d);
         }

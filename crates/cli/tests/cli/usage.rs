@@ -7,7 +7,8 @@ use serde_json::Value;
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_forge-replay"));
-    c.env_remove("FORGE_REPLAY_PI");
+    c.env_remove("FORGE_REPLAY_PI")
+        .env("XDG_CACHE_HOME", crate::support::test_cache_home());
     c
 }
 
@@ -453,4 +454,65 @@ fn corpus_exports_are_typed_and_models_keep_their_provider() {
     assert_eq!(line["timestamp"], "2026-01-02T03:04:05.678Z");
     assert!(line["input"].is_u64(), "{line}");
     assert_eq!(line["input"], 14);
+}
+
+/// `--cache DIR` keeps the incremental index there and gives the same output as `--no-cache`,
+/// on the first run, on a re-run and after an append; `--pi` prices every session alike.
+#[test]
+fn corpus_index_and_pi_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    let cache = dir.path().join("idx");
+    let o = run(&[
+        "gen-corpus",
+        "--out",
+        corpus.to_str().unwrap(),
+        "--sessions",
+        "8",
+        "--entries",
+        "40",
+        "--seed",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = corpus.to_str().unwrap();
+    let plain = run(&["usage", "--corpus", c, "--format", "json", "--no-cache"]);
+    assert!(plain.status.success());
+    let with = |extra: &[&str]| {
+        let mut a = vec!["usage", "--corpus", c, "--format", "json", "--cache"];
+        a.push(cache.to_str().unwrap());
+        a.extend_from_slice(extra);
+        let o = run(&a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    assert_eq!(json_of(&with(&[])), json_of(&plain), "first run");
+    let written: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
+    assert_eq!(written.len(), 1, "one index file");
+    assert_eq!(
+        json_of(&with(&[])),
+        json_of(&plain),
+        "re-run from the index"
+    );
+    // Grow one session by a copy of its last line under a new id.
+    let file = std::fs::read_dir(&corpus)
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).into_iter().flatten())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let mut next = last.clone();
+    next["parentId"] = last["id"].clone();
+    next["id"] = "appended1".into();
+    std::fs::write(&file, format!("{text}{next}\n")).unwrap();
+    let plain = run(&["usage", "--corpus", c, "--format", "json", "--no-cache"]);
+    assert_eq!(json_of(&with(&[])), json_of(&plain), "after an append");
+    // --pi: one release for every session.
+    let v = json_of(&with(&["--pi", "1.3.0"]));
+    assert_eq!(v["pricing"]["release"], "1.3.0");
+    assert_eq!(v["pricing"]["releases"][0]["release"], "1.3.0");
+    let v = json_of(&plain);
+    assert_eq!(v["pricing"]["release"], "0.87.1");
 }

@@ -1,0 +1,923 @@
+//! The incremental corpus index: per file, the [`Records`] the corpus reports need, keyed by the
+//! file's identity, so a re-run reads only what changed.
+//!
+//! * **Identity.** A file is taken as unchanged when its size, modification time, inode and
+//!   device, and a hash of its first and of its last KiB are those stored. A file that only grew
+//!   (same inode, larger, same first KiB, and the bytes of its old last line unchanged) is read
+//!   from its old end: Pi's session files are append-only. Anything else is read again; a file
+//!   no longer found drops out.
+//! * **Versioned.** The header names the index format, the tool's version and what the records
+//!   depend on (the release markers); any difference rebuilds the index.
+//! * **Never trusted.** The file ends with its payload's length and checksum; a truncated,
+//!   half-written or altered index (or one that does not decode) is rebuilt, never used.
+//! * **Atomic.** It is written whole to a temporary file and renamed into place
+//!   ([`forge_replay_io::write_atomic_with`]): two concurrent runs each write a complete index
+//!   and the last rename wins.
+//!
+//! Records are stored unpriced and without their active path: both are computed again on every
+//! run ([`Records::finish`]), so the results are the same with or without the index.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::markers::ReleaseMarkers;
+use crate::nested::{ForgeNestedUsage, NestedReport};
+use crate::records::{RecNested, RecRequest, Records, ResumePoint};
+use crate::scan::Header;
+use crate::session::{BadLine, NotASession, Transcript};
+use crate::totals::Totals;
+
+const MAGIC: &[u8; 8] = b"FRUSAGE\0";
+/// Bump when the encoding or the records change.
+const FORMAT: u32 = 2;
+
+/// What the stored records depend on besides the files: the format, the tool and the markers.
+fn schema() -> String {
+    format!(
+        "format {FORMAT}; forge-replay {}; markers {}",
+        env!("CARGO_PKG_VERSION"),
+        crate::markers::NAMES.join(",")
+    )
+}
+
+/// The index file for a set of corpus directories, in `cache_dir`.
+pub fn index_path(cache_dir: &Path, dirs: &[PathBuf]) -> PathBuf {
+    let mut roots: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    roots.hash(&mut h);
+    cache_dir.join(format!("usage-{:016x}.idx", h.finish()))
+}
+
+/// The default cache directory: `$XDG_CACHE_HOME/forge-replay`, else `~/.cache/forge-replay`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty());
+    let base = match xdg {
+        Some(x) if Path::new(&x).is_absolute() => PathBuf::from(x),
+        _ => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".cache"),
+    };
+    Some(base.join("forge-replay"))
+}
+
+/// A file's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Identity {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+    pub dev: u64,
+    /// Hash of the first `min(size, 1 KiB)` bytes and of the last.
+    pub head: u64,
+    pub tail: u64,
+}
+
+const KIB: u64 = 1024;
+
+fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    b.hash(&mut h);
+    h.finish()
+}
+
+fn read_range(f: &mut std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
+    f.seek(SeekFrom::Start(at)).ok()?;
+    let mut buf = vec![0; usize::try_from(len).ok()?];
+    f.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
+
+/// The metadata part of the identity (no read).
+fn stat(path: &Path) -> Option<Identity> {
+    let m = std::fs::metadata(path).ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    let (mtime_ns, inode, dev) = {
+        use std::os::unix::fs::MetadataExt;
+        (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ino(), m.dev())
+    };
+    #[cfg(not(unix))]
+    let (mtime_ns, inode, dev) = (
+        m.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64),
+        0,
+        0,
+    );
+    Some(Identity {
+        size: m.len(),
+        mtime_ns,
+        inode,
+        dev,
+        head: 0,
+        tail: 0,
+    })
+}
+
+/// The full identity of the file as it is now: stat plus the head and tail hashes.
+fn identity(path: &Path) -> Option<Identity> {
+    let mut id = stat(path)?;
+    let mut f = forge_replay_session::input::open(path).ok()?;
+    let head = read_range(&mut f, 0, id.size.min(KIB))?;
+    id.head = hash_bytes(&head);
+    let tail_len = id.size.min(KIB);
+    id.tail = if tail_len == id.size {
+        id.head
+    } else {
+        hash_bytes(&read_range(&mut f, id.size - tail_len, tail_len)?)
+    };
+    Some(id)
+}
+
+/// One file's entry: its identity when read, its child signature and its records.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Entry {
+    pub id: Identity,
+    pub child: u8,
+    pub records: Records,
+}
+
+/// How a file was obtained on this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Unchanged: records from the index.
+    Hit,
+    /// Grown: the new lines only were read.
+    Appended,
+    /// Read whole (new, changed, rewritten, or no usable entry).
+    Read,
+}
+
+/// What happened to the index on one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    pub path: PathBuf,
+    /// Why the stored index was not used, when it was not (absent, other version, corrupt).
+    pub rebuilt: Option<String>,
+    pub hits: usize,
+    pub appended: usize,
+    pub read: usize,
+    /// Files in the old index no longer found.
+    pub dropped: usize,
+    /// Whether a new index was written, and why not when it failed.
+    pub written: bool,
+    pub write_error: Option<String>,
+}
+
+/// The index as loaded: the raw sections by path, decoded on demand (on the workers).
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    blob: Vec<u8>,
+    sections: HashMap<PathBuf, (usize, usize)>,
+}
+
+impl Loaded {
+    /// Reads and checks an index file. `Err` says why it cannot be used.
+    pub fn open(path: &Path) -> Result<Loaded, String> {
+        let blob = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("absent".into()),
+            Err(e) => return Err(format!("unreadable: {e}")),
+        };
+        let mut r = Reader::new(&blob);
+        let fail = |why: &str| format!("corrupt: {why}");
+        if r.bytes(MAGIC.len()).ok() != Some(&MAGIC[..]) {
+            return Err(fail("not a forge-replay usage index"));
+        }
+        let schema_len = r.u32().map_err(|_| fail("truncated header"))? as usize;
+        let stored = r.bytes(schema_len).map_err(|_| fail("truncated header"))?;
+        if stored != schema().as_bytes() {
+            return Err(format!(
+                "written by another version ({})",
+                String::from_utf8_lossy(stored)
+            ));
+        }
+        let payload_start = r.pos;
+        if blob.len() < payload_start + 16 {
+            return Err(fail("truncated"));
+        }
+        let trailer = blob.len() - 16;
+        let mut t = Reader::new(&blob[trailer..]);
+        let (len, sum) = (
+            t.u64().map_err(|_| fail("truncated"))?,
+            t.u64().map_err(|_| fail("truncated"))?,
+        );
+        if len != (trailer - payload_start) as u64 {
+            return Err(fail("its length does not match (half-written?)"));
+        }
+        if checksum(&blob[payload_start..trailer]) != sum {
+            return Err(fail("checksum mismatch"));
+        }
+        let mut r = Reader::new(&blob[..trailer]);
+        r.pos = payload_start;
+        let n = r.u32().map_err(|_| fail("truncated"))?;
+        let mut sections = HashMap::with_capacity(n as usize);
+        for _ in 0..n {
+            let p = path_from_bytes(r.string_bytes().map_err(|_| fail("bad path"))?);
+            let len = r.u32().map_err(|_| fail("bad section"))? as usize;
+            let at = r.pos;
+            r.bytes(len).map_err(|_| fail("bad section"))?;
+            sections.insert(p, (at, len));
+        }
+        if r.pos != trailer {
+            return Err(fail("trailing bytes"));
+        }
+        Ok(Loaded { blob, sections })
+    }
+
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        self.sections.keys()
+    }
+
+    fn section(&self, path: &Path) -> Option<&[u8]> {
+        self.sections
+            .get(path)
+            .map(|&(at, len)| &self.blob[at..at + len])
+    }
+}
+
+/// A file's records for this run, read through the index: reused, read on from the old end,
+/// or read whole. Also the new index section (`None`: the file changed while it was read, or
+/// could not be read: not stored).
+pub(crate) fn records_for<'l>(
+    loaded: Option<&'l Loaded>,
+    path: &Path,
+    child: Option<&crate::subagents::ChildPath>,
+) -> (Records, Outcome, Option<Section<'l>>) {
+    let sig = crate::records::child_sig(child);
+    let now = stat(path);
+    let old = loaded
+        .and_then(|l| l.section(path).map(|bytes| (bytes, decode_entry(bytes))))
+        .and_then(|(bytes, e)| e.ok().map(|e| (bytes, e)))
+        .filter(|(_, e)| e.child == sig);
+    if let (Some((bytes, old)), Some(now)) = (old, now) {
+        let same_meta = now.size == old.id.size
+            && now.mtime_ns == old.id.mtime_ns
+            && now.inode == old.id.inode
+            && now.dev == old.id.dev;
+        if same_meta {
+            if identity(path).is_some_and(|id| id == old.id) {
+                return (old.records, Outcome::Hit, Some(Section::Old(bytes)));
+            }
+        } else if now.inode == old.id.inode
+            && now.dev == old.id.dev
+            && now.size > old.id.size
+            && old.records.resume.resumable
+            && old.records.resume.len == old.id.size
+            && prefix_unchanged(path, &old)
+        {
+            if let Some(mut records) = old.records.resume(path, child) {
+                let section = stored(path, sig, &mut records);
+                return (records, Outcome::Appended, section);
+            }
+        }
+    }
+    let mut records = Records::read(path, child);
+    let section = stored(path, sig, &mut records);
+    (records, Outcome::Read, section)
+}
+
+/// The old content is still the file's start: the first KiB and the old last line.
+fn prefix_unchanged(path: &Path, old: &Entry) -> bool {
+    let Ok(mut f) = forge_replay_session::input::open(path) else {
+        return false;
+    };
+    let head_len = old.id.size.min(KIB);
+    let head = read_range(&mut f, 0, head_len).map(|b| hash_bytes(&b));
+    if head != Some(old.id.head) {
+        return false;
+    }
+    let r = &old.records.resume;
+    read_range(&mut f, r.last_line_start, r.len - r.last_line_start)
+        .is_some_and(|b| hash_bytes(&b) == r.last_line_hash)
+}
+
+/// The section to store for records just read, with the identity of the content read; `None`
+/// when the file changed while it was read or cannot be stored.
+fn stored<'a>(path: &Path, child: u8, records: &mut Records) -> Option<Section<'a>> {
+    if records.error.is_some() {
+        return None;
+    }
+    let id = identity(path)?;
+    // The bytes read are the file now (it did not grow or change while it was read).
+    if id.size != records.resume.len {
+        return None;
+    }
+    if records.resume.resumable {
+        let mut f = forge_replay_session::input::open(path).ok()?;
+        let r = &records.resume;
+        let last = read_range(&mut f, r.last_line_start, r.len - r.last_line_start)?;
+        records.resume.last_line_hash = hash_bytes(&last);
+    }
+    let mut w = Writer::default();
+    encode_entry(&mut w, &id, child, records).ok()?;
+    Some(Section::New(w.0))
+}
+
+/// A section of the new index.
+#[derive(Debug)]
+pub(crate) enum Section<'a> {
+    /// The stored bytes, unchanged (in the loaded index).
+    Old(&'a [u8]),
+    /// Freshly encoded.
+    New(Vec<u8>),
+}
+
+impl Section<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Section::Old(b) => b,
+            Section::New(b) => b,
+        }
+    }
+}
+
+/// Writes the index atomically: one section per file, in order.
+pub(crate) fn write_index(path: &Path, sections: &[(PathBuf, Section)]) -> Result<(), String> {
+    let schema = schema();
+    forge_replay_io::write_atomic_with(path, |w| -> Result<(), forge_replay_io::WriteError> {
+        let io = |source: std::io::Error| forge_replay_io::WriteError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let mut head = Writer::default();
+        head.raw(MAGIC);
+        head.u32(schema.len() as u32);
+        head.raw(schema.as_bytes());
+        w.write_all(&head.0).map_err(&io)?;
+        let mut sum = Checksum::default();
+        let mut len = 0u64;
+        let mut put = |w: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
+            sum.update(b);
+            len += b.len() as u64;
+            w.write_all(b).map_err(&io)
+        };
+        put(w, &(sections.len() as u32).to_le_bytes())?;
+        for (p, s) in sections {
+            let mut h = Writer::default();
+            h.string_bytes(&path_bytes(p));
+            h.u32(s.bytes().len() as u32);
+            put(w, &h.0)?;
+            put(w, s.bytes())?;
+        }
+        let (len, sum) = (len, sum.finish());
+        w.write_all(&len.to_le_bytes()).map_err(&io)?;
+        w.write_all(&sum.to_le_bytes()).map_err(&io)?;
+        Ok(())
+    })
+    .map_err(|e| forge_replay_model::error::chain(&e))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/// A fast 64-bit checksum (FNV-style over 8-byte words), to detect damage, not tampering.
+#[derive(Debug)]
+struct Checksum {
+    h: u64,
+    pending: Vec<u8>,
+}
+
+impl Default for Checksum {
+    fn default() -> Self {
+        Checksum {
+            h: 0xcbf2_9ce4_8422_2325,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl Checksum {
+    fn word(&mut self, w: u64) {
+        self.h = (self.h ^ w)
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
+    }
+    fn update(&mut self, mut b: &[u8]) {
+        if !self.pending.is_empty() {
+            let need = 8 - self.pending.len();
+            let take = need.min(b.len());
+            self.pending.extend_from_slice(&b[..take]);
+            b = &b[take..];
+            if self.pending.len() == 8 {
+                let w = u64::from_le_bytes(self.pending[..].try_into().unwrap_or([0; 8]));
+                self.word(w);
+                self.pending.clear();
+            }
+        }
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            self.word(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        self.pending.extend_from_slice(chunks.remainder());
+    }
+    fn finish(mut self) -> u64 {
+        let n = self.pending.len() as u64;
+        let mut last = [0u8; 8];
+        last[..self.pending.len()].copy_from_slice(&self.pending);
+        self.word(u64::from_le_bytes(last));
+        self.word(n);
+        self.h
+    }
+}
+
+fn checksum(b: &[u8]) -> u64 {
+    let mut c = Checksum::default();
+    c.update(b);
+    c.finish()
+}
+
+#[cfg(unix)]
+fn path_bytes(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn path_bytes(p: &Path) -> Vec<u8> {
+    p.to_string_lossy().into_owned().into_bytes()
+}
+
+#[cfg(unix)]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
+#[derive(Debug, Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn raw(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.raw(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.raw(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.raw(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    fn string_bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.raw(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.string_bytes(s.as_bytes());
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+    fn opt_u32(&mut self, v: Option<u32>) {
+        match v {
+            None => self.u8(0),
+            Some(v) => {
+                self.u8(1);
+                self.u32(v);
+            }
+        }
+    }
+    fn opt_u64(&mut self, v: Option<u64>) {
+        match v {
+            None => self.u8(0),
+            Some(v) => {
+                self.u8(1);
+                self.u64(v);
+            }
+        }
+    }
+    fn opt_i64(&mut self, v: Option<i64>) {
+        match v {
+            None => self.u8(0),
+            Some(v) => {
+                self.u8(1);
+                self.i64(v);
+            }
+        }
+    }
+    fn lines(&mut self, v: &[BadLine]) {
+        self.u32(v.len() as u32);
+        for b in v {
+            self.u32(b.line);
+            self.str(&b.message);
+        }
+    }
+    fn totals(&mut self, t: &Totals) {
+        for v in [t.requests, t.input, t.output, t.cache_read, t.cache_write] {
+            self.f64(v);
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Corrupt;
+
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        Reader { b, pos: 0 }
+    }
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8], Corrupt> {
+        let end = self.pos.checked_add(n).ok_or(Corrupt)?;
+        let s = self.b.get(self.pos..end).ok_or(Corrupt)?;
+        self.pos = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, Corrupt> {
+        Ok(self.bytes(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, Corrupt> {
+        Ok(u32::from_le_bytes(
+            self.bytes(4)?.try_into().map_err(|_| Corrupt)?,
+        ))
+    }
+    fn u64(&mut self) -> Result<u64, Corrupt> {
+        Ok(u64::from_le_bytes(
+            self.bytes(8)?.try_into().map_err(|_| Corrupt)?,
+        ))
+    }
+    fn i64(&mut self) -> Result<i64, Corrupt> {
+        Ok(self.u64()? as i64)
+    }
+    fn f64(&mut self) -> Result<f64, Corrupt> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+    fn string_bytes(&mut self) -> Result<&'a [u8], Corrupt> {
+        let n = self.u32()? as usize;
+        self.bytes(n)
+    }
+    fn string(&mut self) -> Result<String, Corrupt> {
+        String::from_utf8(self.string_bytes()?.to_vec()).map_err(|_| Corrupt)
+    }
+    fn flag(&mut self) -> Result<bool, Corrupt> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(Corrupt),
+        }
+    }
+    fn opt_str(&mut self) -> Result<Option<String>, Corrupt> {
+        Ok(if self.flag()? {
+            Some(self.string()?)
+        } else {
+            None
+        })
+    }
+    fn opt_u32(&mut self) -> Result<Option<u32>, Corrupt> {
+        Ok(if self.flag()? {
+            Some(self.u32()?)
+        } else {
+            None
+        })
+    }
+    fn opt_u64(&mut self) -> Result<Option<u64>, Corrupt> {
+        Ok(if self.flag()? {
+            Some(self.u64()?)
+        } else {
+            None
+        })
+    }
+    fn opt_i64(&mut self) -> Result<Option<i64>, Corrupt> {
+        Ok(if self.flag()? {
+            Some(self.i64()?)
+        } else {
+            None
+        })
+    }
+    /// A count of items each at least `min` bytes long (refuses counts the rest cannot hold).
+    fn count(&mut self, min: usize) -> Result<usize, Corrupt> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min) > self.b.len() - self.pos {
+            return Err(Corrupt);
+        }
+        Ok(n)
+    }
+    fn lines(&mut self) -> Result<Vec<BadLine>, Corrupt> {
+        let n = self.count(8)?;
+        (0..n)
+            .map(|_| {
+                Ok(BadLine {
+                    line: self.u32()?,
+                    message: self.string()?,
+                })
+            })
+            .collect()
+    }
+    fn totals(&mut self) -> Result<Totals, Corrupt> {
+        Ok(Totals {
+            requests: self.f64()?,
+            input: self.f64()?,
+            output: self.f64()?,
+            cache_read: self.f64()?,
+            cache_write: self.f64()?,
+        })
+    }
+}
+
+fn encode_entry(w: &mut Writer, id: &Identity, child: u8, r: &Records) -> Result<(), Corrupt> {
+    w.u64(id.size);
+    w.i64(id.mtime_ns);
+    w.u64(id.inode);
+    w.u64(id.dev);
+    w.u64(id.head);
+    w.u64(id.tail);
+    w.u8(child);
+    match &r.header {
+        None => w.u8(0),
+        Some(h) => {
+            w.u8(1);
+            w.str(&h.id);
+            w.f64(h.version);
+            w.opt_str(h.timestamp.as_deref());
+            w.opt_str(h.cwd.as_deref());
+            w.opt_str(h.parent_session.as_deref());
+        }
+    }
+    match &r.not_session {
+        None => w.u8(0),
+        Some(n) => {
+            w.u8(1);
+            w.opt_u32(n.line);
+            w.str(&n.reason);
+        }
+    }
+    match &r.transcript {
+        None => w.u8(0),
+        Some(t) => {
+            w.u8(1);
+            w.opt_str(t.run_id.as_deref());
+            w.opt_str(t.cwd.as_deref());
+        }
+    }
+    w.u32(u32::from(r.markers.bits));
+    w.u64(r.markers.assistant_messages);
+    w.lines(&r.bad_lines);
+    w.lines(&r.findings);
+    w.u32(r.entries);
+    w.opt_u32(r.first_line);
+    w.u32(r.links.len() as u32);
+    for (a, b) in &r.links {
+        w.u64(*a);
+        w.u64(*b);
+    }
+    w.u32(r.strings.len() as u32);
+    for s in &r.strings {
+        w.str(s);
+    }
+    w.u32(r.requests.len() as u32);
+    for q in &r.requests {
+        w.u32(q.entry);
+        w.u64(q.key);
+        w.u32(q.line);
+        w.opt_i64(q.time_ms);
+        w.u32(q.model);
+        w.u32(q.provider);
+        w.u32(q.api);
+        w.totals(&q.totals);
+        w.f64(q.cost);
+        w.f64(q.cache_write_1h);
+        w.opt_u64(q.call_key);
+    }
+    w.u32(r.nested.len() as u32);
+    for n in &r.nested {
+        w.u32(n.entry);
+        w.u64(n.key);
+        w.u32(n.line);
+        w.opt_i64(n.time_ms);
+        match n.report {
+            NestedReport::Invalid(why) => {
+                let i = crate::nested::INVALID_REASONS
+                    .iter()
+                    .position(|r| *r == why)
+                    .ok_or(Corrupt)?;
+                w.u8(0);
+                w.u8(i as u8);
+            }
+            NestedReport::Valid(u) => {
+                w.u8(1);
+                w.f64(u.requests);
+                w.f64(u.input);
+                w.f64(u.output);
+                match u.cache {
+                    None => w.u8(0),
+                    Some((a, b)) => {
+                        w.u8(1);
+                        w.f64(a);
+                        w.f64(b);
+                    }
+                }
+            }
+        }
+        w.u32(n.model);
+        w.u32(n.provider);
+        w.opt_str(n.run_id.as_deref());
+        w.opt_str(n.session_file.as_deref());
+    }
+    let p = &r.resume;
+    w.u64(p.len);
+    w.u64(p.last_line_start);
+    w.u64(p.last_line_hash);
+    w.u32(p.lines);
+    w.u8(u8::from(p.resumable));
+    Ok(())
+}
+
+fn decode_entry(b: &[u8]) -> Result<Entry, Corrupt> {
+    let mut r = Reader::new(b);
+    let id = Identity {
+        size: r.u64()?,
+        mtime_ns: r.i64()?,
+        inode: r.u64()?,
+        dev: r.u64()?,
+        head: r.u64()?,
+        tail: r.u64()?,
+    };
+    let child = r.u8()?;
+    let header = if r.flag()? {
+        Some(Header {
+            id: r.string()?,
+            version: r.f64()?,
+            timestamp: r.opt_str()?,
+            cwd: r.opt_str()?,
+            parent_session: r.opt_str()?,
+        })
+    } else {
+        None
+    };
+    let not_session = if r.flag()? {
+        Some(NotASession {
+            line: r.opt_u32()?,
+            reason: r.string()?,
+        })
+    } else {
+        None
+    };
+    let transcript = if r.flag()? {
+        Some(Transcript {
+            run_id: r.opt_str()?,
+            cwd: r.opt_str()?,
+        })
+    } else {
+        None
+    };
+    let markers = ReleaseMarkers {
+        bits: u16::try_from(r.u32()?).map_err(|_| Corrupt)?,
+        assistant_messages: r.u64()?,
+    };
+    let bad_lines = r.lines()?;
+    let findings = r.lines()?;
+    let entries = r.u32()?;
+    let first_line = r.opt_u32()?;
+    let n = r.count(16)?;
+    let mut links = Vec::with_capacity(n);
+    for _ in 0..n {
+        links.push((r.u64()?, r.u64()?));
+    }
+    if links.len() != entries as usize {
+        return Err(Corrupt);
+    }
+    let n = r.count(4)?;
+    let strings = (0..n).map(|_| r.string()).collect::<Result<Vec<_>, _>>()?;
+    let string_ok = |i: u32| i == u32::MAX || (i as usize) < strings.len();
+    let n = r.count(80)?;
+    let mut requests = Vec::with_capacity(n);
+    for _ in 0..n {
+        let q = RecRequest {
+            entry: r.u32()?,
+            key: r.u64()?,
+            line: r.u32()?,
+            time_ms: r.opt_i64()?,
+            model: r.u32()?,
+            provider: r.u32()?,
+            api: r.u32()?,
+            totals: r.totals()?,
+            cost: r.f64()?,
+            cache_write_1h: r.f64()?,
+            call_key: r.opt_u64()?,
+        };
+        if q.entry >= entries || !string_ok(q.model) || !string_ok(q.provider) || !string_ok(q.api)
+        {
+            return Err(Corrupt);
+        }
+        requests.push(q);
+    }
+    let n = r.count(30)?;
+    let mut nested = Vec::with_capacity(n);
+    for _ in 0..n {
+        let entry = r.u32()?;
+        let key = r.u64()?;
+        let line = r.u32()?;
+        let time_ms = r.opt_i64()?;
+        let report = if r.flag()? {
+            NestedReport::Valid(ForgeNestedUsage {
+                requests: r.f64()?,
+                input: r.f64()?,
+                output: r.f64()?,
+                cache: if r.flag()? {
+                    Some((r.f64()?, r.f64()?))
+                } else {
+                    None
+                },
+            })
+        } else {
+            let i = r.u8()? as usize;
+            NestedReport::Invalid(crate::nested::INVALID_REASONS.get(i).ok_or(Corrupt)?)
+        };
+        let n = RecNested {
+            entry,
+            key,
+            line,
+            time_ms,
+            report,
+            model: r.u32()?,
+            provider: r.u32()?,
+            run_id: r.opt_str()?.map(Box::from),
+            session_file: r.opt_str()?.map(Box::from),
+        };
+        if n.entry >= entries || !string_ok(n.model) || !string_ok(n.provider) {
+            return Err(Corrupt);
+        }
+        nested.push(n);
+    }
+    let resume = ResumePoint {
+        len: r.u64()?,
+        last_line_start: r.u64()?,
+        last_line_hash: r.u64()?,
+        lines: r.u32()?,
+        resumable: r.flag()?,
+    };
+    if resume.last_line_start > resume.len || r.pos != b.len() {
+        return Err(Corrupt);
+    }
+    Ok(Entry {
+        id,
+        child,
+        records: Records {
+            error: None,
+            header,
+            not_session,
+            transcript,
+            markers,
+            bad_lines,
+            findings,
+            entries,
+            first_line,
+            links,
+            strings,
+            requests,
+            nested,
+            resume,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_is_the_same_streamed_in_pieces() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let whole = checksum(&data);
+        for cut in [0, 1, 3, 8, 13, 500, 999, 1000] {
+            let mut c = Checksum::default();
+            c.update(&data[..cut]);
+            c.update(&data[cut..]);
+            assert_eq!(c.finish(), whole, "{cut}");
+        }
+        let mut other = data.clone();
+        other[500] ^= 1;
+        assert_ne!(checksum(&other), whole);
+    }
+}
