@@ -6,10 +6,16 @@
 #   comb    one leaf per node (a chain whose every entry has a second child, a leaf)
 #   forest  a wide tree of short conversations (the file grows, the paths do not)
 # plus a generated scenario of 20,000 steps through `scenario` and `verify`.
+# Commands: check, cache explain, replay --format text, capabilities, usage, context. On chain
+# and comb (SIZES) all six; on the large chain (LARGE_CHAIN) the four whose output does not grow
+# with the square of the path (replay and cache explain rebuild every request, whose sizes sum to
+# N^2 on a chain); on forest (FOREST) all six.
 # Every run has a timeout; a run that hits it is reported as "> T s".
 #
-# Usage: scripts/bench-scale.sh [report.md]
+# Usage: scripts/bench-scale.sh [report.md]   (default docs/bench/bench-scale.md: the one place
+#        bench-scale reports are kept)
 # Env:   SIZES ("1000 10000 100000": chain and comb)  FOREST ("10000 100000 1000000")
+#        LARGE_CHAIN ("1000000": chain, the linear commands)
 #        STEPS (20000)  TIMEOUT (300 s per run)  BASELINE (another forge-replay binary: its
 #        figures are shown beside, e.g. a build of main before this change)
 #        BENCH_DIR (/tmp/forge-bench-scale)  CARGO_TARGET_DIR (~/.cache/forge-replay-target)
@@ -17,9 +23,10 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-REPORT=${1:-$ROOT/target/bench-scale.md}
+REPORT=${1:-$ROOT/docs/bench/bench-scale.md}
 SIZES=${SIZES:-1000 10000 100000}
 FOREST=${FOREST:-10000 100000 1000000}
+LARGE_CHAIN=${LARGE_CHAIN:-1000000}
 STEPS=${STEPS:-20000}
 TIMEOUT=${TIMEOUT:-300}
 BASELINE=${BASELINE:-}
@@ -76,20 +83,27 @@ row() { # shape entries file command...
 	echo "$shape $n $cmd: ${before}after $as s $am MiB" >&2
 }
 
+ALL="check|cache explain|replay --format text|capabilities|usage|context"
+LINEAR="check|capabilities|usage|context"
+rows_for() { # shape entries commands(|-separated)
+	local f cmd
+	f=$(gen "$1" "$2")
+	IFS='|' read -r -a cmds <<<"$3"
+	for cmd in "${cmds[@]}"; do
+		# shellcheck disable=SC2086
+		row "$1" "$2" "$f" $cmd
+	done
+}
 for n in $SIZES; do
 	for shape in chain comb; do
-		f=$(gen "$shape" "$n")
-		row "$shape" "$n" "$f" check
-		row "$shape" "$n" "$f" cache explain
-		row "$shape" "$n" "$f" replay --format text
+		rows_for "$shape" "$n" "$ALL"
 	done
 done
+for n in $LARGE_CHAIN; do
+	rows_for chain "$n" "$LINEAR"
+done
 for n in $FOREST; do
-	f=$(gen forest "$n")
-	for cmd in "check" "replay --format text" "cache explain" "capabilities" "usage" "context"; do
-		# shellcheck disable=SC2086
-		row forest "$n" "$f" $cmd
-	done
+	rows_for forest "$n" "$ALL"
 done
 
 # A scenario of STEPS steps (user/assistant turns with tool calls, a capability toggled every 100).
@@ -116,7 +130,7 @@ for k in range(n):
 PY
 scen_rows=""
 for tool in "$BASELINE" "$FR"; do
-	[ -n "$tool" ] || continue
+	[ -n "$tool" ] && [ "$STEPS" -gt 0 ] || continue
 	rm -rf "$BENCH_DIR/scenario-out"
 	read -r cs cm < <(measure "$tool" scenario "$scen" --out "$BENCH_DIR/scenario-out")
 	read -r vs vm < <(measure "$tool" verify "$scen" --apis anthropic-messages --golden-dir "$BENCH_DIR/scenario-goldens")
@@ -125,6 +139,16 @@ for tool in "$BASELINE" "$FR"; do
 	scen_rows+="| $label | $STEPS | $cs | $cm | $vs | $vm |"$'\n'
 done
 
+scen_section=""
+if [ -n "$scen_rows" ]; then
+	scen_section="Scenario of $STEPS steps: \`scenario FILE --out DIR\` (the compiler) and
+\`verify FILE --apis anthropic-messages\` (no goldens: every request is built and reported
+missing; its cost is the requests' bytes, which grow with the square of the steps).
+
+| build | steps | scenario (s) | peak (MiB) | verify (s) | peak (MiB) |
+|---|---:|---:|---:|---:|---:|
+$scen_rows"
+fi
 head_before=""
 sep_before=""
 if [ -n "$BASELINE" ]; then
@@ -135,18 +159,15 @@ mkdir -p "$(dirname "$REPORT")"
 cat >"$REPORT" <<EOF
 # bench-scale
 
-Machine: $(nproc) cores, $(uname -sr). Release build. One run each, timeout $TIMEOUT s.
-Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is that over the file size.
+Machine: $(nproc) cores, $(uname -sr), load average at the end $(cut -d' ' -f1-3 /proc/loadavg).
+Release build of $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD || echo " (with local changes)")${BASELINE:+; "before" is \`$BASELINE\`}.
+One run each, timeout $TIMEOUT s (\`>$TIMEOUT\`: killed). SIZES="$SIZES" LARGE_CHAIN="$LARGE_CHAIN"
+FOREST="$FOREST" STEPS="$STEPS". Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is
+that over the file size.
 
 | shape | entries | file (MiB) | command ${head_before}| wall (s) | peak (MiB) | peak/file |
 |---|---:|---:|---${sep_before}|---:|---:|---:|
 $rows
-Scenario of $STEPS steps: \`scenario FILE --out DIR\` (the compiler) and
-\`verify FILE --apis anthropic-messages\` (no goldens: every request is built and reported
-missing; its cost is the requests' bytes, which grow with the square of the steps).
-
-| build | steps | scenario (s) | peak (MiB) | verify (s) | peak (MiB) |
-|---|---:|---:|---:|---:|---:|
-$scen_rows
+$scen_section
 EOF
 cat "$REPORT"

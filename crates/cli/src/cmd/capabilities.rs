@@ -119,14 +119,16 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         .resolve_leaf(args.leaf.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
     let release = args.pi.for_session(&session)?;
-    let pi = session.context(leaf)?; // for the current model only
+    // Pi's projection, for the current model only: dropped before the capability projection
+    // builds the path's messages again, so the two are never in memory together.
+    let pi_model = session.context(leaf)?.model;
     let model_arg = match &args.model {
         Some(m) => Some(
             m.split_once('/')
                 .map(|(p, i)| (p.to_string(), i.to_string()))
                 .with_context(|| format!("--model {m}: expected provider/id"))?,
         ),
-        None => match (pi.model.get("provider"), pi.model.get("modelId")) {
+        None => match (pi_model.get("provider"), pi_model.get("modelId")) {
             (Some(Value::String(p)), Some(Value::String(i))) => Some((p.clone(), i.clone())),
             _ => None,
         },

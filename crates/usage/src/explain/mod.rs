@@ -33,7 +33,7 @@ use serde_json::{json, Map, Value};
 
 use crate::pricing::{ModelPrices, Pricer, Unpriced};
 
-use order::{approx_tokens, common_prefix, CacheOrder, Segment};
+use order::{approx_tokens, CacheOrder, Earlier, Segment};
 
 /// A break is confirmed when `cacheRead < CONFIRM_RATIO × previous prompt`.
 pub const CONFIRM_RATIO: f64 = 0.5;
@@ -366,7 +366,29 @@ struct Prev {
 }
 
 /// Replays the path and diagnoses every cache break the reported usage confirms.
+///
+/// Each request is flattened taking over the previous request's elements where its payload is
+/// the same ([`CacheOrder::of_after`]) and compared with the previous reported one element by
+/// element ([`CacheOrder::common_prefix`]), so the diagnosis adds to the replay work in
+/// proportion to what changed between requests, not to their whole size.
 pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanation, ExplainError> {
+    explain_with(session, opts, true)
+}
+
+/// [`explain`] flattening every request from scratch ([`CacheOrder::of`]): the reference the
+/// incremental path is tested against; the result is the same.
+pub fn explain_reference(
+    session: &Session,
+    opts: &ExplainOptions<'_>,
+) -> Result<Explanation, ExplainError> {
+    explain_with(session, opts, false)
+}
+
+fn explain_with(
+    session: &Session,
+    opts: &ExplainOptions<'_>,
+    incremental: bool,
+) -> Result<Explanation, ExplainError> {
     let path_str = session.path().display().to_string();
     let replay_err = |source| ExplainError::Replay {
         path: path_str.clone(),
@@ -407,6 +429,8 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
     let mut rows: Vec<RequestRow> = Vec::new();
     let mut breaks: Vec<Break> = Vec::new();
     let mut prev: Option<Prev> = None;
+    // The last request replayed: its API, flattening and payload.
+    let mut last: Option<(Api, CacheOrder, Value)> = None;
     let replayed = replay::replay_each(session, &ropts, |r| {
         let idx = session.find(&r.entry_id);
         let pos = idx.and_then(|i| pos_of.get(&i).copied()).unwrap_or(0);
@@ -422,7 +446,13 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
             .and_then(Value::as_str)
             .unwrap_or("off")
             .to_string();
-        let order = CacheOrder::of(r.api, &r.provider, &r.model, &r.payload);
+        // The previous request's elements are taken over where its payload is the same, so a
+        // request costs the flattening of what changed (the result is `CacheOrder::of`'s).
+        let earlier = last
+            .as_ref()
+            .filter(|(api, _, _)| incremental && *api == r.api)
+            .map(|(_, order, payload)| Earlier { order, payload });
+        let order = CacheOrder::of_after(r.api, &r.provider, &r.model, &r.payload, earlier);
         let cache_reported = reporting
             .get(&(r.provider.clone(), r.model.clone()))
             .copied()
@@ -438,7 +468,7 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
             timestamp,
             usage,
             previous: None,
-            chars: order.text.chars().count(),
+            chars: order.chars(),
             kept_chars: 0,
             kept_percent: None,
             diverged_at: None,
@@ -448,10 +478,10 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
             break_index: None,
         };
         if let Some(p) = &prev {
-            let kept = common_prefix(&p.order.text, &order.text);
-            let prev_chars = p.order.text.chars().count();
+            let kept = p.order.common_prefix(&order);
+            let prev_chars = p.order.chars();
             row.previous = Some(p.entry_id.clone());
-            row.kept_chars = p.order.text[..kept].chars().count();
+            row.kept_chars = p.order.chars_before(kept);
             row.kept_percent =
                 (prev_chars > 0).then(|| row.kept_chars as f64 * 100.0 / prev_chars as f64);
             row.diverged_at = p.order.segment_at(kept);
@@ -482,7 +512,10 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
                 }
             }
         }
+        let api = r.api;
+        let payload = r.payload;
         if let Some(u) = usage {
+            last = Some((api, order.clone(), payload));
             prev = Some(Prev {
                 entry_id: r.entry_id.clone(),
                 pos,
@@ -493,6 +526,8 @@ pub fn explain(session: &Session, opts: &ExplainOptions<'_>) -> Result<Explanati
                 usage: u,
                 order,
             });
+        } else {
+            last = Some((api, order, payload));
         }
         rows.push(row);
         Ok(())
@@ -805,8 +840,8 @@ fn diagnose(
                         between.capability.join(", ")
                     ),
                 ))
-            } else if is_capability_text(element_at(&p.order.text, kept_bytes))
-                || is_capability_text(element_at(&cur.text, kept_bytes))
+            } else if is_capability_text(p.order.line_at(kept_bytes))
+                || is_capability_text(cur.line_at(kept_bytes))
             {
                 Some((
                     Cause::CapabilityUpdate,
@@ -841,13 +876,6 @@ fn diagnose(
 }
 
 /// The flattened element (line) holding byte offset `at`.
-fn element_at(text: &str, at: usize) -> &str {
-    let at = at.min(text.len());
-    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    &text[start..end]
-}
-
 /// Text pi-forge's capability projection writes (native sections or fallback updates).
 fn is_capability_text(element: &str) -> bool {
     element.contains("[pi-forge capability update]") || element.contains("forge-capability-")

@@ -21,6 +21,8 @@
 //! (Bedrock) are removed before comparing, because the marker moves to the newest message on every
 //! request while the cached prefix stays the same.
 
+use std::rc::Rc;
+
 use forge_replay_model::json;
 use forge_replay_wire::api::Api;
 use serde_json::Value;
@@ -53,135 +55,234 @@ impl Segment {
     }
 }
 
-/// One request flattened in cache order.
+/// One request flattened in cache order: its elements (each one `JSON.stringify`d element, or a
+/// string, ending in a newline), with running byte and character counts, so that comparing two
+/// requests costs the elements they share plus the text after the first difference, not the
+/// whole of both texts.
 #[derive(Debug, Clone, Default)]
 pub struct CacheOrder {
-    /// Every segment's text, concatenated.
-    pub text: String,
-    /// `(segment, end offset in text)` in order.
-    pub segments: Vec<(Segment, usize)>,
+    elements: Vec<Element>,
     /// Declared tools: `(name, JSON.stringify(declaration))`, in order.
     pub tools: Vec<(String, String)>,
 }
 
+#[derive(Debug, Clone)]
+struct Element {
+    segment: Segment,
+    /// Shared with the request it was taken over from ([`CacheOrder::of_after`]): one pointer
+    /// comparison tells that two elements are the same text.
+    text: Rc<str>,
+    /// Bytes and characters of this element and every one before it.
+    bytes_end: usize,
+    chars_end: usize,
+}
+
+/// What [`CacheOrder::of_after`] may take over: an earlier request of the same API, flattened,
+/// and the payload it was flattened from.
+#[derive(Debug, Clone, Copy)]
+pub struct Earlier<'a> {
+    pub order: &'a CacheOrder,
+    pub payload: &'a Value,
+}
+
 impl CacheOrder {
-    /// Flattens an assembled payload of `api` for `provider/model`.
+    /// Flattens an assembled payload of `api` for `provider/model`, from scratch.
     pub fn of(api: Api, provider: &str, model: &str, payload: &Value) -> CacheOrder {
+        Self::of_after(api, provider, model, payload, None)
+    }
+
+    /// [`CacheOrder::of`], taking over from `earlier` (the previous request of the same API) the
+    /// text of every element whose JSON value is equal to the earlier one at the same place: a
+    /// request that repeats its predecessor's messages stringifies only the ones that changed.
+    /// The result is the same as [`CacheOrder::of`]'s.
+    pub fn of_after(
+        api: Api,
+        provider: &str,
+        model: &str,
+        payload: &Value,
+        earlier: Option<Earlier<'_>>,
+    ) -> CacheOrder {
+        let current = sources(api, payload);
+        let earlier = earlier.map(|e| (e.order, sources(api, e.payload)));
         let mut b = Builder::default();
-        b.push_text(Segment::Model, &format!("{provider}/{model}\n"));
-        let p = payload;
-        match api {
-            Api::AnthropicMessages => {
-                b.push_list(Segment::Tools, &p["tools"]);
-                b.push_list(Segment::System, &p["system"]);
-                b.push_value(Segment::Thinking, &p["thinking"]);
-                b.push_value(Segment::Thinking, &p["output_config"]);
-                b.push_list(Segment::Messages, &p["messages"]);
-                b.tools(&p["tools"]);
-            }
-            Api::BedrockConverseStream => {
-                b.push_list(Segment::Tools, &p["toolConfig"]["tools"]);
-                b.push_list(Segment::System, &p["system"]);
-                b.push_value(Segment::Thinking, &p["additionalModelRequestFields"]);
-                b.push_list(Segment::Messages, &p["messages"]);
-                b.tools(&p["toolConfig"]["tools"]);
-            }
-            Api::OpenAiResponses | Api::AzureOpenAiResponses | Api::OpenAiCodexResponses => {
-                b.push_value(Segment::Instructions, &p["instructions"]);
-                b.push_list(Segment::Tools, &p["tools"]);
-                b.push_leading_system(&p["input"]);
-                b.tools(&p["tools"]);
-            }
-            Api::OpenAiCompletions | Api::MistralConversations => {
-                b.push_list(Segment::Tools, &p["tools"]);
-                b.push_leading_system(&p["messages"]);
-                b.tools(&p["tools"]);
-            }
-            Api::GoogleGenerativeAi | Api::GoogleVertex => {
-                b.push_value(Segment::System, &p["config"]["systemInstruction"]);
-                b.push_list(Segment::Tools, &p["config"]["tools"]);
-                b.push_list(Segment::Messages, &p["contents"]);
-                b.tools(&p["config"]["tools"]);
-            }
-            Api::PiMessages => {
-                b.push_list(Segment::Tools, &p["context"]["tools"]);
-                b.push_leading_system(&p["context"]["messages"]);
-                b.tools(&p["context"]["tools"]);
+        let model_line = format!("{provider}/{model}\n");
+        match earlier
+            .as_ref()
+            .and_then(|(order, _)| order.elements.first())
+        {
+            Some(e) if *e.text == *model_line => b.push_shared(Segment::Model, e.text.clone()),
+            _ => b.push_text(Segment::Model, model_line),
+        }
+        for (k, (segment, v)) in current.iter().enumerate() {
+            // Element 0 is the model line; source k is element k + 1.
+            let same = earlier.as_ref().and_then(|(order, old)| {
+                let (old_segment, old_v) = old.get(k)?;
+                let e = order.elements.get(k + 1)?;
+                (old_segment == segment && e.segment == *segment && *old_v == *v)
+                    .then(|| e.text.clone())
+            });
+            match same {
+                Some(text) => b.push_shared(*segment, text),
+                None => b.push_text(*segment, element_text(v)),
             }
         }
+        b.tools(tool_list(api, payload));
         b.0
+    }
+
+    /// Bytes of the flattened text.
+    pub fn len(&self) -> usize {
+        self.elements.last().map_or(0, |e| e.bytes_end)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Characters of the flattened text.
+    pub fn chars(&self) -> usize {
+        self.elements.last().map_or(0, |e| e.chars_end)
+    }
+
+    /// The flattened text (every element, concatenated).
+    pub fn text(&self) -> String {
+        let mut s = String::with_capacity(self.len());
+        for e in &self.elements {
+            s.push_str(&e.text);
+        }
+        s
+    }
+
+    /// `(segment, end offset in the text)` of each run of elements of one segment, in order.
+    pub fn segments(&self) -> Vec<(Segment, usize)> {
+        let mut out: Vec<(Segment, usize)> = Vec::new();
+        for e in &self.elements {
+            match out.last_mut() {
+                Some((s, end)) if *s == e.segment => *end = e.bytes_end,
+                _ => out.push((e.segment, e.bytes_end)),
+            }
+        }
+        out
+    }
+
+    /// The element holding byte offset `at` and the offset inside it (`None` at or past the end).
+    fn element_at(&self, at: usize) -> Option<(usize, usize)> {
+        let k = self.elements.partition_point(|e| e.bytes_end <= at);
+        let e = self.elements.get(k)?;
+        Some((k, at - (e.bytes_end - e.text.len())))
     }
 
     /// The segment holding byte offset `at` (`None` at or past the end).
     pub fn segment_at(&self, at: usize) -> Option<Segment> {
-        self.segments
-            .iter()
-            .find(|(_, end)| at < *end)
-            .map(|(s, _)| *s)
+        self.element_at(at).map(|(k, _)| self.elements[k].segment)
     }
 
-    /// The text of one segment (empty when absent).
-    pub fn segment_text(&self, seg: Segment) -> &str {
-        let mut start = 0;
-        for (s, end) in &self.segments {
-            if *s == seg {
-                return &self.text[start..*end];
+    /// Characters of the text before byte offset `at` (a character boundary).
+    pub fn chars_before(&self, at: usize) -> usize {
+        match self.element_at(at) {
+            None => self.chars(),
+            Some((k, off)) => {
+                let e = &self.elements[k];
+                e.chars_end - e.text.chars().count() + e.text[..off].chars().count()
             }
-            start = *end;
         }
-        ""
+    }
+
+    /// The line of the text that holds byte offset `at` (without its newline; empty at the end).
+    /// Every element ends with a newline, so a line never spans two elements.
+    pub fn line_at(&self, at: usize) -> &str {
+        let Some((k, off)) = self.element_at(at) else {
+            return "";
+        };
+        let t = &self.elements[k].text;
+        let start = t[..off].rfind('\n').map_or(0, |i| i + 1);
+        let end = t[off..].find('\n').map_or(t.len(), |i| off + i);
+        &t[start..end]
+    }
+
+    /// Length in bytes of the longest common prefix of this request's text and `other`'s, on a
+    /// character boundary of this one: the shared leading elements are skipped (a pointer or
+    /// an equal-text comparison each), the rest compared byte by byte up to the first difference.
+    pub fn common_prefix(&self, other: &CacheOrder) -> usize {
+        let same = self
+            .elements
+            .iter()
+            .zip(&other.elements)
+            .take_while(|(a, b)| Rc::ptr_eq(&a.text, &b.text) || a.text == b.text)
+            .count();
+        let skipped = same
+            .checked_sub(1)
+            .map_or(0, |k| self.elements[k].bytes_end);
+        fn rest(o: &CacheOrder, from: usize) -> impl Iterator<Item = u8> + '_ {
+            o.elements[from..]
+                .iter()
+                .flat_map(|e| e.text.as_bytes().iter().copied())
+        }
+        let n = skipped
+            + rest(self, same)
+                .zip(rest(other, same))
+                .take_while(|(x, y)| x == y)
+                .count();
+        let mut n = n.min(self.len());
+        // Back to a character boundary of this text.
+        while let Some((k, off)) = self.element_at(n) {
+            if self.elements[k].text.is_char_boundary(off) {
+                break;
+            }
+            n -= 1;
+        }
+        n
+    }
+
+    /// How many elements this flattening shares (the same text, not a copy) with `other` at
+    /// the same place: what [`CacheOrder::of_after`] took over.
+    pub fn shared_elements(&self, other: &CacheOrder) -> usize {
+        self.elements
+            .iter()
+            .zip(&other.elements)
+            .filter(|(a, b)| Rc::ptr_eq(&a.text, &b.text))
+            .count()
+    }
+
+    /// The text of one segment's first run (empty when absent).
+    pub fn segment_text(&self, seg: Segment) -> String {
+        let mut out = String::new();
+        let mut started = false;
+        for e in &self.elements {
+            if e.segment == seg {
+                started = true;
+                out.push_str(&e.text);
+            } else if started {
+                break;
+            }
+        }
+        out
     }
 }
 
-#[derive(Default)]
-struct Builder(CacheOrder);
-
-impl Builder {
-    fn push_text(&mut self, seg: Segment, text: &str) {
-        let o = &mut self.0;
-        o.text.push_str(text);
-        match o.segments.last_mut() {
-            Some((s, end)) if *s == seg => *end = o.text.len(),
-            _ => o.segments.push((seg, o.text.len())),
+/// The payload's elements in cache order, with their segments (an absent or `null` part has
+/// none; `{cachePoint}` list items are not elements).
+fn sources(api: Api, p: &Value) -> Vec<(Segment, &Value)> {
+    let mut out = Vec::new();
+    fn one<'v>(out: &mut Vec<(Segment, &'v Value)>, seg: Segment, v: &'v Value) {
+        if !v.is_null() {
+            out.push((seg, v));
         }
     }
-
-    fn push_value(&mut self, seg: Segment, v: &Value) {
-        match v {
-            Value::Null => {}
-            Value::String(s) => {
-                let mut s = s.clone();
-                s.push('\n');
-                self.push_text(seg, &s);
-            }
-            other => {
-                // Most elements carry no marker: stringify them without a copy.
-                let mut s = if has_cache_markers(other) {
-                    json::stringify(&strip_cache_markers(other))
-                } else {
-                    json::stringify(other)
-                };
-                s.push('\n');
-                self.push_text(seg, &s);
-            }
-        }
-    }
-
-    fn push_list(&mut self, seg: Segment, v: &Value) {
+    fn list<'v>(out: &mut Vec<(Segment, &'v Value)>, seg: Segment, v: &'v Value) {
         match v {
             Value::Array(items) => {
                 for item in items.iter().filter(|i| !is_cache_point(i)) {
-                    self.push_value(seg, item);
+                    one(out, seg, item);
                 }
             }
-            other => self.push_value(seg, other),
+            other => one(out, seg, other),
         }
     }
-
     /// Leading items with role `system`/`developer` as [`Segment::System`], the rest as messages.
-    fn push_leading_system(&mut self, v: &Value) {
+    fn leading_system<'v>(out: &mut Vec<(Segment, &'v Value)>, v: &'v Value) {
         let Some(items) = v.as_array() else {
-            self.push_value(Segment::Messages, v);
+            one(out, Segment::Messages, v);
             return;
         };
         let lead = items
@@ -189,11 +290,110 @@ impl Builder {
             .take_while(|m| matches!(m["role"].as_str(), Some("system" | "developer")))
             .count();
         for item in &items[..lead] {
-            self.push_value(Segment::System, item);
+            one(out, Segment::System, item);
         }
         for item in &items[lead..] {
-            self.push_value(Segment::Messages, item);
+            one(out, Segment::Messages, item);
         }
+    }
+    match api {
+        Api::AnthropicMessages => {
+            list(&mut out, Segment::Tools, &p["tools"]);
+            list(&mut out, Segment::System, &p["system"]);
+            one(&mut out, Segment::Thinking, &p["thinking"]);
+            one(&mut out, Segment::Thinking, &p["output_config"]);
+            list(&mut out, Segment::Messages, &p["messages"]);
+        }
+        Api::BedrockConverseStream => {
+            list(&mut out, Segment::Tools, &p["toolConfig"]["tools"]);
+            list(&mut out, Segment::System, &p["system"]);
+            one(
+                &mut out,
+                Segment::Thinking,
+                &p["additionalModelRequestFields"],
+            );
+            list(&mut out, Segment::Messages, &p["messages"]);
+        }
+        Api::OpenAiResponses | Api::AzureOpenAiResponses | Api::OpenAiCodexResponses => {
+            one(&mut out, Segment::Instructions, &p["instructions"]);
+            list(&mut out, Segment::Tools, &p["tools"]);
+            leading_system(&mut out, &p["input"]);
+        }
+        Api::OpenAiCompletions | Api::MistralConversations => {
+            list(&mut out, Segment::Tools, &p["tools"]);
+            leading_system(&mut out, &p["messages"]);
+        }
+        Api::GoogleGenerativeAi | Api::GoogleVertex => {
+            one(&mut out, Segment::System, &p["config"]["systemInstruction"]);
+            list(&mut out, Segment::Tools, &p["config"]["tools"]);
+            list(&mut out, Segment::Messages, &p["contents"]);
+        }
+        Api::PiMessages => {
+            list(&mut out, Segment::Tools, &p["context"]["tools"]);
+            leading_system(&mut out, &p["context"]["messages"]);
+        }
+    }
+    out
+}
+
+/// The payload's tool list.
+fn tool_list(api: Api, p: &Value) -> &Value {
+    match api {
+        Api::AnthropicMessages
+        | Api::OpenAiResponses
+        | Api::AzureOpenAiResponses
+        | Api::OpenAiCodexResponses
+        | Api::OpenAiCompletions
+        | Api::MistralConversations => &p["tools"],
+        Api::BedrockConverseStream => &p["toolConfig"]["tools"],
+        Api::GoogleGenerativeAi | Api::GoogleVertex => &p["config"]["tools"],
+        Api::PiMessages => &p["context"]["tools"],
+    }
+}
+
+/// One element's text: a string as it is, anything else `JSON.stringify`d without cache
+/// markers; then a newline.
+fn element_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => {
+            let mut s = s.clone();
+            s.push('\n');
+            s
+        }
+        other => {
+            // Most elements carry no marker: stringify them without a copy.
+            let mut s = if has_cache_markers(other) {
+                json::stringify(&strip_cache_markers(other))
+            } else {
+                json::stringify(other)
+            };
+            s.push('\n');
+            s
+        }
+    }
+}
+
+#[derive(Default)]
+struct Builder(CacheOrder);
+
+impl Builder {
+    fn push_text(&mut self, seg: Segment, text: String) {
+        self.push_shared(seg, Rc::from(text));
+    }
+
+    fn push_shared(&mut self, segment: Segment, text: Rc<str>) {
+        let (bytes, chars) = self
+            .0
+            .elements
+            .last()
+            .map_or((0, 0), |e| (e.bytes_end, e.chars_end));
+        let element = Element {
+            segment,
+            bytes_end: bytes + text.len(),
+            chars_end: chars + text.chars().count(),
+            text,
+        };
+        self.0.elements.push(element);
     }
 
     fn tools(&mut self, v: &Value) {
@@ -291,7 +491,7 @@ mod tests {
             "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
             "tools": [{"name": "read", "input_schema": {}}]});
         let o = CacheOrder::of(Api::AnthropicMessages, "anthropic", "m", &a);
-        let segs: Vec<_> = o.segments.iter().map(|(s, _)| *s).collect();
+        let segs: Vec<_> = o.segments().iter().map(|(s, _)| *s).collect();
         assert_eq!(
             segs,
             [
@@ -301,7 +501,7 @@ mod tests {
                 Segment::Messages
             ]
         );
-        assert!(!o.text.contains("cache_control"));
+        assert!(!o.text().contains("cache_control"));
         assert_eq!(o.tools[0].0, "read");
         assert_eq!(
             o.segment_text(Segment::System),
@@ -314,7 +514,7 @@ mod tests {
         let b = json!({"system": [{"text": "s"}, {"cachePoint": {"type": "default"}}], "messages": [],
             "toolConfig": {"tools": [{"toolSpec": {"name": "bash"}}]}});
         let o = CacheOrder::of(Api::BedrockConverseStream, "p", "m", &b);
-        assert!(!o.text.contains("cachePoint"));
+        assert!(!o.text().contains("cachePoint"));
         assert_eq!(o.tools[0].0, "bash");
         let g = json!({"contents": [], "config": {"tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}]}});
         let o = CacheOrder::of(Api::GoogleGenerativeAi, "p", "m", &g);
@@ -329,8 +529,8 @@ mod tests {
         let p = json!({"messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "u"}], "tools": []});
         let o = CacheOrder::of(Api::OpenAiCompletions, "p", "m", &p);
         assert_eq!(o.segment_at(0), Some(Segment::Model));
-        assert_eq!(o.segment_at(o.text.len() - 1), Some(Segment::Messages));
-        assert_eq!(o.segment_at(o.text.len()), None);
+        assert_eq!(o.segment_at(o.len() - 1), Some(Segment::Messages));
+        assert_eq!(o.segment_at(o.len()), None);
         assert_eq!(approx_tokens(0), 0);
         assert_eq!(approx_tokens(1), 1);
         assert_eq!(approx_tokens(9), 3);
