@@ -17,7 +17,7 @@ use std::hash::{Hash, Hasher};
 
 use forge_replay_engine::replay::Request;
 use forge_replay_model::json;
-use forge_replay_usage::explain::order::{common_prefix, CacheOrder, Segment};
+use forge_replay_usage::explain::order::{CacheOrder, Segment};
 use forge_replay_wire::api::Api;
 use serde_json::Value;
 
@@ -107,8 +107,8 @@ impl Summary {
         let (changes, kept) = match self.previous.get(&key) {
             None => ("first request".to_owned(), None),
             Some(prev) => {
-                let kept = common_prefix(&prev.order.text, &now.order.text);
-                (describe(prev, &now), Some((kept, prev.order.text.len())))
+                let kept = prev.order.common_prefix(&now.order);
+                (describe(prev, &now), Some((kept, prev.order.len())))
             }
         };
         self.rows.push(Row {
