@@ -856,6 +856,15 @@ impl Corpus {
         dirs: &[PathBuf],
         pricing: &CorpusPricing<'_>,
         cache_dir: &Path,
+    ) -> (Corpus, crate::index::IndexStats) {
+        Corpus::scan_indexed_reporting(dirs, pricing, cache_dir, &|_, _| {})
+    }
+
+    /// [`Corpus::scan_indexed`] with [`Corpus::scan_reporting`]'s progress callback.
+    pub fn scan_indexed_reporting(
+        dirs: &[PathBuf],
+        pricing: &CorpusPricing<'_>,
+        cache_dir: &Path,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> (Corpus, crate::index::IndexStats) {
         let (paths, walk_errors) = find_session_files(dirs);

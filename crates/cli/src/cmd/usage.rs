@@ -808,7 +808,7 @@ fn run_corpus(
     let mut corpus = match &cache_dir {
         None => Corpus::scan_with_reporting(&dirs, &pricing, &progress),
         Some(dir) => {
-            let (corpus, stats) = Corpus::scan_indexed(&dirs, &pricing, dir, &progress);
+            let (corpus, stats) = Corpus::scan_indexed_reporting(&dirs, &pricing, dir, &progress);
             if let Some(why) = stats.rebuilt.as_deref().filter(|w| *w != "absent") {
                 out::note!(
                     "forge-replay: note: {}: usage index {why}; rebuilt",
