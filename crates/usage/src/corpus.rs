@@ -1239,30 +1239,40 @@ impl Corpus {
         // polars finds the groups; each group's sums are then taken in row (scan) order, so
         // every run and machine gives the same doubles (polars' parallel partial sums do not).
         // A model id is grouped with its provider (`provider/model`): the same id served by two
-        // providers is two groups.
+        // providers is two groups. The pair is one u64 key (provider << 32 | model) in a frame
+        // of its own, with the same rows: a two-column group_by held ~8% more memory on the
+        // bench corpus.
+        let pairs;
         let gb = if by == GroupBy::Model {
-            df.group_by(["provider", key])?
+            let providers = df.column("provider")?.u32()?;
+            let models = df.column(key)?.u32()?;
+            let pair: UInt64Chunked = providers
+                .iter()
+                .zip(models.iter())
+                .map(|(p, m)| Some((u64::from(p.unwrap_or(0)) << 32) | u64::from(m.unwrap_or(0))))
+                .collect();
+            pairs = DataFrame::new_infer_height(vec![pair
+                .with_name("provider_model".into())
+                .into_column()])?;
+            pairs.group_by(["provider_model"])?
         } else {
             df.group_by([key])?
         };
         let key_cols = gb.keys();
         let key_col = &key_cols[0];
         let keys: Vec<String> = match by {
-            GroupBy::Model => {
-                let models = key_cols[1].u32()?;
-                key_col
-                    .u32()?
-                    .iter()
-                    .zip(models.iter())
-                    .map(|(p, m)| {
-                        format!(
-                            "{}/{}",
-                            self.dicts.providers[p.unwrap_or(0) as usize],
-                            self.dicts.models[m.unwrap_or(0) as usize]
-                        )
-                    })
-                    .collect()
-            }
+            GroupBy::Model => key_col
+                .u64()?
+                .iter()
+                .map(|pair| {
+                    let pair = pair.unwrap_or(0);
+                    format!(
+                        "{}/{}",
+                        self.dicts.providers[(pair >> 32) as usize],
+                        self.dicts.models[(pair & u64::from(u32::MAX)) as usize]
+                    )
+                })
+                .collect(),
             GroupBy::Day => key_col
                 .i32()?
                 .iter()
