@@ -55,12 +55,12 @@ pub fn eprint_line(line: &str) {
 }
 
 /// `forge-replay: error: …` on stderr, redacted, with a repeated location said once
-/// ([`once_located`]).
+/// ([`forge_replay_model::error::once_located`]).
 macro_rules! error {
     ($($arg:tt)*) => {
         $crate::out::eprint_line(&format!(
             "forge-replay: error: {}",
-            $crate::out::once_located(&format!($($arg)*))
+            forge_replay_model::error::once_located(&format!($($arg)*))
         ))
     };
 }
@@ -83,40 +83,6 @@ macro_rules! outln {
 }
 
 pub(crate) use {error, note, outln};
-
-/// An error chain (`outer: cause: cause`) whose causes repeat a location already said
-/// (`file:5: entry 4: cannot build the context: file:5: cannot parse entry: …`) says it once.
-/// A location is the line's first part (`file` or `file:5`) or any later part that is a
-/// `file:LINE` without spaces; a repeated one is dropped.
-pub fn once_located(message: &str) -> Cow<'_, str> {
-    let parts: Vec<&str> = message.split(": ").collect();
-    let is_location = |k: usize, part: &str| {
-        k == 0
-            || part.rsplit_once(':').is_some_and(|(path, line)| {
-                !path.is_empty()
-                    && !path.contains(char::is_whitespace)
-                    && !line.is_empty()
-                    && line.bytes().all(|b| b.is_ascii_digit())
-            })
-    };
-    let mut seen: Vec<&str> = Vec::new();
-    let mut kept: Vec<&str> = Vec::with_capacity(parts.len());
-    for (k, part) in parts.iter().enumerate() {
-        // The last part is the cause itself, never dropped.
-        if k + 1 < parts.len() && !part.is_empty() && is_location(k, part) {
-            if seen.contains(part) {
-                continue;
-            }
-            seen.push(part);
-        }
-        kept.push(part);
-    }
-    if kept.len() == parts.len() {
-        Cow::Borrowed(message)
-    } else {
-        Cow::Owned(kept.join(": "))
-    }
-}
 
 /// A redacting writer (stdout, or a file's buffer).
 #[derive(Debug)]
@@ -168,26 +134,4 @@ pub fn warn_unredacted() {
         std::io::stderr().lock(),
         "forge-replay: warning: --no-redact: output is not redacted and may contain credentials"
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::once_located;
-
-    #[test]
-    fn a_repeated_location_is_said_once() {
-        assert_eq!(
-            once_located("s.jsonl:5: entry 4: cannot build: s.jsonl:5: cannot parse entry: deep"),
-            "s.jsonl:5: entry 4: cannot build: cannot parse entry: deep"
-        );
-        assert_eq!(
-            once_located("cannot replay s.jsonl: s.jsonl:5: entry 4: x: s.jsonl:5: cannot parse"),
-            "cannot replay s.jsonl: s.jsonl:5: entry 4: x: cannot parse"
-        );
-        // Different locations, and text that only looks like one, are kept as they are.
-        let kept = "a.toml:3: b.json:3: step 2: column 3: x";
-        assert_eq!(once_located(kept), kept);
-        assert_eq!(once_located("no location"), "no location");
-        assert_eq!(once_located("f: f"), "f: f");
-    }
 }

@@ -1,7 +1,9 @@
 //! Error reporting shared by every crate.
 
+use std::borrow::Cow;
+
 /// An error and its `source()` chain on one line, `outer: inner: …`, as messages that name file,
-/// line and cause are printed.
+/// line and cause are printed; a location a cause repeats is said once ([`once_located`]).
 pub fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
@@ -10,11 +12,67 @@ pub fn chain(e: &dyn std::error::Error) -> String {
         s.push_str(&cause.to_string());
         src = cause.source();
     }
-    s
+    match once_located(&s) {
+        Cow::Borrowed(_) => s,
+        Cow::Owned(shorter) => shorter,
+    }
+}
+
+/// An error chain (`outer: cause: cause`) whose causes repeat a location already said
+/// (`file:5: entry 4: cannot build the context: file:5: cannot parse entry: …`) says it once.
+/// A location is the line's first part (`file` or `file:5`) or any later part that is a
+/// `file:LINE` without spaces; a repeated one is dropped.
+pub fn once_located(message: &str) -> Cow<'_, str> {
+    let parts: Vec<&str> = message.split(": ").collect();
+    let is_location = |k: usize, part: &str| {
+        k == 0
+            || part.rsplit_once(':').is_some_and(|(path, line)| {
+                !path.is_empty()
+                    && !path.contains(char::is_whitespace)
+                    && !line.is_empty()
+                    && line.bytes().all(|b| b.is_ascii_digit())
+            })
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut kept: Vec<&str> = Vec::with_capacity(parts.len());
+    for (k, part) in parts.iter().enumerate() {
+        // The last part is the cause itself, never dropped.
+        if k + 1 < parts.len() && !part.is_empty() && is_location(k, part) {
+            if seen.contains(part) {
+                continue;
+            }
+            seen.push(part);
+        }
+        kept.push(part);
+    }
+    if kept.len() == parts.len() {
+        Cow::Borrowed(message)
+    } else {
+        Cow::Owned(kept.join(": "))
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::once_located;
+
+    #[test]
+    fn a_repeated_location_is_said_once() {
+        assert_eq!(
+            once_located("s.jsonl:5: entry 4: cannot build: s.jsonl:5: cannot parse entry: deep"),
+            "s.jsonl:5: entry 4: cannot build: cannot parse entry: deep"
+        );
+        assert_eq!(
+            once_located("cannot replay s.jsonl: s.jsonl:5: entry 4: x: s.jsonl:5: cannot parse"),
+            "cannot replay s.jsonl: s.jsonl:5: entry 4: x: cannot parse"
+        );
+        // Different locations, and text that only looks like one, are kept as they are.
+        let kept = "a.toml:3: b.json:3: step 2: column 3: x";
+        assert_eq!(once_located(kept), kept);
+        assert_eq!(once_located("no location"), "no location");
+        assert_eq!(once_located("f: f"), "f: f");
+    }
+
     #[test]
     fn causes_follow_the_message() {
         #[derive(Debug, thiserror::Error)]
