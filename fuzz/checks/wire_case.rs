@@ -16,17 +16,18 @@ use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{assemble, Assembled, Case, Catalog, Env, Model, ModelSpec};
 
 /// One catalog model per API, in `Api::ALL` order.
-const MODELS: [(&str, &str); 10] = [
-    ("moonshotai", "kimi-k3"),
-    ("mistral", "mistral-large-latest"),
-    ("openai", "gpt-5.5"),
-    ("azure-openai-responses", "gpt-5.5"),
-    ("openai-codex", "gpt-5.5"),
-    ("anthropic", "claude-opus-4-8"),
-    ("amazon-bedrock", "anthropic.claude-opus-4-8"),
-    ("google", "gemini-2.5-pro"),
-    ("google-vertex", "gemini-2.5-flash"),
-    ("radius", "balanced"),
+const MODELS: [(&str, &[&str]); 10] = [
+    ("moonshotai", &["kimi-k3"]),
+    ("mistral", &["mistral-large-latest"]),
+    ("openai", &["gpt-5.5"]),
+    ("azure-openai-responses", &["gpt-5.5"]),
+    // 1.6.0 dropped gpt-5.5 from the Codex catalog.
+    ("openai-codex", &["gpt-5.5", "gpt-5.6-sol"]),
+    ("anthropic", &["claude-opus-4-8"]),
+    ("amazon-bedrock", &["anthropic.claude-opus-4-8"]),
+    ("google", &["gemini-2.5-pro"]),
+    ("google-vertex", &["gemini-2.5-flash"]),
+    ("radius", &["balanced"]),
 ];
 
 /// Runs the oracle on one input; panics on a divergence.
@@ -52,14 +53,20 @@ pub fn check(data: &[u8]) {
                 "{release}: assembly is not deterministic: {text:?}"
             );
         }
-        for (api, (provider, id)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
-            let model = catalog
-                .resolve(&ModelSpec::Catalog {
+        for (api, (provider, ids)) in forge_replay_wire::Api::ALL.into_iter().zip(MODELS) {
+            let resolve = |id: &str| {
+                catalog.resolve(&ModelSpec::Catalog {
                     provider: provider.into(),
                     id: id.into(),
                     overrides: None,
                 })
-                .unwrap_or_else(|e| panic!("{release}: catalog model {provider}/{id}: {e}"));
+            };
+            let model = ids
+                .iter()
+                .find_map(|id| resolve(id).ok())
+                .unwrap_or_else(|| {
+                    panic!("{release}: no catalog model of {provider} among {ids:?}")
+                });
             assert_eq!(model.api(), Some(api), "{provider}/{id} is not on {api}");
             assembled(release, &model, &case, &env);
         }

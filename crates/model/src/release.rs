@@ -28,6 +28,8 @@ pub enum PiRelease {
     V0_87_1,
     /// 1.3.0: the SDK pi-forge 0.5.9 is developed against.
     V1_3_0,
+    /// 1.6.0: the newest release, the one new Pi users install.
+    V1_6_0,
 }
 
 /// An unknown `--pi` / `"pi"` / `FORGE_REPLAY_PI` value.
@@ -43,7 +45,7 @@ pub struct UnknownRelease {
 
 impl PiRelease {
     /// Every supported release, oldest first.
-    pub const ALL: [PiRelease; 2] = [PiRelease::V0_87_1, PiRelease::V1_3_0];
+    pub const ALL: [PiRelease; 3] = [PiRelease::V0_87_1, PiRelease::V1_3_0, PiRelease::V1_6_0];
 
     /// The release used when nothing names one and a session shows no markers: 0.87.1, the
     /// release every case file, scenario and golden written before releases existed follows.
@@ -51,13 +53,14 @@ impl PiRelease {
     pub const DEFAULT: PiRelease = PiRelease::V0_87_1;
 
     /// The newest supported release.
-    pub const LATEST: PiRelease = PiRelease::V1_3_0;
+    pub const LATEST: PiRelease = PiRelease::V1_6_0;
 
     /// The version string (`"1.3.0"`).
     pub const fn version(self) -> &'static str {
         match self {
             PiRelease::V0_87_1 => "0.87.1",
             PiRelease::V1_3_0 => "1.3.0",
+            PiRelease::V1_6_0 => "1.6.0",
         }
     }
 
@@ -693,17 +696,18 @@ mod tests {
     fn releases_parse_order_and_answer_has() {
         assert_eq!(PiRelease::parse("1.3.0"), Ok(PiRelease::V1_3_0));
         assert_eq!(PiRelease::parse(" 0.87.1 "), Ok(PiRelease::V0_87_1));
-        let e = PiRelease::parse("1.6.0").unwrap_err();
+        assert_eq!(PiRelease::parse("1.6.0"), Ok(PiRelease::V1_6_0));
+        let e = PiRelease::parse("1.5.2").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown Pi release \"1.6.0\"; supported releases: 0.87.1, 1.3.0"
+            "unknown Pi release \"1.5.2\"; supported releases: 0.87.1, 1.3.0, 1.6.0"
         );
         assert!(PiRelease::V0_87_1 < PiRelease::V1_3_0);
         assert!(PiRelease::V1_3_0.has(Change::CharsPerToken35));
         assert!(!PiRelease::V0_87_1.has(Change::CharsPerToken35));
         assert_eq!(
             PiRelease::V1_3_0.differences(PiRelease::V0_87_1).count(),
-            CHANGES.len()
+            PiRelease::V1_3_0.introduced().count()
         );
         assert_eq!(PiRelease::V1_3_0.differences(PiRelease::V1_3_0).count(), 0);
         assert_eq!(PiRelease::ALL.last(), Some(&PiRelease::LATEST));

@@ -254,8 +254,36 @@ mod fidelity {
                 }
             }
         }
+        // Sessions of a release being added that are not reproduced yet
+        // (`tests/pending/<release>-agent.txt`): their differences are reported as pending; a
+        // listed session without differences fails the test (the list only shrinks).
+        let pending: Vec<String> = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("tests/pending/{release}-agent.txt")),
+        )
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+        let of = |f: &str, name: &str| {
+            f.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with(':'))
+        };
+        let mut pending_failures = 0;
+        for name in &pending {
+            let n = failures.iter().filter(|f| of(f, name)).count();
+            if n == 0 {
+                failures.push(format!(
+                    "{name}: equal now; remove it from crates/replay/tests/pending/{release}-agent.txt"
+                ));
+            }
+            pending_failures += n;
+            failures.retain(|f| !of(f, name));
+        }
         eprintln!(
-            "agent runs of Pi {release} ({}): {compared} requests compared, {} differ, {skipped} sessions skipped",
+            "agent runs of Pi {release} ({}): {compared} requests compared, {} differ, {pending_failures} differences in pending sessions, {skipped} sessions skipped",
             dir.display(),
             failures.len()
         );

@@ -418,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn nested_markers_are_confirmed_and_newer_releases_named() {
+    fn nested_markers_are_confirmed_and_name_their_release() {
         // A text that mentions a marker is not one.
         let s = session(&[
             USER,
@@ -434,7 +434,7 @@ mod tests {
                 .replace(r#""total":0}"#, r#""total":0,"totalFromProvider":0.1}"#),
         ]);
         let ev = detect(&s);
-        assert_eq!(ev.verdict(), Verdict::Newer { version: "1.6.0" });
+        assert_eq!(ev.verdict(), Verdict::Release(PiRelease::V1_6_0));
         assert_eq!(ev.release(), PiRelease::LATEST);
         let s = session(&[
             USER,

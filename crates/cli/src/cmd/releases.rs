@@ -166,10 +166,10 @@ warning, and the release asked for is followed.\n\
 existed follows it, and a session without any marker of a later release was written by it.\n\
 - An unknown release is exit 2, naming the supported ones.\n\n\
 ```console\n\
-$ forge-replay releases --pi 1.3.0 --format text\n\
-Pi 1.3.0 (newest supported)\n\
-$ forge-replay models --pi 1.6.0 # exit 2\n\
-unknown Pi release \"1.6.0\"; supported releases: 0.87.1, 1.3.0\n\
+$ forge-replay releases --pi 1.6.0 --format text\n\
+Pi 1.6.0 (newest supported)\n\
+$ forge-replay models --pi 1.5.2 # exit 2\n\
+unknown Pi release \"1.5.2\"; supported releases: 0.87.1, 1.3.0, 1.6.0\n\
 ```\n\n",
     );
     out.push_str(

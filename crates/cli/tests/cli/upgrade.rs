@@ -67,7 +67,7 @@ fn fail_on_names_the_kinds_that_fail() {
 #[test]
 fn an_unknown_release_is_exit_2_listing_the_supported_ones() {
     for (flag, args) in [
-        ("--to", ["--from", "0.87.1", "--to", "1.6.0"]),
+        ("--to", ["--from", "0.87.1", "--to", "1.5.2"]),
         ("--from", ["--from", "0.87", "--to", "1.3.0"]),
     ] {
         Test::new()
@@ -75,7 +75,7 @@ fn an_unknown_release_is_exit_2_listing_the_supported_ones() {
             .args(args)
             .arg(fixture("agent/completions-kimi-tools/session.jsonl"))
             .stderr_contains(format!("{flag}: unknown Pi release"))
-            .stderr_contains("supported releases: 0.87.1, 1.3.0")
+            .stderr_contains("supported releases: 0.87.1, 1.3.0, 1.6.0")
             .stdout("")
             .status(2)
             .run();
