@@ -223,6 +223,15 @@ pub enum Change {
     SessionVirtualModelState,
     /// The session file is created at the first user message (not the first assistant one).
     SessionFileAtFirstUserMessage,
+    // --- 1.6.0: anthropic-messages
+    /// Anthropic message threads: `thread` create/continue bodies, per-process state by session.
+    AnthropicMessageThreads,
+    /// Anthropic managed effort sends the fixed top-level `output_config.effort: "low"`.
+    AnthropicManagedEffortLow,
+    /// Anthropic: pending system messages are flushed only before an assistant message that is sent.
+    AnthropicFlushBeforeSentAssistant,
+    /// Anthropic: a non-strict `input_schema` keeps `additionalProperties`, `$defs`, `definitions`.
+    AnthropicNonStrictSchemaKeywords,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -542,6 +551,43 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: NONE,
         summary: "the session file is written once it holds a user or assistant message (0.87.1: an assistant message), so a file may end at a user message that never got an answer",
         follows: "pi-coding-agent dist/core/session-manager.js _hasConversation",
+    },
+    // --- 1.6.0: anthropic-messages
+    ChangeInfo {
+        change: Change::AnthropicMessageThreads,
+        name: "anthropic-message-threads",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "with a sessionId (and cache retention not `none`) on a model with `compat.supportsMessageThreads` (default: base URL on api.anthropic.com) requests send beta `message-threads-2026-08-12` and a `thread`: `{type:\"create\"}`, or, when the request extends the last clean reply of the session in this process with the same settings, `{type:\"continue\", previous_message_id}` with only the new messages and no `system`/`tools` (`onPayload` still sees the full params); a rejected thread is resent once as a new thread or, when the endpoint cannot thread, without `thread` (threads off for the session), recorded as an `anthropic_thread_fallback` diagnostic",
+        follows: "pi-ai dist/api/anthropic-messages.js prepareThreadRequest, sendThreadRequest, recordThreadReply, hashThreadPrefix",
+    },
+    ChangeInfo {
+        change: Change::AnthropicManagedEffortLow,
+        name: "anthropic-managed-effort-low",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "managed-effort models send the fixed top-level `output_config:{effort:\"low\"}` (was `high`); the per-reply effort markers are unchanged",
+        follows: "pi-ai dist/api/anthropic-messages.js buildParams (effortMessages)",
+    },
+    ChangeInfo {
+        change: Change::AnthropicFlushBeforeSentAssistant,
+        name: "anthropic-flush-before-sent-assistant",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "held-back system messages are emitted before the next assistant message that converts to at least one block (an empty assistant message no longer flushes them ahead of a user message)",
+        follows: "pi-ai dist/api/anthropic-messages.js convertMessages (flushPendingSystemMessages)",
+    },
+    ChangeInfo {
+        change: Change::AnthropicNonStrictSchemaKeywords,
+        name: "anthropic-non-strict-schema-keywords",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "a non-strict tool's `input_schema` keeps the root `additionalProperties`, `$defs` and `definitions` after `type`/`properties`/`required`",
+        follows: "pi-ai dist/api/anthropic-messages.js convertTools (legacyInputSchema)",
     },
 ];
 

@@ -8,7 +8,10 @@
 //! * [`catalog::Catalog`]: a release's pi-ai model catalog (embedded data files), user catalogs
 //!   layered on top, `provider/id` lookup with near-match suggestions.
 //! * [`model::Model`]: one model object (kept as JSON; typed accessors for what builders read).
-//! * [`case::Case`]: the oracle case format `{model, context, options?, entry?, env?}`.
+//! * [`case::Case`]: the oracle case format `{model, context, options?, entry?, env?}`;
+//!   [`case::Sequence`]: several requests of one process (`requests`), run by
+//!   [`assemble_sequence`] with the state pi-ai keeps between them ([`thread`]: Anthropic message
+//!   threads, 1.6).
 //! * [`assemble`] → [`Assembled`]: the `onPayload` object (`payload`) and, for fetch transports,
 //!   the HTTP request after SDK serialization ([`api::WireRequest`], with the body's exact bytes).
 //! * Shared steps, one module each, following pi-ai's JavaScript: [`transcript`] (system-message
@@ -29,6 +32,8 @@ pub mod js;
 pub mod model;
 pub mod options;
 pub mod redact;
+pub mod sequence;
+pub mod thread;
 pub mod transcript;
 pub mod transform;
 
@@ -38,11 +43,12 @@ use serde_json::{Map, Value};
 use crate::js::Field;
 
 pub use api::{Api, ApiInput, ApiOutput, Entry, WireRequest};
-pub use case::{Case, CaseError};
+pub use case::{Case, CaseError, CaseFile, Sequence};
 pub use catalog::{Catalog, CatalogError, ModelSpec};
 pub use error::AssembleError;
 pub use model::Model;
 pub use options::Env;
+pub use sequence::{assemble_sequence, Step};
 pub use transcript::normalize_context;
 
 /// An assembled request.
@@ -52,8 +58,12 @@ pub struct Assembled {
     pub api: Api,
     /// The object pi-ai hands to `onPayload` (unredacted; it holds no credential).
     pub payload: Value,
-    /// The HTTP request, for APIs that send through `fetch`.
+    /// The HTTP request, for APIs that send through `fetch`. For a request that uses Anthropic
+    /// message threads (1.6) its body is the `create` form, the first request of a session in a
+    /// fresh process; [`thread::Threads`] gives the body of a later request.
     pub wire: Option<WireRequest>,
+    /// The request's message-thread settings, when threads apply.
+    pub thread: Option<thread::ThreadInfo>,
 }
 
 impl Assembled {
@@ -150,7 +160,15 @@ pub fn assemble(
         env,
     };
     js::take_fault();
-    let out = api::dispatch(&input);
+    let mut thread = None;
+    let out = if api == Api::AnthropicMessages {
+        api::anthropic::assemble_threaded(&input).map(|(out, t)| {
+            thread = t;
+            out
+        })
+    } else {
+        api::dispatch(&input)
+    };
     // A TypeError pi-ai would have thrown while building (recorded by the builder) comes
     // before anything the builder returned.
     if let Some(message) = js::take_fault() {
@@ -161,6 +179,7 @@ pub fn assemble(
         api,
         payload: out.payload,
         wire: out.wire,
+        thread,
     })
 }
 

@@ -4,6 +4,9 @@
 //! pi-ai's body (`wire.bodyText` when the fixture records it), and our wire headers must be pi-ai's
 //! (fixtures keep only non-volatile, credential-free ones; `user-agent` is the machine's and is
 //! not compared). Expected errors (`error` with no payload) must be refused with the same message.
+//! A multi-request case (`requests`, one process: Anthropic message threads) is compared request by
+//! request: payload, the thread form and request the endpoint answered, the requests it rejected
+//! before, and the `anthropic_thread_fallback` diagnostic pi-ai recorded.
 //!
 //! Folders: `fixtures/wire` (0.87.1) and `fixtures/releases/<release>/wire` for every other
 //! supported release; a case's `"pi"` names its release, else the folder's. `WIRE_GOLDENS_DIR`
@@ -20,7 +23,9 @@ use std::path::{Path, PathBuf};
 use forge_replay_model::json::{parse, stringify};
 use forge_replay_model::release::PiRelease;
 use forge_replay_model::rng::XorShift64;
-use forge_replay_wire::{assemble_case, AssembleError, Case, Catalog};
+use forge_replay_wire::{
+    assemble_case, assemble_sequence, AssembleError, Case, CaseFile, Catalog, Sequence,
+};
 use serde_json::Value;
 
 struct Golden {
@@ -151,8 +156,11 @@ fn check(g: &Golden) -> Result<bool, String> {
     let case_text = std::fs::read_to_string(&g.case).map_err(|e| format!("read case: {e}"))?;
     let exp_text =
         std::fs::read_to_string(&g.expected).map_err(|e| format!("read expected: {e}"))?;
-    let case = Case::parse(&case_text).map_err(|e| format!("case: {e}"))?;
     let expected = parse(&exp_text).map_err(|e| format!("expected: {e}"))?;
+    let case = match CaseFile::parse(&case_text).map_err(|e| format!("case: {e}"))? {
+        CaseFile::Single(c) => c,
+        CaseFile::Sequence(s) => return check_sequence(g, &s, &expected),
+    };
     let release = case.pi.unwrap_or(g.release);
     let result = assemble_case(&case, Catalog::builtin(release));
     let exp_payload = expected.get("payload").cloned().unwrap_or(Value::Null);
@@ -185,58 +193,187 @@ fn check(g: &Golden) -> Result<bool, String> {
             return Err("$.wire: ours has a wire request, pi-ai's is null".into())
         }
         (None, _) => return Err("$.wire: ours is null, pi-ai sent a request".into()),
-        (Some(w), e) => {
-            if let Some(url) = e.get("url").and_then(Value::as_str) {
-                if url != w.url {
-                    return Err(format!("$.wire.url: ours {} vs pi-ai {url}", w.url));
-                }
-            }
-            if let Some(want) = e.get("headers").and_then(Value::as_object) {
-                for (k, v) in want {
-                    if !unchecked_header(k) && w.headers.get(k).map(String::as_str) != v.as_str() {
-                        return Err(format!(
-                            "$.wire.headers[{k:?}]: ours {:?} vs pi-ai {v}",
-                            w.headers.get(k)
-                        ));
-                    }
-                }
-                if let Some(k) = w
-                    .headers
-                    .keys()
-                    .find(|k| !unchecked_header(k) && !want.contains_key(k.as_str()))
-                {
-                    return Err(format!("$.wire.headers[{k:?}]: only in ours"));
-                }
-            }
-            let body = e.get("body").cloned().unwrap_or(Value::Null);
-            if let Some(d) = first_difference(&w.body(), &body, "$.wire.body") {
-                return Err(d);
-            }
-            let want_text = e
-                .get("bodyText")
-                .or_else(|| expected.get("bodyText"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| stringify(&body));
-            if w.body_text != want_text {
-                let at = w
-                    .body_text
-                    .char_indices()
-                    .zip(want_text.chars())
-                    .find(|((_, a), b)| a != b)
-                    .map(|((i, _), _)| i)
-                    .unwrap_or(w.body_text.len().min(want_text.len()));
-                let from = at.saturating_sub(40);
-                let snippet = |s: &str| {
-                    s.get(from..(at + 40).min(s.len()))
-                        .unwrap_or("")
-                        .to_string()
-                };
+        (Some(w), e) => check_wire(w, e, expected.get("bodyText"), "$.wire")?,
+    }
+    Ok(true)
+}
+
+/// Compares one HTTP request with pi-ai's (`e`: `{url, method, headers, body, bodyText?}`;
+/// `body_text`: the golden's separate `bodyText`, if any), naming the path under `at`.
+fn check_wire(
+    w: &forge_replay_wire::WireRequest,
+    e: &Value,
+    body_text: Option<&Value>,
+    at: &str,
+) -> Result<(), String> {
+    if let Some(url) = e.get("url").and_then(Value::as_str) {
+        if url != w.url {
+            return Err(format!("{at}.url: ours {} vs pi-ai {url}", w.url));
+        }
+    }
+    if let Some(want) = e.get("headers").and_then(Value::as_object) {
+        for (k, v) in want {
+            if !unchecked_header(k) && w.headers.get(k).map(String::as_str) != v.as_str() {
                 return Err(format!(
-                    "$.wire.bodyText: bytes differ at {at}: ours …{}… vs pi-ai …{}…",
-                    snippet(&w.body_text),
-                    snippet(&want_text)
+                    "{at}.headers[{k:?}]: ours {:?} vs pi-ai {v}",
+                    w.headers.get(k)
                 ));
+            }
+        }
+        if let Some(k) = w
+            .headers
+            .keys()
+            .find(|k| !unchecked_header(k) && !want.contains_key(k.as_str()))
+        {
+            return Err(format!("{at}.headers[{k:?}]: only in ours"));
+        }
+    }
+    let body = e.get("body").cloned().unwrap_or(Value::Null);
+    if let Some(d) = first_difference(&w.body(), &body, &format!("{at}.body")) {
+        return Err(d);
+    }
+    let want_text = e
+        .get("bodyText")
+        .or(body_text)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| stringify(&body));
+    if w.body_text != want_text {
+        let at_byte = w
+            .body_text
+            .char_indices()
+            .zip(want_text.chars())
+            .find(|((_, a), b)| a != b)
+            .map(|((i, _), _)| i)
+            .unwrap_or(w.body_text.len().min(want_text.len()));
+        let from = at_byte.saturating_sub(40);
+        let snippet = |s: &str| {
+            s.get(from..(at_byte + 40).min(s.len()))
+                .unwrap_or("")
+                .to_string()
+        };
+        return Err(format!(
+            "{at}.bodyText: bytes differ at {at_byte}: ours …{}… vs pi-ai …{}…",
+            snippet(&w.body_text),
+            snippet(&want_text)
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a multi-request golden: per request the `onPayload` object, the request the endpoint
+/// answered (its thread form, URL, headers, body and bytes), the ones it rejected before, and
+/// the fallback diagnostic pi-ai recorded.
+fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, String> {
+    let release = seq.pi.unwrap_or(g.release);
+    let steps = assemble_sequence(seq, Catalog::builtin(release)).map_err(|e| e.to_string())?;
+    let want = expected
+        .get("requests")
+        .and_then(Value::as_array)
+        .ok_or("expected: no `requests`")?;
+    if want.len() != steps.len() {
+        return Err(format!(
+            "$.requests: {} requests (ours) vs {} (pi-ai)",
+            steps.len(),
+            want.len()
+        ));
+    }
+    for (i, (step, e)) in steps.iter().zip(want).enumerate() {
+        let at = format!("$.requests[{i}]");
+        let step = match step {
+            Ok(s) => s,
+            Err(AssembleError::Unsupported { .. }) => return Ok(false),
+            Err(err) => {
+                if e.get("payload").is_some_and(Value::is_null) && e.get("error").is_some() {
+                    continue;
+                }
+                return Err(format!("{at}: assembly failed: {err}"));
+            }
+        };
+        if let Some(d) = first_difference(
+            &step.assembled.payload,
+            e.get("payload").unwrap_or(&Value::Null),
+            &format!("{at}.payload"),
+        ) {
+            return Err(d);
+        }
+        let want_thread = e.get("thread").cloned().unwrap_or(Value::Null);
+        let got_thread = step
+            .exchange
+            .sent
+            .as_ref()
+            .and_then(|a| a.thread.as_ref())
+            .map_or(Value::Null, |t| Value::String(t.name().into()));
+        if got_thread != want_thread {
+            return Err(format!(
+                "{at}.thread: ours {got_thread} vs pi-ai {want_thread}"
+            ));
+        }
+        let exp_wire = e.get("wire").cloned().unwrap_or(Value::Null);
+        match (&step.exchange.sent, &exp_wire) {
+            (None, Value::Null) => {}
+            (Some(a), e_wire) if !e_wire.is_null() => {
+                check_wire(&a.wire, e_wire, e.get("bodyText"), &format!("{at}.wire"))?
+            }
+            (ours, _) => {
+                return Err(format!(
+                    "{at}.wire: ours {} vs pi-ai {}",
+                    if ours.is_some() { "sent" } else { "none" },
+                    if exp_wire.is_null() { "none" } else { "sent" }
+                ))
+            }
+        }
+        let rejected = e
+            .get("rejected")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        if rejected.len() != step.exchange.rejected.len() {
+            return Err(format!(
+                "{at}.rejected: {} (ours) vs {} (pi-ai)",
+                step.exchange.rejected.len(),
+                rejected.len()
+            ));
+        }
+        for (j, (a, r)) in step.exchange.rejected.iter().zip(rejected).enumerate() {
+            let kind = a
+                .thread
+                .as_ref()
+                .map_or(Value::Null, |t| Value::String(t.name().into()));
+            if r.get("thread") != Some(&kind) {
+                return Err(format!("{at}.rejected[{j}].thread: ours {kind}"));
+            }
+            check_wire(&a.wire, r, None, &format!("{at}.rejected[{j}]"))?;
+        }
+        let diags: Vec<&Value> = e
+            .pointer("/reply/diagnostics")
+            .and_then(Value::as_array)
+            .map(|d| {
+                d.iter()
+                    .filter(|d| d["type"] == "anthropic_thread_fallback")
+                    .collect()
+            })
+            .unwrap_or_default();
+        match (&step.exchange.fallback, diags.as_slice()) {
+            (None, []) => {}
+            (Some(f), [d]) => {
+                if d.pointer("/details/reason").and_then(Value::as_str) != Some(f.reason.as_str())
+                    || d.pointer("/error/message").and_then(Value::as_str)
+                        != Some(f.message.as_str())
+                {
+                    return Err(format!(
+                        "{at}.reply.diagnostics: ours {} / {} vs pi-ai {}",
+                        f.reason,
+                        f.message,
+                        stringify(d)
+                    ));
+                }
+            }
+            (f, d) => {
+                return Err(format!(
+                    "{at}.reply.diagnostics: ours {:?} vs pi-ai {} fallback diagnostic(s)",
+                    f.as_ref().map(|f| &f.reason),
+                    d.len()
+                ))
             }
         }
     }

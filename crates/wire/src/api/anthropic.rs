@@ -21,6 +21,7 @@ use crate::options::{
     adjust_max_tokens_for_thinking, build_base_options, clamp_max_tokens_to_context,
     resolve_cache_retention,
 };
+use crate::thread::ThreadInfo;
 use crate::transcript::{
     current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
     render_system_message_update, resolve_transcript, system_message_text,
@@ -36,6 +37,8 @@ const THINKING_BINDING_CONTROLS_BETA: &str = "thinking-binding-controls-2026-08-
 const MID_CONVERSATION_TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
 /// 1.3 ([`Change::AnthropicInlineToolsBeta`]).
 const INLINE_TOOLS_BETA: &str = "inline-tools-2026-09-15";
+/// 1.6 ([`Change::AnthropicMessageThreads`]).
+pub(crate) const MESSAGE_THREADS_BETA: &str = "message-threads-2026-08-12";
 const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
 const CLAUDE_CODE_TOOLS: [&str; 17] = [
@@ -97,6 +100,8 @@ struct Compat {
     strict_tools: bool,
     mid_convo_system: bool,
     mid_convo_tool_changes: bool,
+    /// 1.6: `supportsMessageThreads ?? baseUrl.includes("api.anthropic.com")`.
+    message_threads: bool,
 }
 
 fn flag(model: &Model, key: &str, default: bool) -> bool {
@@ -123,6 +128,11 @@ fn compat(model: &Model) -> Compat {
         strict_tools: flag(model, "supportsStrictTools", false),
         mid_convo_system: flag(model, "supportsMidConvoSystemMessages", false),
         mid_convo_tool_changes: flag(model, "supportsMidConvoToolChanges", false),
+        message_threads: flag(
+            model,
+            "supportsMessageThreads",
+            model.base_url().contains("api.anthropic.com"),
+        ),
     }
 }
 
@@ -188,6 +198,16 @@ fn assert_request_auth(
 
 /// Assembles an `anthropic-messages` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
+    assemble_threaded(input).map(|(out, _)| out)
+}
+
+/// [`assemble`], and the message-thread settings of the request when threads apply (1.6,
+/// [`Change::AnthropicMessageThreads`]). The wire body is then the `create` form, what the
+/// first request of a session sends in a fresh process; [`crate::thread::Threads`] derives the
+/// others.
+pub fn assemble_threaded(
+    input: &ApiInput<'_>,
+) -> Result<(ApiOutput, Option<ThreadInfo>), AssembleError> {
     let model = input.model;
     // The harness passes `apiKey` (a dummy unless the case sets one).
     let mut options = input.options.clone();
@@ -247,7 +267,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     stream(input, &stream_options)
 }
 
-fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutput, AssembleError> {
+fn stream(
+    input: &ApiInput<'_>,
+    options: &Map<String, Value>,
+) -> Result<(ApiOutput, Option<ThreadInfo>), AssembleError> {
     let model = input.model;
     let c = compat(model);
     if input.entry == Entry::Stream {
@@ -259,7 +282,23 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         .and_then(Value::as_str)
         .unwrap_or("");
     let is_oauth = model.provider() != "github-copilot" && api_key.contains("sk-ant-oat");
-    let params = build_params(input, &c, &messages, is_oauth, options)?;
+    let retention = resolve_cache_retention(options, input.env);
+    // `threadSessionId = compat.supportsMessageThreads ? cacheSessionId : undefined`, where
+    // `cacheSessionId` is `options.sessionId` unless retention is `none` (any defined value,
+    // even an empty string or null, keys the thread state).
+    let thread = (input.has(Change::AnthropicMessageThreads)
+        && c.message_threads
+        && retention != "none")
+        .then(|| options.field("sessionId"))
+        .flatten()
+        .map(|sid| ThreadInfo {
+            session: forge_replay_model::json::stringify(sid),
+            // `options?.disableContinuation !== true` (`buildBaseOptions` copies it as it is).
+            continuation: input.options.field("disableContinuation") != Some(&Value::Bool(true)),
+            is_oauth,
+            allow_empty_signature: c.allow_empty_signature,
+        });
+    let params = build_params(input, &c, &messages, is_oauth, options, thread.is_some())?;
 
     // Wire: the SDK moves `betas` to the `anthropic-beta` header.
     let betas = params.field("betas");
@@ -269,7 +308,6 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         "anthropic-dangerous-direct-browser-access".into(),
         "true".into(),
     );
-    let retention = resolve_cache_retention(options, input.env);
     // `if (sessionId && …)`: an empty id sends no affinity header.
     let session = options
         .field("sessionId")
@@ -316,11 +354,54 @@ fn stream(input: &ApiInput<'_>, options: &Map<String, Value>) -> Result<ApiOutpu
         headers.insert("anthropic-beta".into(), joined.join(","));
     }
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/v1/messages?beta=true"));
-    let body_text = crate::api::stringify_without(&params, &["betas"]);
-    Ok(ApiOutput {
-        payload: params,
-        wire: Some(WireRequest::post_json_text(url, headers, body_text)),
-    })
+    // A fresh process holds no thread for the session: a threaded request is a `create`.
+    let body_text = match &thread {
+        Some(t) if t.continuation => {
+            crate::thread::body_text(&params, &[], None, Some(&crate::thread::ThreadForm::Create))
+        }
+        _ => crate::api::stringify_without(&params, &["betas"]),
+    };
+    Ok((
+        ApiOutput {
+            payload: params,
+            wire: Some(WireRequest::post_json_text(url, headers, body_text)),
+        },
+        thread,
+    ))
+}
+
+/// The reply of a threaded request as the next request will send it
+/// (`convertMessages(transformMessages([output], model, normalizeToolCallId), isOAuth, undefined,
+/// allowEmptySignature)`, assistant messages only): what `recordThreadReply` hashes.
+pub(crate) fn convert_reply(
+    release: forge_replay_model::release::PiRelease,
+    model: &Model,
+    output: &Value,
+    is_oauth: bool,
+    allow_empty_signature: bool,
+) -> Result<Vec<Value>, AssembleError> {
+    let transformed = transform_messages_cow(
+        release,
+        std::iter::once(output),
+        model,
+        Some(&|id, m, source| {
+            normalize_tool_call_id(js::str_or_fault(id, "id", "replace"), m, source)
+        }),
+    );
+    let (converted, _) = convert_messages(
+        &transformed,
+        is_oauth,
+        None,
+        allow_empty_signature,
+        None,
+        &ToolChanges::None,
+        release.has(Change::ErrorToolImagesSplit),
+        release.has(Change::AnthropicFlushBeforeSentAssistant),
+    )?;
+    Ok(converted
+        .into_iter()
+        .filter(|m| js::str_of(m, "role") == Some("assistant"))
+        .collect())
 }
 
 /// The SDK's URL join: one slash between base and path.
@@ -358,6 +439,7 @@ fn beta_features(
     messages: &[Cow<'_, Value>],
     is_oauth: bool,
     native_tool_changes: bool,
+    message_threads: bool,
     options: &Map<String, Value>,
 ) -> Vec<String> {
     let mut configured: Option<Option<String>> = None;
@@ -414,6 +496,9 @@ fn beta_features(
             MID_CONVERSATION_TOOL_CHANGES_BETA
         });
     }
+    if message_threads {
+        features.push(MESSAGE_THREADS_BETA);
+    }
     let mut out: Vec<String> = Vec::new();
     for f in features {
         if !out.iter().any(|x| x == f) {
@@ -436,6 +521,7 @@ fn build_params(
     messages: &[Cow<'_, Value>],
     is_oauth: bool,
     options: &Map<String, Value>,
+    message_threads: bool,
 ) -> Result<Value, AssembleError> {
     let model = input.model;
     let cache = cache_control(model, c, options, input);
@@ -472,6 +558,7 @@ fn build_params(
     let keyword: Option<KeywordRule> = input
         .has(Change::AnthropicStrictKeywordRules)
         .then_some(is_strict_unsupported_keyword as KeywordRule);
+    let keep_keywords = input.has(Change::AnthropicNonStrictSchemaKeywords);
     let inline = native && input.has(Change::AnthropicInlineToolDefinitions);
     let define = |tools: &[Value]| {
         convert_tools(
@@ -481,6 +568,7 @@ fn build_params(
             c.strict_tools,
             None,
             keyword,
+            keep_keywords,
         )
     };
     let tool_changes = match (native, inline) {
@@ -496,12 +584,22 @@ fn build_params(
         effort_messages.then(|| model.provider()),
         &tool_changes,
         input.has(Change::ErrorToolImagesSplit),
+        input.has(Change::AnthropicFlushBeforeSentAssistant),
     )?;
     let active_effort = match options.field("effort") {
         None | Some(Value::Null) => s("high"),
         Some(v) => v.clone(),
     };
-    let betas = beta_features(input.release, model, c, messages, is_oauth, native, options);
+    let betas = beta_features(
+        input.release,
+        model,
+        c,
+        messages,
+        is_oauth,
+        native,
+        message_threads,
+        options,
+    );
     let mut params = Map::with_capacity(16);
     params.insert("model".into(), s(model.id()));
     params.insert(
@@ -580,6 +678,7 @@ fn build_params(
             c.strict_tools,
             tool_cache,
             keyword,
+            keep_keywords,
         )?;
         tools.push(deferred_placeholder());
         if !inline {
@@ -600,6 +699,7 @@ fn build_params(
                 c.strict_tools,
                 None,
                 keyword,
+                keep_keywords,
             )? {
                 if let Some(m) = t.as_object_mut() {
                     m.insert("defer_loading".into(), Value::Bool(true));
@@ -620,6 +720,7 @@ fn build_params(
                     c.strict_tools,
                     tool_cache,
                     keyword,
+                    keep_keywords,
                 )?),
             );
         }
@@ -644,7 +745,14 @@ fn build_params(
                 ),
             ]),
         );
-        params.insert("output_config".into(), obj!([("effort", s("high"))]));
+        // 1.6: the top-level effort is part of the cached prompt and stays fixed; "low" because
+        // organizations can cap effort.
+        let fixed = if input.has(Change::AnthropicManagedEffortLow) {
+            "low"
+        } else {
+            "high"
+        };
+        params.insert("output_config".into(), obj!([("effort", s(fixed))]));
     } else if model.reasoning() {
         if thinking_enabled {
             if model.compat_true("forceAdaptiveThinking") {
@@ -753,6 +861,7 @@ fn convert_tools(
     strict_supported: bool,
     cache: Option<&Value>,
     keyword: Option<KeywordRule>,
+    keep_keywords: bool,
 ) -> Result<Vec<Value>, AssembleError> {
     let mut out = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
@@ -783,11 +892,17 @@ fn convert_tools(
             m.insert("required".into(), required);
             Value::Object(m)
         } else {
-            obj!([
-                ("type", s("object")),
-                ("properties", props),
-                ("required", required),
-            ])
+            let mut m = Map::new();
+            m.insert("type".into(), s("object"));
+            m.insert("properties".into(), props);
+            m.insert("required".into(), required);
+            // 1.6: shared definitions (so `$ref`s resolve) and `additionalProperties` stay.
+            if keep_keywords {
+                for key in ["additionalProperties", "$defs", "definitions"] {
+                    insert_defined(&mut m, key, parameters.field(key));
+                }
+            }
+            Value::Object(m)
         };
         let mut m = Map::new();
         // A tool without a name has no `name` key (undefined is not serialized).
@@ -898,6 +1013,7 @@ fn convert_messages(
     managed_provider: Option<&str>,
     tool_changes: &ToolChanges<'_>,
     split_error_images: bool,
+    flush_before_sent_assistant: bool,
 ) -> Result<(Vec<Value>, HashMap<usize, Value>), AssembleError> {
     let mut params: Vec<Value> = Vec::with_capacity(msgs.len());
     let mut levels: HashMap<usize, Value> = HashMap::new();
@@ -1025,7 +1141,10 @@ fn convert_messages(
                 }
             },
             "assistant" => {
-                params.append(&mut pending);
+                // 1.6: held back past an assistant message that converts to no blocks.
+                if !flush_before_sent_assistant {
+                    params.append(&mut pending);
+                }
                 let mut blocks = Vec::new();
                 for block in js::arr(msg, "content") {
                     match js::str_of(block, "type") {
@@ -1117,6 +1236,9 @@ fn convert_messages(
                 if blocks.is_empty() {
                     i += 1;
                     continue;
+                }
+                if flush_before_sent_assistant {
+                    params.append(&mut pending);
                 }
                 let index = params.len();
                 params.push(obj!([
