@@ -26,6 +26,7 @@ use forge_replay_model::json;
 use forge_replay_model::release::Change;
 use forge_replay_session::{llm, ProjectError, Session};
 use forge_replay_wire::api::Api;
+use forge_replay_wire::thread::{Answer, Fallback, Rejection, ThreadForm, Threads};
 use forge_replay_wire::{AssembleError, Catalog, CatalogError, Entry, Env, Model, WireRequest};
 use serde_json::{json, Map, Value};
 
@@ -176,8 +177,14 @@ pub struct Request {
     pub transcript: Vec<Value>,
     /// The `onPayload` object.
     pub payload: Value,
-    /// The HTTP request (fetch transports).
+    /// The HTTP request (fetch transports): the one the endpoint answered (with Anthropic message
+    /// threads, 1.6: the `create` or `continue` form, or the resend after a fallback).
     pub wire: Option<WireRequest>,
+    /// The message-thread form the answered request carried (1.6 Anthropic), if any.
+    pub thread: Option<ThreadForm>,
+    /// The thread fallback the session recorded for the request (`anthropic_thread_fallback`:
+    /// the first attempt was rejected and resent), if any.
+    pub thread_fallback: Option<Fallback>,
 }
 
 impl Request {
@@ -367,6 +374,86 @@ fn live_levels(session: &Session) -> std::collections::HashMap<usize, (Option<Va
     out
 }
 
+/// What the file says about Anthropic message threads (1.6, [`Change::AnthropicMessageThreads`])
+/// beyond the path being replayed: thread state is per process, so requests on other branches
+/// and the compaction and branch-summary requests between two requests of the path count too.
+struct ThreadHistory {
+    /// Assistant entry index → the entry before it in the file that made a request (an
+    /// assistant message, a compaction, a branch summary). When it is not the path's previous
+    /// request, the continuation point that request left was consumed or replaced.
+    previous: std::collections::HashMap<usize, usize>,
+    /// Assistant entries before which a fallback in the file turned threads off.
+    off: std::collections::HashSet<usize>,
+}
+
+/// The `anthropic_thread_fallback` diagnostic an assistant message recorded: its
+/// `details.reason` and `error.message`.
+fn thread_fallback(message: &Value) -> Option<(String, Option<String>)> {
+    message
+        .get("diagnostics")?
+        .as_array()?
+        .iter()
+        .find(|d| {
+            d.get("type").and_then(Value::as_str)
+                == Some(forge_replay_wire::thread::FALLBACK_DIAGNOSTIC)
+        })
+        .map(|d| {
+            (
+                d.pointer("/details/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                d.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            )
+        })
+}
+
+/// One pass over the file ([`ThreadHistory`]); assistant messages are parsed only when their
+/// line names the diagnostic.
+fn thread_history(session: &Session) -> ThreadHistory {
+    let mut previous = std::collections::HashMap::new();
+    let mut off = std::collections::HashSet::new();
+    let mut last: Option<usize> = None;
+    let mut is_off = false;
+    for (i, e) in session.entries().enumerate() {
+        use forge_replay_session::EntryType;
+        if e.is_assistant_message() {
+            if let Some(p) = last {
+                previous.insert(i, p);
+            }
+            if is_off {
+                off.insert(i);
+            }
+            let names_fallback = e
+                .raw()
+                .is_ok_and(|r| r.contains(forge_replay_wire::thread::FALLBACK_DIAGNOSTIC));
+            if names_fallback {
+                if let Some((reason, message)) =
+                    e.value().ok().and_then(|v| thread_fallback(&v["message"]))
+                {
+                    let r = Rejection::from_reason(&reason, message.as_deref());
+                    if !forge_replay_wire::thread::NEW_THREAD_ERRORS.contains(&reason.as_str())
+                        && r.error_code
+                            .as_deref()
+                            .is_none_or(|c| c == "thread_unsupported_request")
+                    {
+                        is_off = true;
+                    }
+                }
+            }
+            last = Some(i);
+        } else if matches!(
+            e.entry_type(),
+            EntryType::Compaction | EntryType::BranchSummary
+        ) {
+            last = Some(i);
+        }
+    }
+    ThreadHistory { previous, off }
+}
+
 /// The `thinkingLevel` a response recorded (1.3), if any.
 fn recorded_level(session: &Session, i: usize) -> Option<String> {
     let e = session.entry(i);
@@ -504,6 +591,14 @@ fn walk(
     } else {
         &[]
     };
+    let history = opts
+        .catalog
+        .release()
+        .has(Change::AnthropicMessageThreads)
+        .then(|| thread_history(session));
+    // One process per target model (with the recorded models: one, keyed by session id).
+    let mut threads: Vec<Threads> = Vec::new();
+    let mut previous_on_path: Option<usize> = None;
     let mut replayer = Replayer::new(session);
     let mut index = 0;
     for &i in &path {
@@ -526,7 +621,7 @@ fn walk(
             let mut cached: [Option<Projected>; 2] = [None, None];
             let recorded = recorded_level(session, i);
             let mut request_options: Option<(Map<String, Value>, Thinking)> = None;
-            for (name, model) in models {
+            for (target, (name, model)) in models.into_iter().enumerate() {
                 let presentation = Presentation::from_native(model.is_flagged());
                 let slot = usize::from(presentation == Presentation::Native);
                 if cached[slot].is_none() {
@@ -610,6 +705,51 @@ fn walk(
                     &opts.env,
                 )
                 .map_err(asm_err)?;
+                let mut wire = assembled.wire.clone();
+                let mut thread = None;
+                let mut thread_fallback_seen = None;
+                if let (Some(h), Some(info)) = (&history, &assembled.thread) {
+                    if threads.len() <= target {
+                        threads.resize_with(target + 1, Threads::new);
+                    }
+                    let t = &mut threads[target];
+                    if h.previous.get(&i).copied() != previous_on_path {
+                        t.forget(&info.session);
+                    }
+                    if h.off.contains(&i) {
+                        t.turn_off(&info.session);
+                    }
+                    let message = session
+                        .entry(i)
+                        .value()
+                        .ok()
+                        .and_then(|mut v| v.get_mut("message").map(Value::take))
+                        .unwrap_or(Value::Null);
+                    // What the endpoint answered is recorded for the recorded model only.
+                    let answer = match thread_fallback(&message).filter(|_| fixed.is_empty()) {
+                        Some((reason, msg)) => {
+                            Answer::Rejected(Rejection::from_reason(&reason, msg.as_deref()))
+                        }
+                        None => Answer::Accepted,
+                    };
+                    let exchange = t.send(&model, &assembled, &answer);
+                    let stop = message.get("stopReason").and_then(Value::as_str);
+                    if exchange.error.is_none() && !matches!(stop, Some("error" | "aborted")) {
+                        t.record_reply(
+                            opts.catalog.release(),
+                            &model,
+                            &assembled,
+                            &exchange,
+                            &message,
+                        )
+                        .map_err(asm_err)?;
+                    }
+                    if let Some(a) = exchange.last() {
+                        wire = Some(a.wire.clone());
+                    }
+                    thread = exchange.answered_thread().cloned();
+                    thread_fallback_seen = exchange.fallback;
+                }
                 sink(Outcome::Built(Box::new(Request {
                     index,
                     entry_id: entry_id.clone(),
@@ -621,10 +761,13 @@ fn walk(
                     thinking: thinking.clone(),
                     transcript,
                     payload: assembled.payload,
-                    wire: assembled.wire,
+                    wire,
+                    thread,
+                    thread_fallback: thread_fallback_seen,
                 })))
                 .map_err(ReplayError::Sink)?;
             }
+            previous_on_path = Some(i);
             index += 1;
         }
         replayer.push(i).map_err(|source| ReplayError::Context {
