@@ -1,13 +1,17 @@
 //! `forge-replay assemble CASE.json [--catalog F] [--pi R]`: the request pi-ai would send for a
 //! case, as the release the case names (`"pi"`), `--pi` or the default follows.
 //!
-//! Prints `{"api", "payload", "wire": {url, method, body} | null}` (secrets redacted). Bad input
+//! Prints `{"api", "payload", "wire": {url, method, body} | null}` (secrets redacted). A
+//! multi-request case (`requests`: several requests of one process, e.g. Anthropic message
+//! threads in 1.6) prints `{"api", "requests": [...]}`, one [`forge_replay_wire::Step`] per
+//! request in order: its payload, the request sent (the threaded body) and its thread form, the
+//! attempts rejected before it and the fallback. Bad input
 //! (unreadable or malformed case, unknown model or api, a context pi-ai refuses) exits 2 with the
 //! reason on stderr.
 
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
-use forge_replay_wire::{assemble_case, AssembleError, Case};
+use forge_replay_wire::{assemble_case, assemble_sequence, AssembleError, Case, CaseFile};
 
 use crate::args::{AssembleArgs, Format, TextOrJson};
 use crate::out::{self, Out};
@@ -19,8 +23,51 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
         Ok(t) => t,
         Err(e) => return bad_input(&format!("{path}: cannot read: {e}")),
     };
-    let mut case = match Case::parse(&text) {
-        Ok(c) => c,
+    let mut case = match CaseFile::parse(&text) {
+        Ok(CaseFile::Single(c)) => c,
+        Ok(CaseFile::Sequence(mut seq)) => {
+            let release = args.pi.for_named(seq.pi, &args.case)?;
+            seq.pi = Some(release);
+            let catalog = match super::load_catalog(release, args.catalog.path()) {
+                Ok(c) => c,
+                Err(e) => return bad_input(&format!("{e:#}")),
+            };
+            let steps = match assemble_sequence(&seq, &catalog) {
+                Ok(s) => s,
+                Err(e) => return bad_input(&format!("{path}: {}", error_chain(&e))),
+            };
+            let mut requests = Vec::with_capacity(steps.len());
+            for (i, step) in steps.into_iter().enumerate() {
+                match step {
+                    Ok(s) => requests.push(s),
+                    Err(AssembleError::Rejected { message }) => {
+                        return bad_input(&format!(
+                            "{path}: request {i}: pi-ai {release} refuses this request: {message}"
+                        ))
+                    }
+                    Err(e) => {
+                        return bad_input(&format!("{path}: request {i}: {}", error_chain(&e)))
+                    }
+                }
+            }
+            let api = requests
+                .first()
+                .map_or("", |s| s.assembled.api.name())
+                .to_string();
+            let mut out = Out::stdout();
+            match Format::or_default(args.format).text_or_json() {
+                TextOrJson::Json => {
+                    let doc = serde_json::json!({
+                        "api": api,
+                        "requests": requests.iter().map(forge_replay_wire::Step::to_json).collect::<Vec<_>>(),
+                    });
+                    out.json(&(json::stringify_pretty(&doc) + "\n"))?
+                }
+                TextOrJson::Text => out.text(&sequence_summary(&requests))?,
+            }
+            out.flush()?;
+            return Ok(Exit::Ok);
+        }
         Err(e) => return bad_input(&format!("{path}: malformed case: {e}")),
     };
     let release = args.pi.for_named(case.pi, &args.case)?;
@@ -87,5 +134,42 @@ fn summary(case: &Case, a: &forge_replay_wire::Assembled) -> String {
         }
     ));
     s.push_str("the request in full: --format json (the default when stdout is not a terminal)\n");
+    s
+}
+
+/// `assemble --format text` of a multi-request case: one line per request.
+fn sequence_summary(steps: &[forge_replay_wire::Step]) -> String {
+    use super::summary::size;
+    let mut s = String::from("#    model                        msgs  thread    body  notes\n");
+    for (i, step) in steps.iter().enumerate() {
+        let msgs = step
+            .assembled
+            .payload
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .map_or(0, Vec::len);
+        let sent = step.exchange.sent.as_ref();
+        let thread = sent
+            .and_then(|a| a.thread.as_ref())
+            .map_or("—", |t| t.name());
+        let body = sent
+            .map(|a| a.wire.body_text.len())
+            .or_else(|| step.assembled.wire.as_ref().map(|w| w.body_text.len()))
+            .unwrap_or(0);
+        let mut notes = Vec::new();
+        if let Some(f) = &step.exchange.fallback {
+            notes.push(format!("fallback after rejection ({})", f.reason));
+        }
+        if let Some(e) = &step.exchange.error {
+            notes.push(format!("failed: {e}"));
+        }
+        s.push_str(&format!(
+            "{i:03}  {:<27}  {msgs:>4}  {thread:<8}  {:>6}  {}\n",
+            step.model.id(),
+            size(body),
+            notes.join("; ")
+        ));
+    }
+    s.push_str("the requests in full: --format json (the default when stdout is not a terminal)\n");
     s
 }
