@@ -395,8 +395,7 @@ pub(crate) fn convert_reply(
         allow_empty_signature,
         None,
         &ToolChanges::None,
-        release.has(Change::ErrorToolImagesSplit),
-        release.has(Change::AnthropicFlushBeforeSentAssistant),
+        release,
     )?;
     Ok(converted
         .into_iter()
@@ -433,8 +432,7 @@ fn cache_control(
 }
 
 fn beta_features(
-    release: forge_replay_model::release::PiRelease,
-    model: &Model,
+    input: &ApiInput<'_>,
     c: &Compat,
     messages: &[Cow<'_, Value>],
     is_oauth: bool,
@@ -442,6 +440,7 @@ fn beta_features(
     message_threads: bool,
     options: &Map<String, Value>,
 ) -> Vec<String> {
+    let (release, model) = (input.release, input.model);
     let mut configured: Option<Option<String>> = None;
     for headers in [model.get("headers"), options.field("headers")] {
         if let Some(m) = headers.and_then(Value::as_object) {
@@ -583,16 +582,14 @@ fn build_params(
         c.allow_empty_signature,
         effort_messages.then(|| model.provider()),
         &tool_changes,
-        input.has(Change::ErrorToolImagesSplit),
-        input.has(Change::AnthropicFlushBeforeSentAssistant),
+        input.release,
     )?;
     let active_effort = match options.field("effort") {
         None | Some(Value::Null) => s("high"),
         Some(v) => v.clone(),
     };
     let betas = beta_features(
-        input.release,
-        model,
+        input,
         c,
         messages,
         is_oauth,
@@ -1012,9 +1009,11 @@ fn convert_messages(
     allow_empty_signature: bool,
     managed_provider: Option<&str>,
     tool_changes: &ToolChanges<'_>,
-    split_error_images: bool,
-    flush_before_sent_assistant: bool,
+    release: forge_replay_model::release::PiRelease,
 ) -> Result<(Vec<Value>, HashMap<usize, Value>), AssembleError> {
+    // 1.3: images of error results follow all results of the turn.
+    let split_error_images = release.has(Change::ErrorToolImagesSplit);
+    let flush_before_sent_assistant = release.has(Change::AnthropicFlushBeforeSentAssistant);
     let mut params: Vec<Value> = Vec::with_capacity(msgs.len());
     let mut levels: HashMap<usize, Value> = HashMap::new();
     let mut pending: Vec<Value> = Vec::new();
