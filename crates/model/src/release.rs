@@ -223,6 +223,29 @@ pub enum Change {
     SessionVirtualModelState,
     /// The session file is created at the first user message (not the first assistant one).
     SessionFileAtFirstUserMessage,
+    // --- 1.6.0: shared request steps and the APIs other than Anthropic
+    /// Google/Vertex: `config.automaticContinuation: false` in the payload (not on the wire).
+    GoogleAutomaticContinuationOff,
+    /// Google/Vertex: string and number `const` values in tool schemas become one-value `enum`s.
+    GoogleConstAsEnum,
+    /// Google/Vertex: tool result text that is only whitespace counts as no text.
+    GoogleBlankToolResultText,
+    /// Tool changes in place fold into the request's tools only up to the last removal or redefinition.
+    TranscriptToolsFoldAtLastChange,
+    /// Responses: `getResponsesToolSupport` chooses `changes`, `additions` or `none`.
+    ResponsesToolSupportModes,
+    /// Responses: the OpenAI session affinity header is `session-id` instead of `session_id`.
+    ResponsesSessionIdHeader,
+    /// `compat.promptCacheKeyMode` decides whether `prompt_cache_key` is sent.
+    PromptCacheKeyMode,
+    /// Codex: no `instructions`; the system prompt is a leading developer item of `input`.
+    CodexSystemPromptInInput,
+    /// Codex: `max_output_tokens` is sent.
+    CodexMaxOutputTokens,
+    /// Codex: thinking off is sent as effort `none`.
+    CodexOffAsEffortNone,
+    /// Codex: `configuration_update` items carry the thinking level.
+    CodexConfigurationUpdate,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -251,6 +274,7 @@ const RESPONSES: &[&str] = &[
     "openai-codex-responses",
 ];
 const BEDROCK: &[&str] = &["bedrock-converse-stream"];
+const GOOGLE: &[&str] = &["google-generative-ai", "google-vertex"];
 const NONE: &[&str] = &[];
 
 /// Every change, in [`Change`] order (`CHANGES[c as usize].change == c`).
@@ -542,6 +566,106 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: NONE,
         summary: "the session file is written once it holds a user or assistant message (0.87.1: an assistant message), so a file may end at a user message that never got an answer",
         follows: "pi-coding-agent dist/core/session-manager.js _hasConversation",
+    },
+    // --- 1.6.0: shared request steps and the APIs other than Anthropic
+    ChangeInfo {
+        change: Change::GoogleAutomaticContinuationOff,
+        name: "google-automatic-continuation-off",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "the request config carries `automaticContinuation: false` (after `toolConfig`); the SDK keeps it out of the HTTP body, so only `onPayload` sees it",
+        follows: "pi-ai dist/api/google-generative-ai.js, google-vertex.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::GoogleConstAsEnum,
+        name: "google-const-as-enum",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "a string or number `const` in a tool's `parametersJsonSchema` (at schema positions, not property names) is sent as a one-value `enum` unless the node has an `enum`",
+        follows: "pi-ai dist/api/google-shared.js rewriteConstAsEnum",
+    },
+    ChangeInfo {
+        change: Change::GoogleBlankToolResultText,
+        name: "google-blank-tool-result-text",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "a tool result whose text is only whitespace counts as having no text: `(see attached image)` with images, else an empty response",
+        follows: "pi-ai dist/api/google-shared.js convertMessages (textResult.trim())",
+    },
+    ChangeInfo {
+        change: Change::TranscriptToolsFoldAtLastChange,
+        name: "transcript-tools-fold-at-last-change",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "with tool additions in place, a removal or same-name redeclaration no longer turns anchoring off: the request's tools become the tool state after the last such change and later additions stay anchored (Responses tool search, Completions tool messages)",
+        follows: "pi-ai dist/utils/transcript.js resolveTranscriptTools, findLastNonAdditiveToolChange",
+    },
+    ChangeInfo {
+        change: Change::ResponsesToolSupportModes,
+        name: "responses-tool-support-modes",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: RESPONSES,
+        summary: "tool changes are `changes` (mid-conversation system messages and `additional_tools`: no top-level `tools`, every system message declares its tools in `additional_tools` items, later ones preceded by an incremental-update notice, removals announced in the system text), `additions` (tool search) or `none`",
+        follows: "pi-ai dist/api/openai-responses-shared.js getResponsesToolSupport, convertResponsesMessages",
+    },
+    ChangeInfo {
+        change: Change::ResponsesSessionIdHeader,
+        name: "responses-session-id-header",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-responses"],
+        summary: "the OpenAI session-affinity header is spelled `session-id` (was `session_id`)",
+        follows: "pi-ai dist/api/openai-responses.js createClient",
+    },
+    ChangeInfo {
+        change: Change::PromptCacheKeyMode,
+        name: "prompt-cache-key-mode",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-responses", "azure-openai-responses", "openai-completions"],
+        summary: "`compat.promptCacheKeyMode` `disabled` drops `prompt_cache_key` (Responses, Azure); Completions sends it with `enabled`, or with `auto` for OpenAI and OpenRouter endpoints",
+        follows: "pi-ai dist/api/openai-responses.js buildParams; azure-openai-responses.js buildParams; openai-completions.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::CodexSystemPromptInInput,
+        name: "codex-system-prompt-in-input",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "no top-level `instructions`: the system prompt is the leading instruction item of `input`, like any other system message",
+        follows: "pi-ai dist/api/openai-codex-responses.js buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::CodexMaxOutputTokens,
+        name: "codex-max-output-tokens",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "`max_output_tokens` = `max(maxTokens, 16)` is sent unless `compat.supportsMaxOutputTokens` is false",
+        follows: "pi-ai dist/api/openai-codex-responses.js buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::CodexOffAsEffortNone,
+        name: "codex-off-as-effort-none",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "`streamSimple` with thinking off (or no level) on a reasoning model asks for effort `none` (mapped through `thinkingLevelMap.off`)",
+        follows: "pi-ai dist/api/openai-codex-responses.js streamSimple",
+    },
+    ChangeInfo {
+        change: Change::CodexConfigurationUpdate,
+        name: "codex-configuration-update",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "models with `compat.supportsMidConvoEffort` send the thinking level in `configuration_update` input items and `reasoning.effort` fixed at `medium`",
+        follows: "pi-ai dist/api/openai-codex-responses.js getConfigurationUpdateEffort, buildRequestBody",
     },
 ];
 

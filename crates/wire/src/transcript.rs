@@ -9,6 +9,7 @@ use crate::js::Field;
 use std::borrow::{Borrow, Cow};
 
 use forge_replay_model::json::{js_key_order, stringify};
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -429,6 +430,88 @@ pub fn has_non_additive_tool_changes<M: Borrow<Value>>(messages: &[M]) -> bool {
 /// The `anchorsAdditions` half of [`resolve_transcript_tools`] (without building the tool list).
 pub fn anchors_tool_additions<M: Borrow<Value>>(messages: &[M], supports_additions: bool) -> bool {
     supports_additions && !has_non_additive_tool_changes(messages)
+}
+
+/// How a transport can express tool changes inside the transcript (1.6's `resolveTranscriptTools`
+/// `support` argument; `getResponsesToolSupport` for the Responses family).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolSupport {
+    /// Nothing in place: the request's tools are the current tool set.
+    None,
+    /// Additions anchored at system messages; removals and redefinitions fold into the request.
+    Additions,
+    /// Every declaration in place (1.6 Responses `additional_tools` items), none at the top.
+    Changes,
+}
+
+/// `resolveTranscriptTools(messages, support)`'s result: the request's top-level tools, and how
+/// many leading system messages are folded into them (system messages from that index on
+/// declare their tools in place).
+#[derive(Debug, Clone, Default)]
+pub struct TranscriptTools {
+    /// `requestTools`.
+    pub request_tools: Vec<Value>,
+    /// `foldedSystemMessages`.
+    pub folded_system_messages: usize,
+}
+
+/// The index among the system messages of the last one with a removal or a same-name
+/// redeclaration (`findLastNonAdditiveToolChange`).
+fn last_non_additive_tool_change<M: Borrow<Value>>(messages: &[M]) -> Option<usize> {
+    let mut declared = std::collections::HashSet::new();
+    let mut last = None;
+    for (index, m) in systems(messages).enumerate() {
+        if !js::arr(m, "toolsRemoved").is_empty() {
+            last = Some(index);
+        }
+        for t in js::arr(m, "toolsAdded") {
+            if !declared.insert(tool_key(t)) {
+                last = Some(index);
+            }
+        }
+    }
+    last
+}
+
+/// `resolveTranscriptTools(messages, support)` of `release`. Before 1.6
+/// ([`Change::TranscriptToolsFoldAtLastChange`]) a removal or redefinition anywhere turns
+/// anchoring off (every system message folded, the current tools at the top) and
+/// [`ToolSupport::Changes`] does not exist (it acts as additions).
+pub fn transcript_tools<M: Borrow<Value>>(
+    release: PiRelease,
+    messages: &[M],
+    support: ToolSupport,
+) -> TranscriptTools {
+    let system_count = systems(messages).count();
+    if !release.has(Change::TranscriptToolsFoldAtLastChange) {
+        let (request_tools, anchors) =
+            resolve_transcript_tools(messages, support != ToolSupport::None);
+        let folded_system_messages = if anchors {
+            usize::from(initial_system_message(messages).is_some())
+        } else {
+            system_count
+        };
+        return TranscriptTools {
+            request_tools,
+            folded_system_messages,
+        };
+    }
+    match support {
+        ToolSupport::None => TranscriptTools {
+            request_tools: current_tools(messages),
+            folded_system_messages: system_count,
+        },
+        ToolSupport::Changes => TranscriptTools::default(),
+        ToolSupport::Additions => {
+            let initial = usize::from(initial_system_message(messages).is_some());
+            let folded = initial.max(last_non_additive_tool_change(messages).map_or(0, |i| i + 1));
+            let folded_messages: Vec<&Value> = systems(messages).take(folded).collect();
+            TranscriptTools {
+                request_tools: current_tools(&folded_messages),
+                folded_system_messages: folded,
+            }
+        }
+    }
 }
 
 /// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.

@@ -383,7 +383,11 @@ fn convert_messages<'a>(
                 } else {
                     Vec::new()
                 };
-                let has_text = !text_result.is_empty();
+                let has_text = if release.has(Change::GoogleBlankToolResultText) {
+                    !js::trim(&text_result).is_empty()
+                } else {
+                    !text_result.is_empty()
+                };
                 let has_images = !images.is_empty();
                 let multimodal = supports_multimodal_function_response(model.id());
                 let response_value = if has_text {
@@ -441,8 +445,80 @@ fn convert_messages<'a>(
     contents
 }
 
+/// JSON Schema keywords whose values map names to subschemas (their keys are not keywords).
+const JSON_SCHEMA_NAME_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// JSON Schema keywords holding a subschema or an array of subschemas.
+const JSON_SCHEMA_SUBSCHEMAS: [&str; 16] = [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// `rewriteConstAsEnum(schema, isNameMap)` ([`Change::GoogleConstAsEnum`]): string and number
+/// `const` values at schema positions become one-value `enum`s (appended after the node's other
+/// keys, as `delete` + assignment orders them).
+fn rewrite_const_as_enum(schema: &Value, is_name_map: bool) -> Value {
+    match schema {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| rewrite_const_as_enum(item, false))
+                .collect(),
+        ),
+        Value::Object(map) => {
+            let mut result: Map<String, Value> = map
+                .iter()
+                .map(|(k, v)| {
+                    let v = if is_name_map || JSON_SCHEMA_SUBSCHEMAS.contains(&k.as_str()) {
+                        rewrite_const_as_enum(v, false)
+                    } else if JSON_SCHEMA_NAME_MAPS.contains(&k.as_str()) {
+                        rewrite_const_as_enum(v, true)
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            if !is_name_map && !result.contains_key("enum") {
+                if let Some(value @ (Value::String(_) | Value::Number(_))) = result.get("const") {
+                    let value = value.clone();
+                    result.shift_remove("const");
+                    result.insert("enum".into(), Value::Array(vec![value]));
+                }
+            }
+            Value::Object(result)
+        }
+        other => other.clone(),
+    }
+}
+
 /// `convertTools(tools, false, supportsStrictMode)`.
-fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, AssembleError> {
+fn convert_tools(
+    release: PiRelease,
+    tools: &[Value],
+    supports_strict: bool,
+) -> Result<Value, AssembleError> {
     let decls = tools
         .iter()
         .map(|tool| {
@@ -451,6 +527,11 @@ fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, Assemb
             insert(&mut d, "name", tool.field("name"));
             insert(&mut d, "description", tool.field("description"));
             if let Some(p) = crate::constrained::defined_tool_parameters(tool, strict) {
+                let p = if release.has(Change::GoogleConstAsEnum) {
+                    rewrite_const_as_enum(&p, false)
+                } else {
+                    p
+                };
                 d.insert("parametersJsonSchema".into(), p);
             }
             Ok(Value::Object(d))
@@ -564,13 +645,19 @@ fn build_params<'a>(
         );
     }
     if !tools.is_empty() {
-        config.insert("tools".into(), convert_tools(tools, supports_strict)?);
+        config.insert(
+            "tools".into(),
+            convert_tools(release, tools, supports_strict)?,
+        );
     }
     if let Some(mode) = mode {
         config.insert(
             "toolConfig".into(),
             obj!([("functionCallingConfig", obj!([("mode", s(mode))]))]),
         );
+    }
+    if release.has(Change::GoogleAutomaticContinuationOff) {
+        config.insert("automaticContinuation".into(), Value::Bool(false));
     }
     let thinking = options.field("thinking");
     if js::truthy(js::get(thinking, "enabled")) && model.reasoning() {

@@ -341,6 +341,15 @@ pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option
     None
 }
 
+/// `model.compat?.promptCacheKeyMode === "disabled"` (1.6, [`Change::PromptCacheKeyMode`]):
+/// the model's endpoint gets no `prompt_cache_key`.
+pub fn prompt_cache_key_disabled(model: &Model) -> bool {
+    model
+        .compat_value("promptCacheKeyMode")
+        .and_then(Value::as_str)
+        == Some("disabled")
+}
+
 /// Runs the builder of `model.api`.
 pub fn dispatch(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let api = input.model.api().ok_or_else(|| AssembleError::UnknownApi {
