@@ -67,7 +67,12 @@ pub fn check(data: &[u8]) {
                 .unwrap_or_else(|| {
                     panic!("{release}: no catalog model of {provider} among {ids:?}")
                 });
-            assert_eq!(model.api(), Some(api), "{provider}/{id} is not on {api}");
+            assert_eq!(
+                model.api(),
+                Some(api),
+                "{provider}/{} is not on {api}",
+                model.id()
+            );
             assembled(release, &model, &case, &env);
         }
     }

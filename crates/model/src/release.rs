@@ -246,6 +246,22 @@ pub enum Change {
     CodexOffAsEffortNone,
     /// Codex: `configuration_update` items carry the thinking level.
     CodexConfigurationUpdate,
+    /// Google/Vertex: `@google/genai` 2.32 serializes parts differently.
+    GoogleGenai232Parts,
+    /// A strict tool schema node without `type`, `anyOf` or `enum` is unsupported.
+    StrictSchemaRequiresType,
+    /// Tool output that is only whitespace becomes `(no tool output)` (or the image placeholder).
+    BlankToolOutputIsNoOutput,
+    /// Completions: the developer role is detected for OpenAI only.
+    CompletionsDeveloperRoleOpenAiOnly,
+    /// Completions: `tools: []` for a tool history only with `compat.requiresToolsWithToolHistory`.
+    CompletionsToolsWithToolHistoryOptIn,
+    /// Completions: `compat.requiresNonNullAssistantContent` sends `""` instead of `null` assistant content.
+    CompletionsNonNullAssistantContent,
+    /// Mistral: strict tools only with `compat.supportsStrictMode`.
+    MistralStrictModeOptIn,
+    /// `clampMaxTokensToContext` keeps a margin of 15% of the input and a 32,768 output floor.
+    ClampRatioMargin,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -666,6 +682,78 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: &["openai-codex-responses"],
         summary: "models with `compat.supportsMidConvoEffort` send the thinking level in `configuration_update` input items and `reasoning.effort` fixed at `medium`",
         follows: "pi-ai dist/api/openai-codex-responses.js getConfigurationUpdateEffort, buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::GoogleGenai232Parts,
+        name: "google-genai-2.32-parts",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "pi-ai 1.6 depends on `@google/genai` 2.32: Gemini API bodies keep `inlineData` as pi-ai wrote it (`mimeType` before `data`), Vertex bodies rebuild `functionResponse` as `{id, name, parts, response}`",
+        follows: "@google/genai 2.32 dist/node/index.mjs partToMldev, functionResponseToVertex",
+    },
+    ChangeInfo {
+        change: Change::StrictSchemaRequiresType,
+        name: "strict-schema-requires-type",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "a schema node without `type`, `anyOf` or `enum` (a bare `const` included) cannot be made strict: a `prefer` tool is sent non-strict, a `require` tool is refused with `schemas without a type are unsupported`",
+        follows: "pi-ai dist/api/constrained-sampling.js makeJsonSchemaNodeStrict",
+    },
+    ChangeInfo {
+        change: Change::BlankToolOutputIsNoOutput,
+        name: "blank-tool-output-is-no-output",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: &["openai-responses", "azure-openai-responses", "openai-codex-responses", "openai-completions"],
+        summary: "a tool result whose text is only whitespace is sent as `(no tool output)`, or `(see attached image)` when it has images (Responses family, Completions)",
+        follows: "pi-ai dist/api/openai-responses-shared.js convertToolResultOutput; openai-completions.js convertMessages (textResult.trim())",
+    },
+    ChangeInfo {
+        change: Change::CompletionsDeveloperRoleOpenAiOnly,
+        name: "completions-developer-role-openai-only",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "`supportsDeveloperRole` is detected only for provider `openai` or an `api.openai.com` base URL (was: every standard endpoint and OpenRouter's anthropic/ and openai/ models), so reasoning models elsewhere get `system` instructions",
+        follows: "pi-ai dist/api/openai-completions.js detectCompat",
+    },
+    ChangeInfo {
+        change: Change::CompletionsToolsWithToolHistoryOptIn,
+        name: "completions-tools-with-tool-history-opt-in",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "a request without tools but with tool calls or results in its history sends `tools: []` only when `compat.requiresToolsWithToolHistory` is set",
+        follows: "pi-ai dist/api/openai-completions.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::CompletionsNonNullAssistantContent,
+        name: "completions-non-null-assistant-content",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "with `compat.requiresNonNullAssistantContent`, an assistant message's content starts as `\"\"` instead of `null` (as with `requiresAssistantAfterToolResult`)",
+        follows: "pi-ai dist/api/openai-completions.js convertMessages",
+    },
+    ChangeInfo {
+        change: Change::MistralStrictModeOptIn,
+        name: "mistral-strict-mode-opt-in",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["mistral-conversations"],
+        summary: "strict tool schemas are sent only when `compat.supportsStrictMode` is set; otherwise `prefer` tools are non-strict and `require` tools are refused",
+        follows: "pi-ai dist/api/mistral-conversations.js buildChatPayload, toFunctionTools",
+    },
+    ChangeInfo {
+        change: Change::ClampRatioMargin,
+        name: "clamp-ratio-margin",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "`maxTokens` clamped to the context window leaves `max(4096, ceil(0.15 * input))` tokens of margin while that leaves at least 32,768 tokens of output; otherwise only the 4,096 margin, with output capped at 32,768",
+        follows: "pi-ai dist/api/simple-options.js clampMaxTokensToContext",
     },
 ];
 

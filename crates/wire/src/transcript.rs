@@ -665,6 +665,35 @@ mod tests {
     }
 
     #[test]
+    fn tool_additions_fold_up_to_the_last_removal_from_1_6() {
+        let tool = |n: &str| json!({"name": n, "parameters": {"type": "object"}});
+        let messages = vec![
+            json!({"role": "system", "content": "s", "toolsAdded": [tool("a"), tool("b")]}),
+            json!({"role": "user", "content": "u"}),
+            json!({"role": "system", "content": "", "toolsAdded": [tool("c")]}),
+            json!({"role": "system", "content": "", "toolsRemoved": [tool("a")]}),
+            json!({"role": "system", "content": "", "toolsAdded": [tool("d")]}),
+        ];
+        let names = |t: &TranscriptTools| {
+            t.request_tools
+                .iter()
+                .map(|x| x["name"].as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        };
+        let new = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::Additions);
+        assert_eq!(names(&new), ["b", "c"]);
+        assert_eq!(new.folded_system_messages, 3);
+        let old = transcript_tools(PiRelease::V1_3_0, &messages, ToolSupport::Additions);
+        assert_eq!(names(&old), ["b", "c", "d"]);
+        assert_eq!(old.folded_system_messages, 4);
+        let changes = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::Changes);
+        assert!(changes.request_tools.is_empty());
+        assert_eq!(changes.folded_system_messages, 0);
+        let none = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::None);
+        assert_eq!(names(&none), ["b", "c", "d"]);
+    }
+
+    #[test]
     fn replay_patches_sections_in_map_order() {
         let msgs = vec![
             sys(

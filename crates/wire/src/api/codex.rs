@@ -160,6 +160,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         prompt_cache_key(options.field("sessionId"))?
     };
     let tool_options = ToolOptions {
+        release: input.release,
         strict: Some(Value::Null),
         supports_strict_mode: Some(supports_strict),
         supports_openai_grammar_tools: supports_grammar,

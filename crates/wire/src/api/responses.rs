@@ -137,6 +137,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let long_cache = flag(model, "supportsLongCacheRetention", true);
     let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
     let tool_options = ToolOptions {
+        release: input.release,
         strict: None,
         supports_strict_mode: Some(supports_strict),
         supports_openai_grammar_tools: supports_grammar,

@@ -70,8 +70,10 @@ impl JsObject {
 }
 
 /// Tool conversion options (`convertResponsesTools`'s second argument).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ToolOptions {
+    /// The release whose strict-schema rules apply.
+    pub release: PiRelease,
     /// `strict` (`None` = undefined, which means `false`).
     pub strict: Option<Value>,
     /// `supportsStrictMode` (`None` = undefined = true).
@@ -112,7 +114,8 @@ pub fn convert_responses_tools(
             out.push(Value::Object(m));
             continue;
         }
-        let constrained = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let constrained =
+            resolve_json_schema_strict_sampling(options.release, tool, supports_strict)?;
         let strict = match constrained {
             Some(b) => Value::Bool(b),
             None => default_strict.clone(),
@@ -268,7 +271,7 @@ fn text_signature(sig: Option<&Value>) -> Option<(String, Option<String>)> {
     Some((text, None))
 }
 
-fn tool_result_output(model: &Model, content: &[Value]) -> Value {
+fn tool_result_output(release: PiRelease, model: &Model, content: &[Value]) -> Value {
     let texts: Vec<_> = content
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("text"))
@@ -279,7 +282,12 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("image"))
         .collect();
-    let has_text = !text.is_empty();
+    // 1.6 ([`Change::BlankToolOutputIsNoOutput`]): whitespace alone is no text.
+    let has_text = if release.has(Change::BlankToolOutputIsNoOutput) {
+        !js::trim(&text).is_empty()
+    } else {
+        !text.is_empty()
+    };
     if images.is_empty() || !model.supports_images() {
         let t = if has_text {
             text.as_str()
@@ -697,7 +705,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     "msg.toolCallId",
                     "split",
                 ));
-                let output = tool_result_output(model, js::arr(msg, "content"));
+                let output = tool_result_output(options.release, model, js::arr(msg, "content"));
                 let tool_name = js::str_of(msg, "toolName").unwrap_or("");
                 let ty = if msg.field("toolName").is_some() && grammar.contains_key(tool_name) {
                     "custom_tool_call_output"
