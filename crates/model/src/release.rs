@@ -262,6 +262,8 @@ pub enum Change {
     MistralStrictModeOptIn,
     /// `clampMaxTokensToContext` keeps a margin of 15% of the input and a 32,768 output floor.
     ClampRatioMargin,
+    /// A request identity with `attribution` adds provider attribution headers.
+    IdentityAttributionHeaders,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -754,6 +756,15 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: NONE,
         summary: "`maxTokens` clamped to the context window leaves `max(4096, ceil(0.15 * input))` tokens of margin while that leaves at least 32,768 tokens of output; otherwise only the 4,096 margin, with output capped at 32,768",
         follows: "pi-ai dist/api/simple-options.js clampMaxTokensToContext",
+    },
+    ChangeInfo {
+        change: Change::IdentityAttributionHeaders,
+        name: "identity-attribution-headers",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "`options.identity.attribution` adds OpenRouter's `HTTP-Referer`, `X-OpenRouter-Title` and `X-OpenRouter-Categories`, NVIDIA's `X-BILLING-INVOKE-ORIGIN` or OpenCode's `x-opencode-client`, below the model's and the caller's headers; `User-Agent` becomes `pi/<version> (…)` (not compared)",
+        follows: "pi-ai dist/utils/identity.js getIdentityHeaders, getAttributionHeaders",
     },
 ];
 

@@ -514,4 +514,57 @@ mod tests {
             "pi-ai rejects this request: Tool \"k\" requires JSON-schema constrained sampling, but schemas without a type are unsupported."
         );
     }
+
+    /// identity-attribution-headers: real pi-ai 1.6.0 (`gen-wire-cases.mjs --run-case`) sent
+    /// these headers for an identity with attribution; 1.3.0 sent none of them.
+    #[test]
+    fn identity_attribution_headers_from_1_6() {
+        let ctx = json!({"systemPrompt": "p", "messages": [{"role": "user", "content": "hi", "timestamp": 1}]});
+        let identity = json!({"attribution": {"name": "pi", "url": "https://pi.dev", "categories": ["cli-agent", "x"]}});
+        let headers = |release: PiRelease, model: Value, extra: Value| {
+            let mut options = json!({"sessionId": "s", "identity": identity.clone()});
+            if let (Some(o), Some(e)) = (options.as_object_mut(), extra.as_object()) {
+                o.extend(e.clone());
+            }
+            let case = json!({"model": model, "context": ctx.clone(), "options": options});
+            let case = Case::parse(&case.to_string()).expect("case");
+            let wire = assemble_case(&case, Catalog::builtin(release))
+                .expect("assembles")
+                .wire
+                .expect("fetch");
+            wire.headers
+                .into_iter()
+                .filter(|(k, _)| {
+                    k.starts_with("x-o") || k.starts_with("http-") || k.starts_with("x-b")
+                })
+                .collect::<Vec<_>>()
+        };
+        let openrouter = json!({"provider": "openrouter", "id": "openai/gpt-5.5"});
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            headers(PiRelease::V1_6_0, openrouter.clone(), json!({})),
+            [
+                pair("http-referer", "https://pi.dev"),
+                pair("x-openrouter-categories", "cli-agent,x"),
+                pair("x-openrouter-title", "pi")
+            ]
+        );
+        assert!(headers(PiRelease::V1_3_0, openrouter, json!({})).is_empty());
+        let nvidia = json!({"provider": "nvidia", "id": "google/gemma-3-12b-it"});
+        assert_eq!(
+            headers(PiRelease::V1_6_0, nvidia, json!({})),
+            [pair("x-billing-invoke-origin", "Pi")]
+        );
+        // The caller's headers override the identity's.
+        let google_at_nvidia = json!({"provider": "google", "id": "gemini-2.5-pro",
+            "overrides": {"baseUrl": "https://integrate.api.nvidia.com/v1"}});
+        assert_eq!(
+            headers(
+                PiRelease::V1_6_0,
+                google_at_nvidia,
+                json!({"headers": {"x-billing-invoke-origin": "Mine"}})
+            ),
+            [pair("x-billing-invoke-origin", "Mine")]
+        );
+    }
 }

@@ -480,6 +480,10 @@ pub fn build_base_options(
     ] {
         copy(&mut base, key);
     }
+    // 1.6 passes the request identity on ([`Change::IdentityAttributionHeaders`]).
+    if release.has(Change::IdentityAttributionHeaders) {
+        copy(&mut base, "identity");
+    }
     base
 }
 

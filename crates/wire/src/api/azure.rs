@@ -5,7 +5,6 @@
 //! (default `v1`), `AZURE_OPENAI_BASE_URL`, `AZURE_OPENAI_RESOURCE_NAME`.
 
 use crate::js::Field;
-use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
@@ -285,7 +284,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let params = p.into_value();
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert("content-type".into(), "application/json".into());
     headers.insert("api-key".into(), api_key);

@@ -280,7 +280,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     // With `transport: "sse"` the request goes through fetch (zstd-compressed JSON; the body here
     // is the uncompressed text). Otherwise a WebSocket carries it and there is no wire request.
     let wire = (options.field("transport").and_then(Value::as_str) == Some("sse")).then(|| {
-        let mut headers = std::collections::BTreeMap::new();
+        let mut headers = crate::api::identity_headers(input.release, model, &options);
         // `buildBaseCodexHeaders`: from 1.3 `originator` is a default the model's and the
         // caller's headers override; 0.87.1 sets it last.
         let defaults_first = input.release.has(Change::CodexHeaderDefaultsFirst);

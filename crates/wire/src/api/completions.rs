@@ -1200,13 +1200,14 @@ fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> String
 
 /// The request headers pi-ai adds (`createClient`), before the SDK's own.
 fn request_headers(
+    release: PiRelease,
     model: &Model,
     messages: &[Cow<'_, Value>],
     options: &Map<String, Value>,
     session: Option<&str>,
     c: &Compat,
 ) -> BTreeMap<String, String> {
-    let mut h = BTreeMap::new();
+    let mut h = crate::api::identity_headers(release, model, options);
     h.insert("accept".into(), "application/json".to_string());
     h.insert("content-type".into(), "application/json".to_string());
     h.insert("authorization".into(), "Bearer [redacted]".to_string());
@@ -1298,7 +1299,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let payload = build_params(
         input, &messages, sys_view, &options, &c, &retention, &grammar,
     )?;
-    let headers = request_headers(model, &messages, &options, session, &c);
+    let headers = request_headers(input.release, model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,

@@ -11,7 +11,6 @@
 //! `functionCall` to `{args, id, name}` and `inlineData` to `{data, mimeType}`, Vertex keeps them.
 
 use crate::js::Field;
-use std::collections::BTreeMap;
 
 use forge_replay_model::json::stringify;
 use forge_replay_model::release::{Change, PiRelease};
@@ -1112,7 +1111,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         .and_then(Value::as_array)
         .is_some_and(|c| !c.is_empty());
     let wire = has_contents.then(|| {
-        let mut headers = BTreeMap::new();
+        let mut headers = crate::api::identity_headers(input.release, model, &options);
         headers.insert("content-type".into(), "application/json".to_string());
         if input.has(Change::HeadersMergedCaseInsensitively) {
             // `providerHeadersToRecord`: by lowercased name, the last source winning, `null`

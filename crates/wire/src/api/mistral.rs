@@ -9,7 +9,7 @@
 use crate::js::Field;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use forge_replay_model::json::stringify;
 use forge_replay_model::release::{Change, PiRelease};
@@ -755,7 +755,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     );
     let payload = build_payload(input.release, model, input.messages, &transformed, &options)?;
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".into(), "text/event-stream".to_string());
     headers.insert("authorization".into(), "Bearer [redacted]".to_string());
     headers.insert("content-type".into(), "application/json".to_string());

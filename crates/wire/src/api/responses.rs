@@ -269,7 +269,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let params = p.into_value();
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert("content-type".into(), "application/json".into());
     headers.insert("authorization".into(), format!("Bearer {api_key}"));
