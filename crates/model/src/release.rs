@@ -232,6 +232,47 @@ pub enum Change {
     AnthropicFlushBeforeSentAssistant,
     /// Anthropic: a non-strict `input_schema` keeps `additionalProperties`, `$defs`, `definitions`.
     AnthropicNonStrictSchemaKeywords,
+    // --- 1.6.0: shared request steps and the APIs other than Anthropic
+    /// Google/Vertex: `config.automaticContinuation: false` in the payload (not on the wire).
+    GoogleAutomaticContinuationOff,
+    /// Google/Vertex: string and number `const` values in tool schemas become one-value `enum`s.
+    GoogleConstAsEnum,
+    /// Google/Vertex: tool result text that is only whitespace counts as no text.
+    GoogleBlankToolResultText,
+    /// Tool changes in place fold into the request's tools only up to the last removal or redefinition.
+    TranscriptToolsFoldAtLastChange,
+    /// Responses: `getResponsesToolSupport` chooses `changes`, `additions` or `none`.
+    ResponsesToolSupportModes,
+    /// Responses: the OpenAI session affinity header is `session-id` instead of `session_id`.
+    ResponsesSessionIdHeader,
+    /// `compat.promptCacheKeyMode` decides whether `prompt_cache_key` is sent.
+    PromptCacheKeyMode,
+    /// Codex: no `instructions`; the system prompt is a leading developer item of `input`.
+    CodexSystemPromptInInput,
+    /// Codex: `max_output_tokens` is sent.
+    CodexMaxOutputTokens,
+    /// Codex: thinking off is sent as effort `none`.
+    CodexOffAsEffortNone,
+    /// Codex: `configuration_update` items carry the thinking level.
+    CodexConfigurationUpdate,
+    /// Google/Vertex: `@google/genai` 2.32 serializes parts differently.
+    GoogleGenai232Parts,
+    /// A strict tool schema node without `type`, `anyOf` or `enum` is unsupported.
+    StrictSchemaRequiresType,
+    /// Tool output that is only whitespace becomes `(no tool output)` (or the image placeholder).
+    BlankToolOutputIsNoOutput,
+    /// Completions: the developer role is detected for OpenAI only.
+    CompletionsDeveloperRoleOpenAiOnly,
+    /// Completions: `tools: []` for a tool history only with `compat.requiresToolsWithToolHistory`.
+    CompletionsToolsWithToolHistoryOptIn,
+    /// Completions: `compat.requiresNonNullAssistantContent` sends `""` instead of `null` assistant content.
+    CompletionsNonNullAssistantContent,
+    /// Mistral: strict tools only with `compat.supportsStrictMode`.
+    MistralStrictModeOptIn,
+    /// `clampMaxTokensToContext` keeps a margin of 15% of the input and a 32,768 output floor.
+    ClampRatioMargin,
+    /// A request identity with `attribution` adds provider attribution headers.
+    IdentityAttributionHeaders,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -260,6 +301,7 @@ const RESPONSES: &[&str] = &[
     "openai-codex-responses",
 ];
 const BEDROCK: &[&str] = &["bedrock-converse-stream"];
+const GOOGLE: &[&str] = &["google-generative-ai", "google-vertex"];
 const NONE: &[&str] = &[];
 
 /// Every change, in [`Change`] order (`CHANGES[c as usize].change == c`).
@@ -588,6 +630,187 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: ANTHROPIC,
         summary: "a non-strict tool's `input_schema` keeps the root `additionalProperties`, `$defs` and `definitions` after `type`/`properties`/`required`",
         follows: "pi-ai dist/api/anthropic-messages.js convertTools (legacyInputSchema)",
+    },
+    // --- 1.6.0: shared request steps and the APIs other than Anthropic
+    ChangeInfo {
+        change: Change::GoogleAutomaticContinuationOff,
+        name: "google-automatic-continuation-off",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "the request config carries `automaticContinuation: false` (after `toolConfig`); the SDK keeps it out of the HTTP body, so only `onPayload` sees it",
+        follows: "pi-ai dist/api/google-generative-ai.js, google-vertex.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::GoogleConstAsEnum,
+        name: "google-const-as-enum",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "a string or number `const` in a tool's `parametersJsonSchema` (at schema positions, not property names) is sent as a one-value `enum` unless the node has an `enum`",
+        follows: "pi-ai dist/api/google-shared.js rewriteConstAsEnum",
+    },
+    ChangeInfo {
+        change: Change::GoogleBlankToolResultText,
+        name: "google-blank-tool-result-text",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "a tool result whose text is only whitespace counts as having no text: `(see attached image)` with images, else an empty response",
+        follows: "pi-ai dist/api/google-shared.js convertMessages (textResult.trim())",
+    },
+    ChangeInfo {
+        change: Change::TranscriptToolsFoldAtLastChange,
+        name: "transcript-tools-fold-at-last-change",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "with tool additions in place, a removal or same-name redeclaration no longer turns anchoring off: the request's tools become the tool state after the last such change and later additions stay anchored (Responses tool search, Completions tool messages)",
+        follows: "pi-ai dist/utils/transcript.js resolveTranscriptTools, findLastNonAdditiveToolChange",
+    },
+    ChangeInfo {
+        change: Change::ResponsesToolSupportModes,
+        name: "responses-tool-support-modes",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: RESPONSES,
+        summary: "tool changes are `changes` (mid-conversation system messages and `additional_tools`: no top-level `tools`, every system message declares its tools in `additional_tools` items, later ones preceded by an incremental-update notice, removals announced in the system text), `additions` (tool search) or `none`",
+        follows: "pi-ai dist/api/openai-responses-shared.js getResponsesToolSupport, convertResponsesMessages",
+    },
+    ChangeInfo {
+        change: Change::ResponsesSessionIdHeader,
+        name: "responses-session-id-header",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-responses"],
+        summary: "the OpenAI session-affinity header is spelled `session-id` (was `session_id`)",
+        follows: "pi-ai dist/api/openai-responses.js createClient",
+    },
+    ChangeInfo {
+        change: Change::PromptCacheKeyMode,
+        name: "prompt-cache-key-mode",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-responses", "azure-openai-responses", "openai-completions"],
+        summary: "`compat.promptCacheKeyMode` `disabled` drops `prompt_cache_key` (Responses, Azure); Completions sends it with `enabled`, or with `auto` for OpenAI and OpenRouter endpoints",
+        follows: "pi-ai dist/api/openai-responses.js buildParams; azure-openai-responses.js buildParams; openai-completions.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::CodexSystemPromptInInput,
+        name: "codex-system-prompt-in-input",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "no top-level `instructions`: the system prompt is the leading instruction item of `input`, like any other system message",
+        follows: "pi-ai dist/api/openai-codex-responses.js buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::CodexMaxOutputTokens,
+        name: "codex-max-output-tokens",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "`max_output_tokens` = `max(maxTokens, 16)` is sent unless `compat.supportsMaxOutputTokens` is false",
+        follows: "pi-ai dist/api/openai-codex-responses.js buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::CodexOffAsEffortNone,
+        name: "codex-off-as-effort-none",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "`streamSimple` with thinking off (or no level) on a reasoning model asks for effort `none` (mapped through `thinkingLevelMap.off`)",
+        follows: "pi-ai dist/api/openai-codex-responses.js streamSimple",
+    },
+    ChangeInfo {
+        change: Change::CodexConfigurationUpdate,
+        name: "codex-configuration-update",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-codex-responses"],
+        summary: "models with `compat.supportsMidConvoEffort` send the thinking level in `configuration_update` input items and `reasoning.effort` fixed at `medium`",
+        follows: "pi-ai dist/api/openai-codex-responses.js getConfigurationUpdateEffort, buildRequestBody",
+    },
+    ChangeInfo {
+        change: Change::GoogleGenai232Parts,
+        name: "google-genai-2.32-parts",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: GOOGLE,
+        summary: "pi-ai 1.6 depends on `@google/genai` 2.32: Gemini API bodies keep `inlineData` as pi-ai wrote it (`mimeType` before `data`), Vertex bodies rebuild `functionResponse` as `{id, name, parts, response}`",
+        follows: "@google/genai 2.32 dist/node/index.mjs partToMldev, functionResponseToVertex",
+    },
+    ChangeInfo {
+        change: Change::StrictSchemaRequiresType,
+        name: "strict-schema-requires-type",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "a schema node without `type`, `anyOf` or `enum` (a bare `const` included) cannot be made strict: a `prefer` tool is sent non-strict, a `require` tool is refused with `schemas without a type are unsupported`",
+        follows: "pi-ai dist/api/constrained-sampling.js makeJsonSchemaNodeStrict",
+    },
+    ChangeInfo {
+        change: Change::BlankToolOutputIsNoOutput,
+        name: "blank-tool-output-is-no-output",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: &["openai-responses", "azure-openai-responses", "openai-codex-responses", "openai-completions"],
+        summary: "a tool result whose text is only whitespace is sent as `(no tool output)`, or `(see attached image)` when it has images (Responses family, Completions)",
+        follows: "pi-ai dist/api/openai-responses-shared.js convertToolResultOutput; openai-completions.js convertMessages (textResult.trim())",
+    },
+    ChangeInfo {
+        change: Change::CompletionsDeveloperRoleOpenAiOnly,
+        name: "completions-developer-role-openai-only",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "`supportsDeveloperRole` is detected only for provider `openai` or an `api.openai.com` base URL (was: every standard endpoint and OpenRouter's anthropic/ and openai/ models), so reasoning models elsewhere get `system` instructions",
+        follows: "pi-ai dist/api/openai-completions.js detectCompat",
+    },
+    ChangeInfo {
+        change: Change::CompletionsToolsWithToolHistoryOptIn,
+        name: "completions-tools-with-tool-history-opt-in",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "a request without tools but with tool calls or results in its history sends `tools: []` only when `compat.requiresToolsWithToolHistory` is set",
+        follows: "pi-ai dist/api/openai-completions.js buildParams",
+    },
+    ChangeInfo {
+        change: Change::CompletionsNonNullAssistantContent,
+        name: "completions-non-null-assistant-content",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["openai-completions"],
+        summary: "with `compat.requiresNonNullAssistantContent`, an assistant message's content starts as `\"\"` instead of `null` (as with `requiresAssistantAfterToolResult`)",
+        follows: "pi-ai dist/api/openai-completions.js convertMessages",
+    },
+    ChangeInfo {
+        change: Change::MistralStrictModeOptIn,
+        name: "mistral-strict-mode-opt-in",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["mistral-conversations"],
+        summary: "strict tool schemas are sent only when `compat.supportsStrictMode` is set; otherwise `prefer` tools are non-strict and `require` tools are refused",
+        follows: "pi-ai dist/api/mistral-conversations.js buildChatPayload, toFunctionTools",
+    },
+    ChangeInfo {
+        change: Change::ClampRatioMargin,
+        name: "clamp-ratio-margin",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "`maxTokens` clamped to the context window leaves `max(4096, ceil(0.15 * input))` tokens of margin while that leaves at least 32,768 tokens of output; otherwise only the 4,096 margin, with output capped at 32,768",
+        follows: "pi-ai dist/api/simple-options.js clampMaxTokensToContext",
+    },
+    ChangeInfo {
+        change: Change::IdentityAttributionHeaders,
+        name: "identity-attribution-headers",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Shared,
+        apis: NONE,
+        summary: "`options.identity.attribution` adds OpenRouter's `HTTP-Referer`, `X-OpenRouter-Title` and `X-OpenRouter-Categories`, NVIDIA's `X-BILLING-INVOKE-ORIGIN` or OpenCode's `x-opencode-client`, below the model's and the caller's headers; `User-Agent` becomes `pi/<version> (…)` (not compared)",
+        follows: "pi-ai dist/utils/identity.js getIdentityHeaders, getAttributionHeaders",
     },
 ];
 

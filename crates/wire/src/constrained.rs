@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::error::AssembleError;
 use crate::js;
+use forge_replay_model::release::{Change, PiRelease};
 
 const UNSUPPORTED_STRICT_SCHEMA_KEYS: [&str; 16] = [
     "$ref",
@@ -77,7 +78,26 @@ fn allows_null(schema: &Value) -> bool {
 /// A provider's extra strict-mode rule: `isUnsupportedKeyword(key, value)` (1.3).
 pub type KeywordRule = fn(&str, &Value) -> bool;
 
-fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<(), String> {
+/// What `makeJsonSchemaNodeStrict` refuses beyond the fixed keyword list.
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    /// The provider's keyword rule.
+    keyword: Option<KeywordRule>,
+    /// 1.6 ([`Change::StrictSchemaRequiresType`]): a node without `type`, `anyOf` or `enum`.
+    untyped_unsupported: bool,
+}
+
+impl Rules {
+    fn of(release: Option<PiRelease>, keyword: Option<KeywordRule>) -> Rules {
+        Rules {
+            keyword,
+            untyped_unsupported: release.is_some_and(|r| r.has(Change::StrictSchemaRequiresType)),
+        }
+    }
+}
+
+fn make_strict_node(schema: &mut Value, rules: Rules) -> Result<(), String> {
+    let keyword = rules.keyword;
     let Some(obj) = schema.as_object_mut() else {
         return Err("boolean schemas are unsupported".into());
     };
@@ -97,6 +117,15 @@ fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<
             }
         }
     }
+    // OpenAI strict mode rejects nodes without a type; a bare enum counts as typed, a bare const
+    // does not.
+    if rules.untyped_unsupported
+        && !obj.contains_key("type")
+        && !obj.contains_key("anyOf")
+        && !obj.contains_key("enum")
+    {
+        return Err("schemas without a type are unsupported".into());
+    }
     if let Some(any_of) = obj.get_mut("anyOf") {
         match any_of.as_array_mut() {
             Some(variants) if !variants.is_empty() => {
@@ -104,7 +133,7 @@ fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<
                     if is_structured(v) {
                         return Err("object and array unions are unsupported".into());
                     }
-                    make_strict_node(v, keyword)?;
+                    make_strict_node(v, rules)?;
                 }
             }
             _ => return Err("anyOf must contain at least one schema".into()),
@@ -114,7 +143,7 @@ fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<
         if items.is_array() {
             return Err("tuple schemas are unsupported".into());
         }
-        make_strict_node(items, keyword)?;
+        make_strict_node(items, rules)?;
     }
     let is_object = obj.field("type").and_then(Value::as_str) == Some("object");
     if obj.contains_key("properties") && !is_object {
@@ -162,7 +191,7 @@ fn make_strict_node(schema: &mut Value, keyword: Option<KeywordRule>) -> Result<
     }
     for key in &names {
         let mut prop = properties.get(key).cloned().unwrap_or(Value::Null);
-        make_strict_node(&mut prop, keyword)?;
+        make_strict_node(&mut prop, rules)?;
         if !required.contains(key) && !allows_null(&prop) {
             prop = js::obj!([(
                 "anyOf",
@@ -187,37 +216,71 @@ pub fn make_strict_json_schema(schema: &Value) -> Result<Value, String> {
     make_strict_json_schema_with(schema, None)
 }
 
-/// `makeStrictJsonSchema(schema, isUnsupportedKeyword)`.
+/// `makeStrictJsonSchema(schema, isUnsupportedKeyword)` without the rules of a release (1.3's).
 pub fn make_strict_json_schema_with(
     schema: &Value,
     keyword: Option<KeywordRule>,
 ) -> Result<Value, String> {
+    make_strict(schema, Rules::of(None, keyword))
+}
+
+/// `makeStrictJsonSchema(schema, isUnsupportedKeyword)` of `release` (1.6 refuses untyped nodes,
+/// [`Change::StrictSchemaRequiresType`]).
+pub fn make_strict_json_schema_for(
+    release: PiRelease,
+    schema: &Value,
+    keyword: Option<KeywordRule>,
+) -> Result<Value, String> {
+    make_strict(schema, Rules::of(Some(release), keyword))
+}
+
+fn make_strict(schema: &Value, rules: Rules) -> Result<Value, String> {
     let mut cloned = schema.clone();
     if !is_schema_object(&cloned) {
         return Err("root schema must have type object".into());
     }
-    make_strict_node(&mut cloned, keyword)?;
+    make_strict_node(&mut cloned, rules)?;
     if cloned.field("type").and_then(Value::as_str) != Some("object") {
         return Err("root schema must have type object".into());
     }
     Ok(cloned)
 }
 
-/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)`: `Some(true)` when the tool is sent
-/// strict; pi-ai's error when a `require` tool cannot be.
+/// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode)` of `release`: `Some(true)` when
+/// the tool is sent strict; pi-ai's error when a `require` tool cannot be.
 pub fn resolve_json_schema_strict_sampling(
+    release: PiRelease,
     tool: &Value,
     supports_strict: bool,
 ) -> Result<Option<bool>, AssembleError> {
-    resolve_json_schema_strict_sampling_with(tool, supports_strict, None)
+    resolve_strict(tool, supports_strict, Rules::of(Some(release), None))
 }
 
 /// `resolveJsonSchemaStrictSampling(tool, supportsStrictMode, isUnsupportedKeyword)` (1.3: a
-/// provider's keyword rule makes a "prefer" tool non-strict).
+/// provider's keyword rule makes a "prefer" tool non-strict), without the rules added after 1.3.
 pub fn resolve_json_schema_strict_sampling_with(
     tool: &Value,
     supports_strict: bool,
     keyword: Option<KeywordRule>,
+) -> Result<Option<bool>, AssembleError> {
+    resolve_strict(tool, supports_strict, Rules::of(None, keyword))
+}
+
+/// [`resolve_json_schema_strict_sampling_with`] of `release` (1.6: untyped nodes make a
+/// "prefer" tool non-strict, [`Change::StrictSchemaRequiresType`]).
+pub fn resolve_json_schema_strict_sampling_for(
+    release: PiRelease,
+    tool: &Value,
+    supports_strict: bool,
+    keyword: Option<KeywordRule>,
+) -> Result<Option<bool>, AssembleError> {
+    resolve_strict(tool, supports_strict, Rules::of(Some(release), keyword))
+}
+
+fn resolve_strict(
+    tool: &Value,
+    supports_strict: bool,
+    rules: Rules,
 ) -> Result<Option<bool>, AssembleError> {
     let config = tool.field("constrainedSampling");
     if !js::truthy(config)
@@ -229,10 +292,7 @@ pub fn resolve_json_schema_strict_sampling_with(
     let require = js::str_of(config, "strict") == Some("require");
     let name = tool.field("name").and_then(Value::as_str).unwrap_or("");
     if supports_strict {
-        return match make_strict_json_schema_with(
-            tool.field("parameters").unwrap_or(&Value::Null),
-            keyword,
-        ) {
+        return match make_strict(tool.field("parameters").unwrap_or(&Value::Null), rules) {
             Ok(_) => Ok(Some(true)),
             Err(_) if !require => Ok(None),
             Err(reason) => Err(AssembleError::rejected(format!(
@@ -371,11 +431,37 @@ mod tests {
     #[test]
     fn require_without_support_is_refused() {
         let tool = json!({"name":"t","parameters":{"type":"object"},"constrainedSampling":{"type":"json_schema","strict":"require"}});
-        let e = resolve_json_schema_strict_sampling(&tool, false).unwrap_err();
+        let e = resolve_json_schema_strict_sampling(PiRelease::V1_3_0, &tool, false).unwrap_err();
         assert!(e.to_string().contains("strict tools are unsupported"));
         assert_eq!(
-            resolve_json_schema_strict_sampling(&tool, true).unwrap(),
+            resolve_json_schema_strict_sampling(PiRelease::V1_3_0, &tool, true).unwrap(),
             Some(true)
         );
+    }
+
+    #[test]
+    fn untyped_nodes_are_not_strict_from_1_6() {
+        let schema = json!({"type":"object","properties":{"key":{"const":"mode"},"kind":{"enum":["a"]}},"required":["key","kind"]});
+        let tool = json!({"name":"t","parameters":schema,"constrainedSampling":{"type":"json_schema","strict":"prefer"}});
+        assert_eq!(
+            resolve_json_schema_strict_sampling(PiRelease::V1_3_0, &tool, true).unwrap(),
+            Some(true)
+        );
+        assert_eq!(
+            resolve_json_schema_strict_sampling(PiRelease::V1_6_0, &tool, true).unwrap(),
+            None
+        );
+        let mut require = tool.clone();
+        require["constrainedSampling"]["strict"] = json!("require");
+        let e = resolve_json_schema_strict_sampling(PiRelease::V1_6_0, &require, true).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("but schemas without a type are unsupported."),
+            "{e}"
+        );
+        // A bare `enum` counts as typed.
+        let enum_only =
+            json!({"type":"object","properties":{"kind":{"enum":["a"]}},"required":["kind"]});
+        assert!(make_strict_json_schema_for(PiRelease::V1_6_0, &enum_only, None).is_ok());
     }
 }

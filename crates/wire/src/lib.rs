@@ -429,4 +429,161 @@ mod tests {
         assert_eq!(names(PiRelease::V0_87_1), ["x-a"]);
         assert!(names(PiRelease::V1_3_0).is_empty());
     }
+
+    /// 1.6 changes no committed golden exercises, each as real pi-ai 1.3.0 and 1.6.0 sent it
+    /// (the same cases through `tools/pi-oracle`'s `gen-wire-cases.mjs --run-case --pi R`; the
+    /// whole payloads were equal to ours under `WIRE_GOLDENS_DIR`).
+    #[test]
+    fn release_1_6_changes_without_a_golden() {
+        let run = |release: PiRelease, case: &Value| {
+            let case = Case::parse(&case.to_string()).expect("case");
+            assemble_case(&case, Catalog::builtin(release))
+        };
+        let tool = |n: &str| {
+            json!({"name": n, "description": n, "parameters": {"type": "object",
+                "properties": {"x": {"type": "string"}}, "required": ["x"]}})
+        };
+        // completions-non-null-assistant-content, prompt-cache-key-mode (`enabled` on groq) and
+        // completions-tools-with-tool-history-opt-in.
+        let usage = json!({"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
+        let completions = json!({"model": {"provider": "groq", "id": "openai/gpt-oss-120b",
+            "overrides": {"compat": {"requiresNonNullAssistantContent": true, "promptCacheKeyMode": "enabled"}}},
+            "context": {"systemPrompt": "p", "messages": [
+                {"role": "user", "content": "hi", "timestamp": 1},
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "call_1", "name": "bash",
+                    "arguments": {"command": "ls"}}], "api": "openai-completions", "provider": "groq",
+                    "model": "openai/gpt-oss-120b", "usage": usage, "stopReason": "toolUse", "timestamp": 2},
+                {"role": "toolResult", "toolCallId": "call_1", "toolName": "bash",
+                    "content": [{"type": "text", "text": "a"}], "isError": false, "timestamp": 3}]},
+            "options": {"sessionId": "s"}});
+        let facts = |r| {
+            let p = run(r, &completions).expect("assembles").payload;
+            let assistant = p["messages"]
+                .as_array()
+                .and_then(|m| m.iter().find(|m| m["role"] == "assistant"))
+                .map(|m| m["content"].clone());
+            (
+                p.get("prompt_cache_key").cloned(),
+                assistant,
+                p.get("tools").cloned(),
+            )
+        };
+        assert_eq!(
+            facts(PiRelease::V1_3_0),
+            (None, Some(Value::Null), Some(json!([])))
+        );
+        assert_eq!(
+            facts(PiRelease::V1_6_0),
+            (Some(json!("s")), Some(json!("")), None)
+        );
+        // transcript-tools-fold-at-last-change: tool search folds up to the last removal.
+        let system = |content: &str, added: Value, removed: Value, ts: u64| json!({"role": "system", "content": content, "toolsAdded": added, "toolsRemoved": removed, "timestamp": ts});
+        let user = |t: &str, ts: u64| json!({"role": "user", "content": t, "timestamp": ts});
+        let search = json!({"model": {"provider": "openai", "id": "gpt-5.5", "overrides": {"compat": {
+                "supportsToolSearch": true, "supportsAdditionalTools": false, "supportsMidConvoSystemMessages": true}}},
+            "context": {"messages": [
+                system("base", json!([tool("a"), tool("b")]), json!([]), 0), user("one", 1),
+                system("", json!([tool("c")]), json!([]), 2), user("two", 3),
+                system("", json!([]), json!([tool("a")]), 4), user("three", 5),
+                system("", json!([tool("d")]), json!([]), 6), user("four", 7)]},
+            "options": {"sessionId": "s"}});
+        let tools = |r| {
+            let p = run(r, &search).expect("assembles").payload;
+            let names: Vec<String> = p["tools"]
+                .as_array()
+                .map(|t| {
+                    t.iter()
+                        .map(|t| t["name"].as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let loads = p["input"].as_array().map_or(0, |i| {
+                i.iter().filter(|i| i["type"] == "tool_search_call").count()
+            });
+            (names, loads)
+        };
+        assert_eq!(
+            tools(PiRelease::V1_3_0),
+            (vec!["b".into(), "c".into(), "d".into()], 0)
+        );
+        assert_eq!(tools(PiRelease::V1_6_0), (vec!["b".into(), "c".into()], 1));
+        // mistral-strict-mode-opt-in: a `require` tool is refused without `supportsStrictMode`.
+        let mut required = tool("a");
+        required["constrainedSampling"] = json!({"type": "json_schema", "strict": "require"});
+        let mistral = json!({"model": {"provider": "mistral", "id": "mistral-medium-latest"},
+            "context": {"messages": [system("base", json!([required.clone()]), json!([]), 0), user("hi", 1)]},
+            "options": {"sessionId": "s"}});
+        assert!(run(PiRelease::V1_3_0, &mistral).is_ok());
+        assert_eq!(
+            run(PiRelease::V1_6_0, &mistral).unwrap_err().to_string(),
+            "pi-ai rejects this request: Tool \"a\" requires JSON-schema constrained sampling, but strict tools are unsupported."
+        );
+        // strict-schema-requires-type: a bare `const` property refuses a `require` tool.
+        let untyped = json!({"name": "k", "description": "k", "parameters": {"type": "object",
+            "properties": {"key": {"const": "mode"}}, "required": ["key"]},
+            "constrainedSampling": {"type": "json_schema", "strict": "require"}});
+        let completions_strict = json!({"model": {"provider": "openai", "id": "gpt-5.5", "overrides": {
+                "api": "openai-completions", "baseUrl": "https://api.openai.com/v1", "compat": {"supportsStrictMode": true}}},
+            "context": {"messages": [system("base", json!([untyped]), json!([]), 0), user("hi", 1)]},
+            "options": {"sessionId": "s"}});
+        assert!(run(PiRelease::V1_3_0, &completions_strict).is_ok());
+        assert_eq!(
+            run(PiRelease::V1_6_0, &completions_strict).unwrap_err().to_string(),
+            "pi-ai rejects this request: Tool \"k\" requires JSON-schema constrained sampling, but schemas without a type are unsupported."
+        );
+    }
+
+    /// identity-attribution-headers: real pi-ai 1.6.0 (`gen-wire-cases.mjs --run-case`) sent
+    /// these headers for an identity with attribution; 1.3.0 sent none of them.
+    #[test]
+    fn identity_attribution_headers_from_1_6() {
+        let ctx = json!({"systemPrompt": "p", "messages": [{"role": "user", "content": "hi", "timestamp": 1}]});
+        let identity = json!({"attribution": {"name": "pi", "url": "https://pi.dev", "categories": ["cli-agent", "x"]}});
+        let headers = |release: PiRelease, model: Value, extra: Value| {
+            let mut options = json!({"sessionId": "s", "identity": identity.clone()});
+            if let (Some(o), Some(e)) = (options.as_object_mut(), extra.as_object()) {
+                o.extend(e.clone());
+            }
+            let case = json!({"model": model, "context": ctx.clone(), "options": options});
+            let case = Case::parse(&case.to_string()).expect("case");
+            let wire = assemble_case(&case, Catalog::builtin(release))
+                .expect("assembles")
+                .wire
+                .expect("fetch");
+            wire.headers
+                .into_iter()
+                .filter(|(k, _)| {
+                    k.starts_with("x-o") || k.starts_with("http-") || k.starts_with("x-b")
+                })
+                .collect::<Vec<_>>()
+        };
+        let openrouter = json!({"provider": "openrouter", "id": "openai/gpt-5.5"});
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            headers(PiRelease::V1_6_0, openrouter.clone(), json!({})),
+            [
+                pair("http-referer", "https://pi.dev"),
+                pair("x-openrouter-categories", "cli-agent,x"),
+                pair("x-openrouter-title", "pi")
+            ]
+        );
+        assert!(headers(PiRelease::V1_3_0, openrouter, json!({})).is_empty());
+        let nvidia = json!({"provider": "nvidia", "id": "google/gemma-3-12b-it"});
+        assert_eq!(
+            headers(PiRelease::V1_6_0, nvidia, json!({})),
+            [pair("x-billing-invoke-origin", "Pi")]
+        );
+        // The caller's headers override the identity's.
+        let google_at_nvidia = json!({"provider": "google", "id": "gemini-2.5-pro",
+            "overrides": {"baseUrl": "https://integrate.api.nvidia.com/v1"}});
+        assert_eq!(
+            headers(
+                PiRelease::V1_6_0,
+                google_at_nvidia,
+                json!({"headers": {"x-billing-invoke-origin": "Mine"}})
+            ),
+            [pair("x-billing-invoke-origin", "Mine")]
+        );
+    }
 }

@@ -286,9 +286,29 @@ pub fn clamp_max_tokens_to_context(
     if window <= 0.0 {
         return max_tokens.max(1.0);
     }
-    let available = window - estimate_context_tokens(release, messages) - CONTEXT_SAFETY_TOKENS;
-    js::math_min(max_tokens, js::math_max(1.0, available))
+    let input = estimate_context_tokens(release, messages);
+    if !release.has(Change::ClampRatioMargin) {
+        let available = window - input - CONTEXT_SAFETY_TOKENS;
+        return js::math_min(max_tokens, js::math_max(1.0, available));
+    }
+    // 1.6: a margin of 15% of the input (at least the fixed 4,096) while that leaves 32,768
+    // tokens of output; otherwise the fixed margin, with output capped at 32,768.
+    let margin = js::math_max(CONTEXT_SAFETY_TOKENS, (input * CONTEXT_SAFETY_RATIO).ceil());
+    let mut room = window - input - margin;
+    if room < MIN_OUTPUT_WITH_RATIO_MARGIN {
+        room = js::math_min(
+            MIN_OUTPUT_WITH_RATIO_MARGIN,
+            window - input - CONTEXT_SAFETY_TOKENS,
+        );
+    }
+    js::math_min(max_tokens, js::math_max(1.0, room))
 }
+
+/// `CONTEXT_SAFETY_RATIO` (1.6, [`Change::ClampRatioMargin`]).
+pub const CONTEXT_SAFETY_RATIO: f64 = 0.15;
+
+/// `MIN_OUTPUT_WITH_RATIO_MARGIN` (1.6, [`Change::ClampRatioMargin`]).
+pub const MIN_OUTPUT_WITH_RATIO_MARGIN: f64 = 32768.0;
 
 /// `DEFAULT_THINKING_BUDGETS`.
 pub const DEFAULT_THINKING_BUDGETS: [(&str, f64); 4] = [
@@ -460,6 +480,10 @@ pub fn build_base_options(
     ] {
         copy(&mut base, key);
     }
+    // 1.6 passes the request identity on ([`Change::IdentityAttributionHeaders`]).
+    if release.has(Change::IdentityAttributionHeaders) {
+        copy(&mut base, "identity");
+    }
     base
 }
 
@@ -550,6 +574,43 @@ mod tests {
             json!({"role":"assistant","content":[{"type":"text","text":"xyzw"}],"usage":{"totalTokens":99},"stopReason":"stop","timestamp":2}),
         ];
         assert_eq!(estimate_context_tokens(PiRelease::V0_87_1, &msgs), 2.0);
+    }
+
+    #[test]
+    fn clamp_keeps_a_ratio_margin_from_1_6() {
+        let messages =
+            vec![json!({"role": "user", "content": "x".repeat(100_000), "timestamp": 0})];
+        let input = estimate_context_tokens(PiRelease::V1_6_0, &messages);
+        assert!(input > 27_000.0, "{input}");
+        let margin = (input * 0.15).ceil();
+        let model = |window: f64| {
+            Model::from_value(json!({"id":"m","api":"x","provider":"p","baseUrl":"u","contextWindow":window,"maxTokens":64000})).unwrap()
+        };
+        let roomy = model(input + 200_000.0);
+        assert_eq!(
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &roomy, &messages, 1e9),
+            200_000.0 - margin
+        );
+        assert_eq!(
+            clamp_max_tokens_to_context(PiRelease::V1_3_0, &roomy, &messages, 1e9),
+            200_000.0 - 4096.0
+        );
+        // Nearly full: the fixed margin only, and never above the 32,768 floor.
+        let tight = model(input + 20_000.0);
+        assert_eq!(
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &tight, &messages, 1e9),
+            20_000.0 - 4096.0
+        );
+        // 15% would leave less than 32,768, the fixed margin more: capped at 32,768.
+        assert!(
+            margin > 4096.0 + 100.0 && margin < 4096.0 + 200.0,
+            "{margin}"
+        );
+        let ample = model(input + 4096.0 + 32_768.0 + 100.0);
+        assert_eq!(
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &ample, &messages, 1e9),
+            32_768.0
+        );
     }
 
     #[test]

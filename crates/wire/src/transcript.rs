@@ -9,6 +9,7 @@ use crate::js::Field;
 use std::borrow::{Borrow, Cow};
 
 use forge_replay_model::json::{js_key_order, stringify};
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -431,6 +432,88 @@ pub fn anchors_tool_additions<M: Borrow<Value>>(messages: &[M], supports_additio
     supports_additions && !has_non_additive_tool_changes(messages)
 }
 
+/// How a transport can express tool changes inside the transcript (1.6's `resolveTranscriptTools`
+/// `support` argument; `getResponsesToolSupport` for the Responses family).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolSupport {
+    /// Nothing in place: the request's tools are the current tool set.
+    None,
+    /// Additions anchored at system messages; removals and redefinitions fold into the request.
+    Additions,
+    /// Every declaration in place (1.6 Responses `additional_tools` items), none at the top.
+    Changes,
+}
+
+/// `resolveTranscriptTools(messages, support)`'s result: the request's top-level tools, and how
+/// many leading system messages are folded into them (system messages from that index on
+/// declare their tools in place).
+#[derive(Debug, Clone, Default)]
+pub struct TranscriptTools {
+    /// `requestTools`.
+    pub request_tools: Vec<Value>,
+    /// `foldedSystemMessages`.
+    pub folded_system_messages: usize,
+}
+
+/// The index among the system messages of the last one with a removal or a same-name
+/// redeclaration (`findLastNonAdditiveToolChange`).
+fn last_non_additive_tool_change<M: Borrow<Value>>(messages: &[M]) -> Option<usize> {
+    let mut declared = std::collections::HashSet::new();
+    let mut last = None;
+    for (index, m) in systems(messages).enumerate() {
+        if !js::arr(m, "toolsRemoved").is_empty() {
+            last = Some(index);
+        }
+        for t in js::arr(m, "toolsAdded") {
+            if !declared.insert(tool_key(t)) {
+                last = Some(index);
+            }
+        }
+    }
+    last
+}
+
+/// `resolveTranscriptTools(messages, support)` of `release`. Before 1.6
+/// ([`Change::TranscriptToolsFoldAtLastChange`]) a removal or redefinition anywhere turns
+/// anchoring off (every system message folded, the current tools at the top) and
+/// [`ToolSupport::Changes`] does not exist (it acts as additions).
+pub fn transcript_tools<M: Borrow<Value>>(
+    release: PiRelease,
+    messages: &[M],
+    support: ToolSupport,
+) -> TranscriptTools {
+    let system_count = systems(messages).count();
+    if !release.has(Change::TranscriptToolsFoldAtLastChange) {
+        let (request_tools, anchors) =
+            resolve_transcript_tools(messages, support != ToolSupport::None);
+        let folded_system_messages = if anchors {
+            usize::from(initial_system_message(messages).is_some())
+        } else {
+            system_count
+        };
+        return TranscriptTools {
+            request_tools,
+            folded_system_messages,
+        };
+    }
+    match support {
+        ToolSupport::None => TranscriptTools {
+            request_tools: current_tools(messages),
+            folded_system_messages: system_count,
+        },
+        ToolSupport::Changes => TranscriptTools::default(),
+        ToolSupport::Additions => {
+            let initial = usize::from(initial_system_message(messages).is_some());
+            let folded = initial.max(last_non_additive_tool_change(messages).map_or(0, |i| i + 1));
+            let folded_messages: Vec<&Value> = systems(messages).take(folded).collect();
+            TranscriptTools {
+                request_tools: current_tools(&folded_messages),
+                folded_system_messages: folded,
+            }
+        }
+    }
+}
+
 /// `resolveTranscriptTools(messages, supportsToolAdditions)` → `(requestTools, anchorsAdditions)`.
 pub fn resolve_transcript_tools<M: Borrow<Value>>(
     messages: &[M],
@@ -579,6 +662,35 @@ mod tests {
             "toolsRemoved": removed.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
             "timestamp": 5
         })
+    }
+
+    #[test]
+    fn tool_additions_fold_up_to_the_last_removal_from_1_6() {
+        let tool = |n: &str| json!({"name": n, "parameters": {"type": "object"}});
+        let messages = vec![
+            json!({"role": "system", "content": "s", "toolsAdded": [tool("a"), tool("b")]}),
+            json!({"role": "user", "content": "u"}),
+            json!({"role": "system", "content": "", "toolsAdded": [tool("c")]}),
+            json!({"role": "system", "content": "", "toolsRemoved": [tool("a")]}),
+            json!({"role": "system", "content": "", "toolsAdded": [tool("d")]}),
+        ];
+        let names = |t: &TranscriptTools| {
+            t.request_tools
+                .iter()
+                .map(|x| x["name"].as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        };
+        let new = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::Additions);
+        assert_eq!(names(&new), ["b", "c"]);
+        assert_eq!(new.folded_system_messages, 3);
+        let old = transcript_tools(PiRelease::V1_3_0, &messages, ToolSupport::Additions);
+        assert_eq!(names(&old), ["b", "c", "d"]);
+        assert_eq!(old.folded_system_messages, 4);
+        let changes = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::Changes);
+        assert!(changes.request_tools.is_empty());
+        assert_eq!(changes.folded_system_messages, 0);
+        let none = transcript_tools(PiRelease::V1_6_0, &messages, ToolSupport::None);
+        assert_eq!(names(&none), ["b", "c", "d"]);
     }
 
     #[test]

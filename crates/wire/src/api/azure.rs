@@ -5,7 +5,6 @@
 //! (default `v1`), `AZURE_OPENAI_BASE_URL`, `AZURE_OPENAI_RESOURCE_NAME`.
 
 use crate::js::Field;
-use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
@@ -18,7 +17,7 @@ use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::transcript::{resolve_transcript, resolve_transcript_tools};
+use crate::transcript::resolve_transcript;
 use forge_replay_model::release::Change;
 
 const AZURE_TOOL_CALL_PROVIDERS: [&str; 4] = [
@@ -156,10 +155,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let messages = resolve_transcript(
-        input.messages,
-        js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
-    );
+    let supports_mid = js::truthy(model.compat_value("supportsMidConvoSystemMessages"));
+    let messages = resolve_transcript(input.messages, supports_mid);
     let deployment = deployment_name(input, &options);
 
     // createClient runs before buildParams: the base URL must resolve.
@@ -196,14 +193,24 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let supports_search = flag(model, "supportsToolSearch", false);
     let supports_strict = flag(model, "supportsStrictMode", true);
     let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
-    let (request_tools, _) =
-        resolve_transcript_tools(&messages, supports_additional || supports_search);
     let tool_options = ToolOptions {
+        release: input.release,
         strict: None,
         supports_strict_mode: Some(supports_strict),
         supports_openai_grammar_tools: supports_grammar,
         tool_search_result: false,
     };
+    let convert_options = ConvertOptions {
+        release: input.release,
+        configuration_update_effort: None,
+        include_system_prompt: true,
+        grammar_tool_input_properties: grammar,
+        supports_additional_tools: supports_additional,
+        supports_tool_search: supports_search,
+        supports_mid_convo_system_messages: supports_mid,
+        tool_options: tool_options.clone(),
+    };
+    let request_tools = convert_options.transcript_tools(&messages).request_tools;
     let items = convert_responses_messages(
         model,
         &messages,
@@ -212,23 +219,21 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         } else {
             &AZURE_TOOL_CALL_PROVIDERS
         },
-        &ConvertOptions {
-            release: input.release,
-            configuration_update_effort: None,
-            include_system_prompt: true,
-            grammar_tool_input_properties: grammar,
-            supports_additional_tools: supports_additional,
-            supports_tool_search: supports_search,
-            tool_options: tool_options.clone(),
-        },
+        &convert_options,
     )?;
     let mut p = JsObject::new();
     p.put("model", s(deployment));
     p.put("input", Value::Array(items));
     p.put("stream", Value::Bool(true));
+    let key_disabled =
+        input.has(Change::PromptCacheKeyMode) && crate::api::prompt_cache_key_disabled(model);
     p.set(
         "prompt_cache_key",
-        prompt_cache_key(options.field("sessionId"))?,
+        if key_disabled {
+            None
+        } else {
+            prompt_cache_key(options.field("sessionId"))?
+        },
     );
     p.put("store", Value::Bool(false));
     if js::truthy(options.field("maxTokens")) {
@@ -279,7 +284,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let params = p.into_value();
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert("content-type".into(), "application/json".into());
     headers.insert("api-key".into(), api_key);

@@ -486,6 +486,7 @@ fn convert_messages<'a>(
 
 /// `convertToolConfig(tools, toolChoice, supportsStrictMode)`.
 fn tool_config(
+    release: PiRelease,
     tools: &[Value],
     choice: Option<&Value>,
     supports_strict: bool,
@@ -495,7 +496,7 @@ fn tool_config(
     }
     let mut specs = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let strict = resolve_json_schema_strict_sampling(release, tool, supports_strict)?;
         let mut spec = Map::new();
         if let Some(v) = tool.field("name") {
             spec.insert("name".into(), v.clone());
@@ -780,6 +781,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     p.insert("inferenceConfig".into(), Value::Object(inference));
     // getCurrentTools(collapsed) = the replayed message's toolsAdded.
     if let Some(tc) = tool_config(
+        input.release,
         head.map_or(&[], |h| js::arr(h, "toolsAdded")),
         options.field("toolChoice"),
         supports_strict,

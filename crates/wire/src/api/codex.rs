@@ -16,9 +16,7 @@ use crate::api::{ApiInput, ApiOutput, Entry, WireRequest};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::transcript::{
-    initial_system_message, resolve_transcript, resolve_transcript_tools, system_message_text,
-};
+use crate::transcript::{initial_system_message, resolve_transcript, system_message_text};
 
 const CODEX_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
 const JWT_CLAIM_PATH: &str = "https://api.openai.com/auth";
@@ -88,6 +86,37 @@ fn check_account_id(token: &str) -> Result<(), AssembleError> {
     Ok(())
 }
 
+/// The Responses API rejects `max_output_tokens` below 16.
+const MIN_OUTPUT_TOKENS: f64 = 16.0;
+/// `reasoning.effort` while `configuration_update` items carry the thinking level (1.6).
+const CONFIGURATION_UPDATE_REQUEST_EFFORT: &str = "medium";
+
+/// `resolveReasoningEffort(model, reasoningEffort)`: the provider's effort for a level, `null`
+/// when the model takes no reasoning field for it.
+fn resolve_reasoning_effort(model: &Model, effort: &Value) -> Value {
+    if effort.as_str() == Some("none") {
+        match model.thinking_level("off") {
+            None => s("none"),
+            Some(v) => v.clone(),
+        }
+    } else {
+        crate::api::responses::mapped_level(model, effort)
+    }
+}
+
+/// `getConfigurationUpdateEffort(model, options)` (1.6, [`Change::CodexConfigurationUpdate`]):
+/// with `compat.supportsMidConvoEffort`, the level goes into `configuration_update` items.
+fn configuration_update_effort(
+    model: &Model,
+    options: &serde_json::Map<String, Value>,
+) -> Option<Value> {
+    if !js::truthy(model.compat_value("supportsMidConvoEffort")) {
+        return None;
+    }
+    let effort = options.field("reasoningEffort")?;
+    Some(resolve_reasoning_effort(model, effort)).filter(|v| !v.is_null())
+}
+
 /// Assembles an `openai-codex-responses` body.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let model = input.model;
@@ -99,7 +128,17 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         )));
     }
     let options = match input.entry {
-        Entry::StreamSimple => simple_options(input, &options),
+        Entry::StreamSimple => {
+            let mut o = simple_options(input, &options);
+            // 1.6: off (or no level) is sent as effort `none` on a reasoning model.
+            if input.has(Change::CodexOffAsEffortNone)
+                && model.reasoning()
+                && !o.contains_key("reasoningEffort")
+            {
+                o.insert("reasoningEffort".into(), s("none"));
+            }
+            o
+        }
         Entry::Stream => options,
     };
     check_account_id(
@@ -108,10 +147,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             .and_then(Value::as_str)
             .unwrap_or(""),
     )?;
-    let messages = resolve_transcript(
-        input.messages,
-        js::truthy(model.compat_value("supportsMidConvoSystemMessages")),
-    );
+    let supports_mid = js::truthy(model.compat_value("supportsMidConvoSystemMessages"));
+    let messages = resolve_transcript(input.messages, supports_mid);
     let supports_strict = flag(model, "supportsStrictMode", true);
     let supports_grammar = flag(model, "supportsOpenAIGrammarTools", false);
     let supports_additional = flag(model, "supportsAdditionalTools", false);
@@ -122,43 +159,55 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     } else {
         prompt_cache_key(options.field("sessionId"))?
     };
-    let (request_tools, _) =
-        resolve_transcript_tools(&messages, supports_additional || supports_search);
     let tool_options = ToolOptions {
+        release: input.release,
         strict: Some(Value::Null),
         supports_strict_mode: Some(supports_strict),
         supports_openai_grammar_tools: supports_grammar,
         tool_search_result: false,
     };
+    let config_effort = if input.has(Change::CodexConfigurationUpdate) {
+        configuration_update_effort(model, &options)
+    } else {
+        None
+    };
+    // 1.6 ([`Change::CodexSystemPromptInInput`]): the system prompt is a leading developer item
+    // of `input`, not `instructions`.
+    let prompt_in_input = input.has(Change::CodexSystemPromptInInput);
+    let convert_options = ConvertOptions {
+        release: input.release,
+        configuration_update_effort: config_effort.clone(),
+        include_system_prompt: prompt_in_input,
+        grammar_tool_input_properties: grammar,
+        supports_additional_tools: supports_additional,
+        supports_tool_search: supports_search,
+        supports_mid_convo_system_messages: supports_mid,
+        tool_options: tool_options.clone(),
+    };
+    let request_tools = convert_options.transcript_tools(&messages).request_tools;
     let items = convert_responses_messages(
         model,
         &messages,
         &CODEX_TOOL_CALL_PROVIDERS,
-        &ConvertOptions {
-            release: input.release,
-            configuration_update_effort: None,
-            include_system_prompt: false,
-            grammar_tool_input_properties: grammar,
-            supports_additional_tools: supports_additional,
-            supports_tool_search: supports_search,
-            tool_options: tool_options.clone(),
-        },
+        &convert_options,
     )?;
-    let instructions = initial_system_message(&messages)
-        .map(system_message_text)
-        .unwrap_or_default();
     let mut b = JsObject::new();
     b.put("model", s(model.id()));
     b.put("store", Value::Bool(false));
     b.put("stream", Value::Bool(true));
-    b.put(
-        "instructions",
-        s(if instructions.is_empty() {
-            "You are a helpful assistant.".to_string()
-        } else {
-            instructions
-        }),
-    );
+    if !prompt_in_input {
+        let instructions = initial_system_message(&messages)
+            .map(system_message_text)
+            .unwrap_or_default();
+        b.put(
+            "instructions",
+            s(if instructions.is_empty() {
+                "You are a helpful assistant.".to_string()
+            } else {
+                instructions
+            }),
+        );
+    }
     b.put("input", Value::Array(items));
     let verbosity = options
         .field("textVerbosity")
@@ -179,6 +228,18 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         },
     );
     b.put("parallel_tool_calls", Value::Bool(true));
+    if input.has(Change::CodexMaxOutputTokens)
+        && js::truthy(options.field("maxTokens"))
+        && flag(model, "supportsMaxOutputTokens", true)
+    {
+        let mt = options
+            .field("maxTokens")
+            .map_or(f64::NAN, |v| js::to_number(Some(v)));
+        b.put(
+            "max_output_tokens",
+            js::num(js::math_max(mt, MIN_OUTPUT_TOKENS)),
+        );
+    }
     if let Some(t) = options.field("temperature") {
         b.put("temperature", t.clone());
     }
@@ -193,13 +254,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     match options.field("reasoningEffort") {
         Some(effort) => {
-            let e = if effort.as_str() == Some("none") {
-                match model.thinking_level("off") {
-                    None => s("none"),
-                    Some(v) => v.clone(),
-                }
+            let e = if config_effort.is_some() {
+                s(CONFIGURATION_UPDATE_REQUEST_EFFORT)
             } else {
-                crate::api::responses::mapped_level(model, effort)
+                resolve_reasoning_effort(model, effort)
             };
             if !e.is_null() {
                 let summary = match options.field("reasoningSummary") {
@@ -222,7 +280,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     // With `transport: "sse"` the request goes through fetch (zstd-compressed JSON; the body here
     // is the uncompressed text). Otherwise a WebSocket carries it and there is no wire request.
     let wire = (options.field("transport").and_then(Value::as_str) == Some("sse")).then(|| {
-        let mut headers = std::collections::BTreeMap::new();
+        let mut headers = crate::api::identity_headers(input.release, model, &options);
         // `buildBaseCodexHeaders`: from 1.3 `originator` is a default the model's and the
         // caller's headers override; 0.87.1 sets it last.
         let defaults_first = input.release.has(Change::CodexHeaderDefaultsFirst);

@@ -32,8 +32,8 @@ use crate::options::{
     MIN_ANSWER_TOKENS,
 };
 use crate::transcript::{
-    is_system, render_system_message_update, resolve_transcript_cow, resolve_transcript_tools,
-    system_message_text,
+    is_system, render_system_message_update, resolve_transcript_cow, system_message_text,
+    transcript_tools, ToolSupport,
 };
 use crate::transform::transform_messages_cow;
 
@@ -65,8 +65,8 @@ impl Compat {
     }
 }
 
-/// `detectCompat(model)`.
-fn detect_compat(model: &Model) -> Map<String, Value> {
+/// `detectCompat(model)` of `release`.
+fn detect_compat(release: PiRelease, model: &Model) -> Map<String, Value> {
     let provider = model.provider();
     let base = model.base_url();
     let is_zai = provider == "zai"
@@ -128,10 +128,13 @@ fn detect_compat(model: &Model) -> Map<String, Value> {
     let empty = || Value::Object(Map::new());
     let mut m = Map::new();
     m.insert("supportsStore".into(), b(!is_non_standard));
-    m.insert(
-        "supportsDeveloperRole".into(),
-        b(or_dev || (!is_non_standard && !is_openrouter)),
-    );
+    // 1.6 ([`Change::CompletionsDeveloperRoleOpenAiOnly`]): only OpenAI takes the developer role.
+    let developer_role = if release.has(Change::CompletionsDeveloperRoleOpenAiOnly) {
+        provider == "openai" || base.contains("api.openai.com")
+    } else {
+        or_dev || (!is_non_standard && !is_openrouter)
+    };
+    m.insert("supportsDeveloperRole".into(), b(developer_role));
     m.insert(
         "supportsReasoningEffort".into(),
         b(!is_grok
@@ -189,9 +192,9 @@ fn detect_compat(model: &Model) -> Map<String, Value> {
     m
 }
 
-/// `getCompat(model)`: detection, overridden by `model.compat` (`??` per key).
-pub fn compat(model: &Model) -> Compat {
-    let mut values = detect_compat(model);
+/// `getCompat(model)` of `release`: detection, overridden by `model.compat` (`??` per key).
+pub fn compat(release: PiRelease, model: &Model) -> Compat {
+    let mut values = detect_compat(release, model);
     let Some(overrides) = model.compat().and_then(Value::as_object) else {
         return Compat { values };
     };
@@ -252,7 +255,11 @@ fn normalize_tool_call_id(id: &str, model: &Model) -> String {
 }
 
 /// `convertTools(tools, compat)`.
-fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleError> {
+fn convert_tools(
+    release: PiRelease,
+    tools: &[Value],
+    c: &Compat,
+) -> Result<Vec<Value>, AssembleError> {
     let mut out = Vec::with_capacity(tools.len());
     for tool in tools {
         if let Some(g) =
@@ -282,7 +289,7 @@ fn convert_tools(tools: &[Value], c: &Compat) -> Result<Vec<Value>, AssembleErro
             continue;
         }
         let supports_strict = c.not_false("supportsStrictMode");
-        let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let strict = resolve_json_schema_strict_sampling(release, tool, supports_strict)?;
         let mut f = Map::new();
         if let Some(v) = tool.field("name") {
             f.insert("name".into(), v.clone());
@@ -397,10 +404,8 @@ fn convert_messages(
         model,
         Some(&normalize),
     );
-    let anchors = crate::transcript::anchors_tool_additions(
-        sys_view,
-        c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
-    );
+    let folded = transcript_tools(release, sys_view, tool_support(c)).folded_system_messages;
+    let mut system_index = 0;
     let instruction_role = if model.reasoning() && c.truthy("supportsDeveloperRole") {
         "developer"
     } else {
@@ -424,7 +429,9 @@ fn convert_messages(
         }
         match role {
             "system" => {
-                let added = if i > 0 && anchors {
+                let anchors = system_index >= folded;
+                system_index += 1;
+                let added = if anchors {
                     js::arr(msg, "toolsAdded")
                 } else {
                     &[]
@@ -432,7 +439,7 @@ fn convert_messages(
                 if !added.is_empty() {
                     params.push(obj!([
                         ("role", s("system")),
-                        ("tools", Value::Array(convert_tools(added, c)?)),
+                        ("tools", Value::Array(convert_tools(release, added, c)?)),
                     ]));
                 }
                 let text = if i == 0 {
@@ -481,7 +488,10 @@ fn convert_messages(
                 let blocks = js::arr(msg, "content");
                 let mut a = JsObject::new();
                 a.put("role", s("assistant"));
-                a.put("content", if after_tool { s("") } else { Value::Null });
+                let non_null = after_tool
+                    || (release.has(Change::CompletionsNonNullAssistantContent)
+                        && c.truthy("requiresNonNullAssistantContent"));
+                a.put("content", if non_null { s("") } else { Value::Null });
                 let text_parts: Vec<String> = blocks
                     .iter()
                     .filter(|b| is_type(b, "text"))
@@ -632,7 +642,12 @@ fn convert_messages(
                         .collect::<Vec<_>>()
                         .join("\n");
                     let has_images = content.iter().any(|b| is_type(b, "image"));
-                    let body = if !text.is_empty() {
+                    let has_text = if release.has(Change::BlankToolOutputIsNoOutput) {
+                        !js::trim(&text).is_empty()
+                    } else {
+                        !text.is_empty()
+                    };
+                    let body = if has_text {
                         text.as_str()
                     } else if has_images {
                         "(see attached image)"
@@ -834,6 +849,15 @@ fn mapped_or(model: &Model, effort: &Value) -> Value {
     }
 }
 
+/// Tool messages anchor additions with mid-conversation system messages and tool additions.
+fn tool_support(c: &Compat) -> ToolSupport {
+    if c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions") {
+        ToolSupport::Additions
+    } else {
+        ToolSupport::None
+    }
+}
+
 /// `buildParams(model, context, options, compat, cacheRetention, grammar)`.
 fn build_params(
     input: &ApiInput<'_>,
@@ -845,10 +869,7 @@ fn build_params(
     grammar: &HashMap<String, String>,
 ) -> Result<Value, AssembleError> {
     let model = input.model;
-    let (request_tools, _) = resolve_transcript_tools(
-        sys_view,
-        c.is_true("supportsMidConvoSystemMessages") && c.is_true("supportsMidConvoToolAdditions"),
-    );
+    let request_tools = transcript_tools(input.release, sys_view, tool_support(c)).request_tools;
     let mut converted = convert_messages(input.release, model, resolved, sys_view, c, grammar)?;
     let cache_control = (c.str("cacheControlFormat") == Some("anthropic") && retention != "none")
         .then(|| {
@@ -864,7 +885,17 @@ fn build_params(
     p.put("model", s(model.id()));
     p.set("messages", None);
     p.put("stream", Value::Bool(true));
-    let key = if (model.base_url().contains("api.openai.com") && retention != "none") || long {
+    let sends_key = if input.has(Change::PromptCacheKeyMode) {
+        // `promptCacheKeyMode`: `enabled`, or `auto` for OpenAI and long retention.
+        match c.str("promptCacheKeyMode").unwrap_or("auto") {
+            "enabled" => retention != "none",
+            "auto" => retention != "none" && (model.base_url().contains("api.openai.com") || long),
+            _ => false,
+        }
+    } else {
+        (model.base_url().contains("api.openai.com") && retention != "none") || long
+    };
+    let key = if sends_key {
         prompt_cache_key(options.field("sessionId"))?
     } else {
         None
@@ -896,13 +927,23 @@ fn build_params(
     }
     let mut tools: Option<Value> = None;
     if !request_tools.is_empty() {
-        tools = Some(Value::Array(convert_tools(&request_tools, c)?));
+        tools = Some(Value::Array(convert_tools(
+            input.release,
+            &request_tools,
+            c,
+        )?));
     } else {
-        if let Some(message) = tool_history_type_error(input.messages) {
-            return Err(AssembleError::rejected(message));
-        }
-        if has_tool_history(resolved) {
-            tools = Some(Value::Array(Vec::new()));
+        // 1.6 ([`Change::CompletionsToolsWithToolHistoryOptIn`]): only with
+        // `requiresToolsWithToolHistory` (checked first, so the history is not read otherwise).
+        let wants_empty_tools = !input.has(Change::CompletionsToolsWithToolHistoryOptIn)
+            || c.truthy("requiresToolsWithToolHistory");
+        if wants_empty_tools {
+            if let Some(message) = tool_history_type_error(input.messages) {
+                return Err(AssembleError::rejected(message));
+            }
+            if has_tool_history(resolved) {
+                tools = Some(Value::Array(Vec::new()));
+            }
         }
     }
     if let Some(cc) = &cache_control {
@@ -1159,13 +1200,14 @@ fn cache_retention(options: &Map<String, Value>, input: &ApiInput<'_>) -> String
 
 /// The request headers pi-ai adds (`createClient`), before the SDK's own.
 fn request_headers(
+    release: PiRelease,
     model: &Model,
     messages: &[Cow<'_, Value>],
     options: &Map<String, Value>,
     session: Option<&str>,
     c: &Compat,
 ) -> BTreeMap<String, String> {
-    let mut h = BTreeMap::new();
+    let mut h = crate::api::identity_headers(release, model, options);
     h.insert("accept".into(), "application/json".to_string());
     h.insert("content-type".into(), "application/json".to_string());
     h.insert("authorization".into(), "Bearer [redacted]".to_string());
@@ -1235,7 +1277,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         Entry::StreamSimple => simple_options(input, &options),
         Entry::Stream => options,
     };
-    let c = compat(model);
+    let c = compat(input.release, model);
     let flagged = c.truthy("supportsMidConvoSystemMessages");
     let messages = resolve_transcript_cow(input.messages, flagged);
     // The system messages of the resolved transcript: all of them, or the one replayed message.
@@ -1257,7 +1299,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let payload = build_params(
         input, &messages, sys_view, &options, &c, &retention, &grammar,
     )?;
-    let headers = request_headers(model, &messages, &options, session, &c);
+    let headers = request_headers(input.release, model, &messages, &options, session, &c);
     let wire = WireRequest::post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,
@@ -1297,11 +1339,14 @@ mod tests {
 
     #[test]
     fn compat_detection_and_overrides() {
-        let c = compat(&model("deepseek", "https://api.deepseek.com"));
+        let c = compat(
+            PiRelease::V1_3_0,
+            &model("deepseek", "https://api.deepseek.com"),
+        );
         assert_eq!(c.str("thinkingFormat"), Some("deepseek"));
         assert_eq!(c.str("maxTokensField"), Some("max_tokens"));
         let m = Model::from_value(json!({"id":"m","api":"openai-completions","provider":"x","baseUrl":"u","compat":{"thinkingFormat":"qwen","supportsStore":null}})).unwrap();
-        let c = compat(&m);
+        let c = compat(PiRelease::V1_3_0, &m);
         assert_eq!(c.str("thinkingFormat"), Some("qwen"));
         assert!(c.truthy("supportsStore"));
     }

@@ -11,7 +11,6 @@
 //! `functionCall` to `{args, id, name}` and `inlineData` to `{data, mimeType}`, Vertex keeps them.
 
 use crate::js::Field;
-use std::collections::BTreeMap;
 
 use forge_replay_model::json::stringify;
 use forge_replay_model::release::{Change, PiRelease};
@@ -383,7 +382,11 @@ fn convert_messages<'a>(
                 } else {
                     Vec::new()
                 };
-                let has_text = !text_result.is_empty();
+                let has_text = if release.has(Change::GoogleBlankToolResultText) {
+                    !js::trim(&text_result).is_empty()
+                } else {
+                    !text_result.is_empty()
+                };
                 let has_images = !images.is_empty();
                 let multimodal = supports_multimodal_function_response(model.id());
                 let response_value = if has_text {
@@ -441,16 +444,93 @@ fn convert_messages<'a>(
     contents
 }
 
+/// JSON Schema keywords whose values map names to subschemas (their keys are not keywords).
+const JSON_SCHEMA_NAME_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// JSON Schema keywords holding a subschema or an array of subschemas.
+const JSON_SCHEMA_SUBSCHEMAS: [&str; 16] = [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// `rewriteConstAsEnum(schema, isNameMap)` ([`Change::GoogleConstAsEnum`]): string and number
+/// `const` values at schema positions become one-value `enum`s (appended after the node's other
+/// keys, as `delete` + assignment orders them).
+fn rewrite_const_as_enum(schema: &Value, is_name_map: bool) -> Value {
+    match schema {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| rewrite_const_as_enum(item, false))
+                .collect(),
+        ),
+        Value::Object(map) => {
+            let mut result: Map<String, Value> = map
+                .iter()
+                .map(|(k, v)| {
+                    let v = if is_name_map || JSON_SCHEMA_SUBSCHEMAS.contains(&k.as_str()) {
+                        rewrite_const_as_enum(v, false)
+                    } else if JSON_SCHEMA_NAME_MAPS.contains(&k.as_str()) {
+                        rewrite_const_as_enum(v, true)
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            if !is_name_map && !result.contains_key("enum") {
+                if let Some(value @ (Value::String(_) | Value::Number(_))) = result.get("const") {
+                    let value = value.clone();
+                    result.shift_remove("const");
+                    result.insert("enum".into(), Value::Array(vec![value]));
+                }
+            }
+            Value::Object(result)
+        }
+        other => other.clone(),
+    }
+}
+
 /// `convertTools(tools, false, supportsStrictMode)`.
-fn convert_tools(tools: &[Value], supports_strict: bool) -> Result<Value, AssembleError> {
+fn convert_tools(
+    release: PiRelease,
+    tools: &[Value],
+    supports_strict: bool,
+) -> Result<Value, AssembleError> {
     let decls = tools
         .iter()
         .map(|tool| {
-            let strict = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+            let strict = resolve_json_schema_strict_sampling(release, tool, supports_strict)?;
             let mut d = Map::new();
             insert(&mut d, "name", tool.field("name"));
             insert(&mut d, "description", tool.field("description"));
             if let Some(p) = crate::constrained::defined_tool_parameters(tool, strict) {
+                let p = if release.has(Change::GoogleConstAsEnum) {
+                    rewrite_const_as_enum(&p, false)
+                } else {
+                    p
+                };
                 d.insert("parametersJsonSchema".into(), p);
             }
             Ok(Value::Object(d))
@@ -472,13 +552,14 @@ fn map_tool_choice(choice: Option<&Value>) -> &'static str {
 
 /// `resolveGoogleFunctionCallingMode(tools, toolChoice, supportsStrictMode)`.
 fn function_calling_mode(
+    release: PiRelease,
     tools: &[Value],
     choice: Option<&Value>,
     supports_strict: bool,
 ) -> Result<Option<&'static str>, AssembleError> {
     let mut use_strict = false;
     for t in tools {
-        if resolve_json_schema_strict_sampling(t, supports_strict)? == Some(true) {
+        if resolve_json_schema_strict_sampling(release, t, supports_strict)? == Some(true) {
             use_strict = true;
         }
     }
@@ -554,7 +635,7 @@ fn build_params<'a>(
     let mode = if tools.is_empty() {
         None
     } else {
-        function_calling_mode(tools, options.field("toolChoice"), supports_strict)?
+        function_calling_mode(release, tools, options.field("toolChoice"), supports_strict)?
     };
     let system = head.map(system_message_text).unwrap_or_default();
     if !system.is_empty() {
@@ -564,13 +645,19 @@ fn build_params<'a>(
         );
     }
     if !tools.is_empty() {
-        config.insert("tools".into(), convert_tools(tools, supports_strict)?);
+        config.insert(
+            "tools".into(),
+            convert_tools(release, tools, supports_strict)?,
+        );
     }
     if let Some(mode) = mode {
         config.insert(
             "toolConfig".into(),
             obj!([("functionCallingConfig", obj!([("mode", s(mode))]))]),
         );
+    }
+    if release.has(Change::GoogleAutomaticContinuationOff) {
+        config.insert("automaticContinuation".into(), Value::Bool(false));
     }
     let thinking = options.field("thinking");
     if js::truthy(js::get(thinking, "enabled")) && model.reasoning() {
@@ -617,41 +704,92 @@ const SDK_PART_KEYS: [&str; 6] = [
     "thoughtSignature",
 ];
 
+/// Which `@google/genai` converters serialize the request: the Gemini API (`mldev`) or Vertex,
+/// and whether the SDK is the one pi-ai 1.6 depends on (2.32, [`Change::GoogleGenai232Parts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sdk {
+    vertex: bool,
+    genai_2_32: bool,
+}
+
+impl Sdk {
+    fn of(release: PiRelease, vertex: bool) -> Sdk {
+        Sdk {
+            vertex,
+            genai_2_32: release.has(Change::GoogleGenai232Parts),
+        }
+    }
+}
+
+/// `{k: from[k]}` for the listed keys whose values are not `null`/`undefined`
+/// (`getValueByPath` + `setValueByPath` of a generated converter).
+fn pick(from: &Value, keys: &[&str]) -> Value {
+    let mut c = Map::new();
+    for k in keys {
+        insert(&mut c, k, from.get(*k).filter(|x| !x.is_null()));
+    }
+    Value::Object(c)
+}
+
+/// One part field as the SDK's `partToMldev`/`partToVertex` rebuilds it, when it is rebuilt
+/// (`None`: copied as it is).
+fn sdk_part_field(key: &str, v: &Value, sdk: Sdk) -> Option<Value> {
+    match (key, sdk.vertex) {
+        ("functionCall", false) => Some(pick(v, &["args", "id", "name"])),
+        // 2.21's `blobToMldev`; 2.32 copies the blob.
+        ("inlineData", false) if !sdk.genai_2_32 => Some(pick(v, &["data", "mimeType"])),
+        // 2.32's `functionResponseToVertex` / `functionResponsePartToVertex`.
+        ("functionResponse", true) if sdk.genai_2_32 => {
+            let mut c = Map::new();
+            insert(&mut c, "id", v.get("id").filter(|x| !x.is_null()));
+            insert(&mut c, "name", v.get("name").filter(|x| !x.is_null()));
+            if let Some(parts) = v.get("parts").filter(|x| !x.is_null()) {
+                let parts = match parts {
+                    Value::Array(items) => Value::Array(
+                        items
+                            .iter()
+                            .map(|p| pick(p, &["fileData", "inlineData"]))
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                };
+                c.insert("parts".into(), parts);
+            }
+            insert(
+                &mut c,
+                "response",
+                v.get("response").filter(|x| !x.is_null()),
+            );
+            insert(
+                &mut c,
+                "scheduling",
+                v.get("scheduling").filter(|x| !x.is_null()),
+            );
+            Some(Value::Object(c))
+        }
+        _ => None,
+    }
+}
+
 /// A part as the SDK's `partToMldev`/`partToVertex` rebuilds it.
-fn sdk_part(part: &Value, vertex: bool) -> Value {
+fn sdk_part(part: &Value, sdk: Sdk) -> Value {
     let mut out = Map::new();
     for key in SDK_PART_KEYS {
         let Some(v) = part.get(key).filter(|v| !v.is_null()) else {
             continue;
         };
-        let v = match (key, vertex) {
-            ("functionCall", false) => {
-                let mut c = Map::new();
-                for k in ["args", "id", "name"] {
-                    insert(&mut c, k, v.get(k).filter(|x| !x.is_null()));
-                }
-                Value::Object(c)
-            }
-            ("inlineData", false) => {
-                let mut c = Map::new();
-                for k in ["data", "mimeType"] {
-                    insert(&mut c, k, v.get(k).filter(|x| !x.is_null()));
-                }
-                Value::Object(c)
-            }
-            _ => v.clone(),
-        };
+        let v = sdk_part_field(key, v, sdk).unwrap_or_else(|| v.clone());
         out.insert(key.into(), v);
     }
     Value::Object(out)
 }
 
-fn sdk_content(content: &Value, vertex: bool) -> Value {
+fn sdk_content(content: &Value, sdk: Sdk) -> Value {
     let mut out = Map::new();
     if let Some(Value::Array(parts)) = content.field("parts") {
         out.insert(
             "parts".into(),
-            Value::Array(parts.iter().map(|p| sdk_part(p, vertex)).collect()),
+            Value::Array(parts.iter().map(|p| sdk_part(p, sdk)).collect()),
         );
     }
     insert(
@@ -663,22 +801,22 @@ fn sdk_content(content: &Value, vertex: bool) -> Value {
 }
 
 /// `generateContentParametersTo{Mldev,Vertex}`: the REST body (without `_url`).
-fn rest_body(params: &Value, vertex: bool, nan_max: bool) -> Value {
+fn rest_body(params: &Value, sdk: Sdk, nan_max: bool) -> Value {
     let mut body = Map::new();
     if let Some(Value::Array(contents)) = params.field("contents") {
         body.insert(
             "contents".into(),
-            Value::Array(contents.iter().map(|c| sdk_content(c, vertex)).collect()),
+            Value::Array(contents.iter().map(|c| sdk_content(c, sdk)).collect()),
         );
     }
-    body.extend(rest_body_without_contents(params, vertex, nan_max));
+    body.extend(rest_body_without_contents(params, sdk, nan_max));
     Value::Object(body)
 }
 
 /// The members of [`rest_body`] after `contents`. `nan_max`: a `null` `maxOutputTokens` stands
 /// for NaN (streamSimple's clamp on a NaN token estimate), which the SDK keeps (`NaN != null`)
 /// and `JSON.stringify` writes as `null`; an explicit `null` is dropped.
-fn rest_body_without_contents(params: &Value, vertex: bool, nan_max: bool) -> Map<String, Value> {
+fn rest_body_without_contents(params: &Value, sdk: Sdk, nan_max: bool) -> Map<String, Value> {
     let config = params.field("config").cloned().unwrap_or(Value::Null);
     let mut body = Map::new();
     let mut generation = Map::new();
@@ -691,7 +829,7 @@ fn rest_body_without_contents(params: &Value, vertex: bool, nan_max: bool) -> Ma
             ]),
             other => other.clone(),
         };
-        body.insert("systemInstruction".into(), sdk_content(&content, vertex));
+        body.insert("systemInstruction".into(), sdk_content(&content, sdk));
     }
     insert(&mut generation, "temperature", field("temperature"));
     insert(
@@ -707,7 +845,7 @@ fn rest_body_without_contents(params: &Value, vertex: bool, nan_max: bool) -> Ma
         body.insert("tools".into(), tools.clone());
     }
     if let Some(tc) = field("toolConfig") {
-        let tc = match (vertex, tc.field("functionCallingConfig")) {
+        let tc = match (sdk.vertex, tc.field("functionCallingConfig")) {
             (false, Some(fcc)) if !fcc.is_null() => {
                 let mut f = Map::new();
                 insert(
@@ -729,8 +867,8 @@ fn rest_body_without_contents(params: &Value, vertex: bool, nan_max: bool) -> Ma
     body
 }
 
-/// Writes `JSON.stringify(sdk_part(part, vertex))` without building it.
-fn write_sdk_part(out: &mut String, part: &Value, vertex: bool) {
+/// Writes `JSON.stringify(sdk_part(part, sdk))` without building it.
+fn write_sdk_part(out: &mut String, part: &Value, sdk: Sdk) {
     use forge_replay_model::json::{write_compact, write_string};
     out.push('{');
     let mut first = true;
@@ -744,34 +882,16 @@ fn write_sdk_part(out: &mut String, part: &Value, vertex: bool) {
         first = false;
         write_string(out, key);
         out.push(':');
-        let picked: &[&str] = match (key, vertex) {
-            ("functionCall", false) => &["args", "id", "name"],
-            ("inlineData", false) => &["data", "mimeType"],
-            _ => {
-                write_compact(out, v);
-                continue;
-            }
-        };
-        out.push('{');
-        let mut first_inner = true;
-        for k in picked {
-            if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
-                if !first_inner {
-                    out.push(',');
-                }
-                first_inner = false;
-                write_string(out, k);
-                out.push(':');
-                write_compact(out, x);
-            }
+        match sdk_part_field(key, v, sdk) {
+            Some(rebuilt) => write_compact(out, &rebuilt),
+            None => write_compact(out, v),
         }
-        out.push('}');
     }
     out.push('}');
 }
 
 /// Writes `JSON.stringify(sdk_content(content, vertex))` without building it.
-fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
+fn write_sdk_content(out: &mut String, content: &Value, sdk: Sdk) {
     use forge_replay_model::json::{write_compact, write_string};
     out.push('{');
     let mut first = true;
@@ -781,7 +901,7 @@ fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
             if i > 0 {
                 out.push(',');
             }
-            write_sdk_part(out, p, vertex);
+            write_sdk_part(out, p, sdk);
         }
         out.push(']');
         first = false;
@@ -799,18 +919,18 @@ fn write_sdk_content(out: &mut String, content: &Value, vertex: bool) {
 
 /// `JSON.stringify(rest_body(params, vertex))`, with `contents` (nearly all of the body) written
 /// straight from the payload instead of rebuilt.
-fn rest_body_text(params: &Value, vertex: bool, nan_max: bool) -> String {
+fn rest_body_text(params: &Value, sdk: Sdk, nan_max: bool) -> String {
     let Some(Value::Array(contents)) = params.field("contents") else {
-        return stringify(&rest_body(params, vertex, nan_max));
+        return stringify(&rest_body(params, sdk, nan_max));
     };
-    let rest = rest_body_without_contents(params, vertex, nan_max);
+    let rest = rest_body_without_contents(params, sdk, nan_max);
     let mut out = String::with_capacity(16 * 1024);
     out.push_str("{\"contents\":[");
     for (i, c) in contents.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_sdk_content(&mut out, c, vertex);
+        write_sdk_content(&mut out, c, sdk);
     }
     out.push(']');
     for (k, v) in &rest {
@@ -991,7 +1111,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         .and_then(Value::as_array)
         .is_some_and(|c| !c.is_empty());
     let wire = has_contents.then(|| {
-        let mut headers = BTreeMap::new();
+        let mut headers = crate::api::identity_headers(input.release, model, &options);
         headers.insert("content-type".into(), "application/json".to_string());
         if input.has(Change::HeadersMergedCaseInsensitively) {
             // `providerHeadersToRecord`: by lowercased name, the last source winning, `null`
@@ -1015,7 +1135,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         WireRequest::post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            rest_body_text(&payload, vertex, nan_max),
+            rest_body_text(&payload, Sdk::of(input.release, vertex), nan_max),
         )
     });
     Ok(ApiOutput { payload, wire })
@@ -1062,17 +1182,75 @@ mod tests {
         assert!(!is_valid_thought_signature(Some(&json!("ab-d"))));
     }
 
+    const MLDEV: Sdk = Sdk {
+        vertex: false,
+        genai_2_32: false,
+    };
+
+    #[test]
+    fn const_becomes_enum_at_schema_positions_only() {
+        let schema = json!({"type": "object", "properties": {
+            "key": {"const": "mode", "description": "d"},
+            "n": {"const": 3, "enum": [3]},
+            "b": {"const": true},
+            "const": {"type": "string"}
+        }, "items": {"anyOf": [{"const": "x"}]}, "default": {"const": "kept"}});
+        assert_eq!(
+            forge_replay_model::json::stringify(&rewrite_const_as_enum(&schema, false)),
+            r#"{"type":"object","properties":{"key":{"description":"d","enum":["mode"]},"n":{"const":3,"enum":[3]},"b":{"const":true},"const":{"type":"string"}},"items":{"anyOf":[{"enum":["x"]}]},"default":{"const":"kept"}}"#
+        );
+    }
+
+    #[test]
+    fn genai_2_32_keeps_blobs_and_rebuilds_vertex_function_responses() {
+        let image = json!({"inlineData": {"mimeType": "image/png", "data": "AA"}});
+        let old = Sdk {
+            vertex: false,
+            genai_2_32: false,
+        };
+        let new = Sdk {
+            vertex: false,
+            genai_2_32: true,
+        };
+        assert_eq!(
+            forge_replay_model::json::stringify(&sdk_part(&image, old)),
+            r#"{"inlineData":{"data":"AA","mimeType":"image/png"}}"#
+        );
+        assert_eq!(
+            forge_replay_model::json::stringify(&sdk_part(&image, new)),
+            r#"{"inlineData":{"mimeType":"image/png","data":"AA"}}"#
+        );
+        let response = json!({"functionResponse": {"name": "n", "response": {"output": "o"}, "id": "c",
+            "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA"}, "x": 1}]}});
+        assert_eq!(
+            forge_replay_model::json::stringify(&sdk_part(
+                &response,
+                Sdk {
+                    vertex: true,
+                    genai_2_32: true
+                }
+            )),
+            r#"{"functionResponse":{"id":"c","name":"n","parts":[{"inlineData":{"mimeType":"image/png","data":"AA"}}],"response":{"output":"o"}}}"#
+        );
+    }
+
     #[test]
     fn sdk_reorders_parts_for_the_gemini_api() {
         let part =
             json!({"functionCall": {"name": "n", "args": {}, "id": "i"}, "thoughtSignature": "x"});
         assert_eq!(
-            forge_replay_model::json::stringify(&sdk_part(&part, false)),
+            forge_replay_model::json::stringify(&sdk_part(&part, MLDEV)),
             r#"{"functionCall":{"args":{},"id":"i","name":"n"},"thoughtSignature":"x"}"#
         );
         let thought = json!({"thought": true, "text": "t"});
         assert_eq!(
-            forge_replay_model::json::stringify(&sdk_part(&thought, true)),
+            forge_replay_model::json::stringify(&sdk_part(
+                &thought,
+                Sdk {
+                    vertex: true,
+                    genai_2_32: false
+                }
+            )),
             r#"{"text":"t","thought":true}"#
         );
     }
@@ -1088,15 +1266,18 @@ mod tests {
         ], "config": {"systemInstruction": "sys", "temperature": 0.5, "tools": [{"functionDeclarations": []}],
             "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "other": 1}}, "abortSignal": {}}});
         for vertex in [false, true] {
-            assert_eq!(
-                rest_body_text(&p, vertex, false),
-                stringify(&rest_body(&p, vertex, false))
-            );
+            for genai_2_32 in [false, true] {
+                let sdk = Sdk { vertex, genai_2_32 };
+                assert_eq!(
+                    rest_body_text(&p, sdk, false),
+                    stringify(&rest_body(&p, sdk, false))
+                );
+            }
         }
         let no_contents = json!({"model": "m", "config": {"temperature": 1}});
         assert_eq!(
-            rest_body_text(&no_contents, false, false),
-            stringify(&rest_body(&no_contents, false, false))
+            rest_body_text(&no_contents, MLDEV, false),
+            stringify(&rest_body(&no_contents, MLDEV, false))
         );
     }
 }

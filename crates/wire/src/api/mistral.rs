@@ -9,10 +9,10 @@
 use crate::js::Field;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use forge_replay_model::json::stringify;
-use forge_replay_model::release::Change;
+use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
 use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
@@ -306,11 +306,18 @@ fn js_set(m: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
 }
 
 /// `toFunctionTools(tools)`.
-fn to_function_tools(tools: &[Value]) -> Result<Vec<Value>, AssembleError> {
+fn to_function_tools(
+    release: PiRelease,
+    model: &Model,
+    tools: &[Value],
+) -> Result<Vec<Value>, AssembleError> {
+    // 1.6 ([`Change::MistralStrictModeOptIn`]): strict only with `compat.supportsStrictMode`.
+    let supports_strict = !release.has(Change::MistralStrictModeOptIn)
+        || js::truthy(model.compat_value("supportsStrictMode"));
     tools
         .iter()
         .map(|tool| {
-            let strict = resolve_json_schema_strict_sampling(tool, true)?;
+            let strict = resolve_json_schema_strict_sampling(release, tool, supports_strict)?;
             let mut f = Map::new();
             js_set(&mut f, "name", tool.field("name"));
             js_set(&mut f, "description", tool.field("description"));
@@ -414,6 +421,7 @@ fn should_use_prompt_caching(options: &Map<String, Value>) -> bool {
 
 /// `buildChatPayload(model, context, messages, options)`.
 fn build_payload(
+    release: PiRelease,
     model: &Model,
     original: &[Value],
     transformed: &[Cow<'_, Value>],
@@ -429,7 +437,10 @@ fn build_payload(
     // getCurrentTools(resolveTranscript(context)) = getCurrentTools(context): folding keeps it.
     let tools = current_tools(original);
     if !tools.is_empty() {
-        p.insert("tools".into(), Value::Array(to_function_tools(&tools)?));
+        p.insert(
+            "tools".into(),
+            Value::Array(to_function_tools(release, model, &tools)?),
+        );
     }
     js_set(&mut p, "temperature", options.field("temperature"));
     js_set(&mut p, "maxTokens", options.field("maxTokens"));
@@ -742,9 +753,9 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         model,
         Some(&normalize),
     );
-    let payload = build_payload(model, input.messages, &transformed, &options)?;
+    let payload = build_payload(input.release, model, input.messages, &transformed, &options)?;
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".into(), "text/event-stream".to_string());
     headers.insert("authorization".into(), "Bearer [redacted]".to_string());
     headers.insert("content-type".into(), "application/json".to_string());

@@ -341,6 +341,94 @@ pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option
     None
 }
 
+/// The lowercased hostname of an absolute URL (`new URL(url).hostname`), `None` when it has no
+/// `scheme://`.
+fn url_hostname(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = if host.starts_with('[') {
+        host.split(']')
+            .next()
+            .map(|h| format!("{h}]"))
+            .unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or("").to_string()
+    };
+    Some(host.to_ascii_lowercase())
+}
+
+/// `getAttributionHeaders(model, options.identity)` (1.6, [`Change::IdentityAttributionHeaders`]):
+/// provider attribution headers when the request's identity names one (`identity.attribution`),
+/// below the model's and the caller's headers. The `User-Agent` half of `getIdentityHeaders` is
+/// left out (wire requests never carry the machine-dependent `user-agent`).
+pub fn identity_headers(
+    release: PiRelease,
+    model: &Model,
+    options: &Map<String, Value>,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if !release.has(Change::IdentityAttributionHeaders) {
+        return out;
+    }
+    let attribution = crate::js::get(options.get("identity"), "attribution");
+    if !crate::js::truthy(attribution) {
+        return out;
+    }
+    let text = |key: &str| match crate::js::get(attribution, key) {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(v) => Some(crate::js::to_string(Some(v))),
+    };
+    let provider = model.provider();
+    let base = model.base_url();
+    let host = url_hostname(base);
+    if provider == "openrouter" || base.contains("openrouter.ai") {
+        if let Some(url) = text("url") {
+            out.insert("http-referer".into(), url);
+        }
+        if let Some(name) = text("name") {
+            out.insert("x-openrouter-title".into(), name);
+        }
+        if let Some(Value::Array(categories)) = crate::js::get(attribution, "categories") {
+            if !categories.is_empty() {
+                let joined: Vec<String> = categories
+                    .iter()
+                    .map(|c| crate::js::join_element(Some(c)).into_owned())
+                    .collect();
+                out.insert("x-openrouter-categories".into(), joined.join(","));
+            }
+        }
+    } else if provider == "nvidia" || host.as_deref() == Some("integrate.api.nvidia.com") {
+        // NVIDIA expects a capitalized origin, such as `Pi`.
+        if let Some(name) = text("name") {
+            let mut chars = name.chars();
+            let origin = match chars.next() {
+                Some(c) => c.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            };
+            out.insert("x-billing-invoke-origin".into(), origin);
+        }
+    } else if provider == "opencode"
+        || provider == "opencode-go"
+        || host.as_deref() == Some("opencode.ai")
+    {
+        if let Some(name) = text("name") {
+            out.insert("x-opencode-client".into(), name);
+        }
+    }
+    out
+}
+
+/// `model.compat?.promptCacheKeyMode === "disabled"` (1.6, [`Change::PromptCacheKeyMode`]):
+/// the model's endpoint gets no `prompt_cache_key`.
+pub fn prompt_cache_key_disabled(model: &Model) -> bool {
+    model
+        .compat_value("promptCacheKeyMode")
+        .and_then(Value::as_str)
+        == Some("disabled")
+}
+
 /// Runs the builder of `model.api`.
 pub fn dispatch(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let api = input.model.api().ok_or_else(|| AssembleError::UnknownApi {

@@ -4,7 +4,6 @@
 //! through).
 
 use crate::js::Field;
-use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
@@ -64,7 +63,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if js::truthy(options.field("debug")) {
         url.push_str("?debug=1");
     }
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, options);
     headers.insert("authorization".into(), "Bearer [redacted]".into());
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());

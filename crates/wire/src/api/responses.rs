@@ -18,7 +18,7 @@ use crate::model::Model;
 use crate::options::{
     build_base_options, clamp_thinking_level, resolve_cache_retention, resolve_sampling_params,
 };
-use crate::transcript::{resolve_transcript, resolve_transcript_tools};
+use crate::transcript::resolve_transcript;
 use forge_replay_model::release::Change;
 
 const OPENAI_TOOL_CALL_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
@@ -136,9 +136,8 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let explicit_cache = flag(model, "supportsExplicitPromptCacheMode", false);
     let long_cache = flag(model, "supportsLongCacheRetention", true);
     let grammar = grammar_tool_input_properties(&messages, supports_grammar)?;
-    let (request_tools, _) =
-        resolve_transcript_tools(&messages, supports_additional || supports_search);
     let tool_options = ToolOptions {
+        release: input.release,
         strict: None,
         supports_strict_mode: Some(supports_strict),
         supports_openai_grammar_tools: supports_grammar,
@@ -151,21 +150,26 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     } else {
         None
     };
+    let convert_options = ConvertOptions {
+        release: input.release,
+        configuration_update_effort: config_effort.clone(),
+        include_system_prompt: true,
+        grammar_tool_input_properties: grammar,
+        supports_additional_tools: supports_additional,
+        supports_tool_search: supports_search,
+        supports_mid_convo_system_messages: supports_mid,
+        tool_options: tool_options.clone(),
+    };
+    let request_tools = convert_options.transcript_tools(&messages).request_tools;
     let input_items = convert_responses_messages(
         model,
         &messages,
         &OPENAI_TOOL_CALL_PROVIDERS,
-        &ConvertOptions {
-            release: input.release,
-            configuration_update_effort: config_effort.clone(),
-            include_system_prompt: true,
-            grammar_tool_input_properties: grammar,
-            supports_additional_tools: supports_additional,
-            supports_tool_search: supports_search,
-            tool_options: tool_options.clone(),
-        },
+        &convert_options,
     )?;
-    let cache_key = if retention == "none" {
+    let cache_key = if retention == "none"
+        || (input.has(Change::PromptCacheKeyMode) && crate::api::prompt_cache_key_disabled(model))
+    {
         None
     } else {
         prompt_cache_key(options.field("sessionId"))?
@@ -265,7 +269,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     }
     let params = p.into_value();
 
-    let mut headers = BTreeMap::new();
+    let mut headers = crate::api::identity_headers(input.release, model, &options);
     headers.insert("accept".to_string(), "application/json".to_string());
     headers.insert("content-type".into(), "application/json".into());
     headers.insert("authorization".into(), format!("Bearer {api_key}"));
@@ -289,7 +293,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             headers.insert("x-session-id".into(), sid.clone());
         } else {
             if format == "openai" {
-                headers.insert("session_id".into(), sid.clone());
+                let name = if input.has(Change::ResponsesSessionIdHeader) {
+                    "session-id"
+                } else {
+                    "session_id"
+                };
+                headers.insert(name.into(), sid.clone());
             }
             headers.insert("x-client-request-id".into(), sid);
         }

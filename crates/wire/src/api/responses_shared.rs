@@ -16,7 +16,10 @@ use crate::error::AssembleError;
 use crate::hash::short_hash;
 use crate::js::{self, obj, s};
 use crate::model::Model;
-use crate::transcript::{render_system_message_update, role, system_message_text};
+use crate::transcript::{
+    render_system_message_update, role, system_message_text, transcript_tools, ToolSupport,
+    TranscriptTools,
+};
 use crate::transform::transform_messages_cow;
 
 /// A JavaScript object under construction whose keys may hold `undefined` (kept for their
@@ -67,8 +70,10 @@ impl JsObject {
 }
 
 /// Tool conversion options (`convertResponsesTools`'s second argument).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ToolOptions {
+    /// The release whose strict-schema rules apply.
+    pub release: PiRelease,
     /// `strict` (`None` = undefined, which means `false`).
     pub strict: Option<Value>,
     /// `supportsStrictMode` (`None` = undefined = true).
@@ -109,7 +114,8 @@ pub fn convert_responses_tools(
             out.push(Value::Object(m));
             continue;
         }
-        let constrained = resolve_json_schema_strict_sampling(tool, supports_strict)?;
+        let constrained =
+            resolve_json_schema_strict_sampling(options.release, tool, supports_strict)?;
         let strict = match constrained {
             Some(b) => Value::Bool(b),
             None => default_strict.clone(),
@@ -167,8 +173,60 @@ pub struct ConvertOptions {
     pub supports_additional_tools: bool,
     /// `supportsToolSearch`.
     pub supports_tool_search: bool,
+    /// `supportsMidConvoSystemMessages` (read from 1.6 on, by `getResponsesToolSupport`).
+    pub supports_mid_convo_system_messages: bool,
     /// Options for tool conversion inside the transcript.
     pub tool_options: ToolOptions,
+}
+
+impl ConvertOptions {
+    /// How tool changes are expressed: 1.6's `getResponsesToolSupport(options)`
+    /// ([`Change::ResponsesToolSupportModes`]): `changes` with mid-conversation system messages
+    /// and `additional_tools`, else `additions` with tool search, else `none`. Before 1.6,
+    /// additions whenever either `additional_tools` or tool search is supported.
+    pub fn tool_support(&self) -> ToolSupport {
+        if self.release.has(Change::ResponsesToolSupportModes) {
+            if self.supports_mid_convo_system_messages && self.supports_additional_tools {
+                ToolSupport::Changes
+            } else if self.supports_tool_search {
+                ToolSupport::Additions
+            } else {
+                ToolSupport::None
+            }
+        } else if self.supports_additional_tools || self.supports_tool_search {
+            ToolSupport::Additions
+        } else {
+            ToolSupport::None
+        }
+    }
+
+    /// `resolveTranscriptTools(messages, toolSupport)` for these options.
+    pub fn transcript_tools<M: std::borrow::Borrow<Value>>(
+        &self,
+        messages: &[M],
+    ) -> TranscriptTools {
+        transcript_tools(self.release, messages, self.tool_support())
+    }
+}
+
+/// `renderIncrementalToolsNotice(unavailable)` (1.6): precedes every `additional_tools` item
+/// after the first.
+fn incremental_tools_notice(unavailable: &[String]) -> String {
+    let notice = "This is an incremental tools update. Previously declared tools remain available unless explicitly marked unavailable. A tool declared again here is available again, and its latest definition replaces the earlier one.";
+    if unavailable.is_empty() {
+        notice.to_string()
+    } else {
+        format!("{notice}\nStill unavailable: {}.", unavailable.join(", "))
+    }
+}
+
+/// `renderToolRemovalNotice(names)` (1.6).
+fn tool_removal_notice(names: &[String]) -> String {
+    let list: Vec<String> = names.iter().map(|n| format!("- {n}")).collect();
+    format!(
+        "The following tools are no longer available. Do not call them:\n{}",
+        list.join("\n")
+    )
 }
 
 fn normalize_id_part(part: &str) -> String {
@@ -213,7 +271,7 @@ fn text_signature(sig: Option<&Value>) -> Option<(String, Option<String>)> {
     Some((text, None))
 }
 
-fn tool_result_output(model: &Model, content: &[Value]) -> Value {
+fn tool_result_output(release: PiRelease, model: &Model, content: &[Value]) -> Value {
     let texts: Vec<_> = content
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("text"))
@@ -224,7 +282,12 @@ fn tool_result_output(model: &Model, content: &[Value]) -> Value {
         .iter()
         .filter(|c| js::str_of(c, "type") == Some("image"))
         .collect();
-    let has_text = !text.is_empty();
+    // 1.6 ([`Change::BlankToolOutputIsNoOutput`]): whitespace alone is no text.
+    let has_text = if release.has(Change::BlankToolOutputIsNoOutput) {
+        !js::trim(&text).is_empty()
+    } else {
+        !text.is_empty()
+    };
     if images.is_empty() || !model.supports_images() {
         let t = if has_text {
             text.as_str()
@@ -306,10 +369,22 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
             ("reasoning", obj!([("effort", effort)])),
         ])
     };
-    let anchors = crate::transcript::anchors_tool_additions(
-        messages,
-        options.supports_additional_tools || options.supports_tool_search,
-    );
+    let support = options.tool_support();
+    let folded = options.transcript_tools(messages).folded_system_messages;
+    let notices = options.release.has(Change::ResponsesToolSupportModes);
+    // 1.6: `changes` declares in `additional_tools` items, `additions` loads through tool
+    // search; before, `additional_tools` whenever supported, else tool search.
+    let (emit_additional, emit_search) = if notices {
+        (
+            support == ToolSupport::Changes,
+            support == ToolSupport::Additions,
+        )
+    } else {
+        (
+            options.supports_additional_tools,
+            !options.supports_additional_tools && options.supports_tool_search,
+        )
+    };
     let instruction_role = if model.reasoning()
         && model.compat_value("supportsDeveloperRole") != Some(&Value::Bool(false))
     {
@@ -320,18 +395,31 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
     let grammar = &options.grammar_tool_input_properties;
     let mut out: Vec<Value> = Vec::with_capacity(transformed.len() + 4);
     let mut msg_index: usize = 0;
+    let mut system_index: usize = 0;
+    let mut declared_additional_tools = false;
+    // Tools announced as removed and not declared again since, in insertion order.
+    let mut unavailable: Vec<String> = Vec::new();
     for (source_index, msg) in transformed.iter().map(|m| m.as_ref()).enumerate() {
         let leading = source_index == 0 && role(msg) == "system";
         match role(msg) {
             "system" => {
-                if !leading {
-                    let tools = if anchors {
-                        js::arr(msg, "toolsAdded")
-                    } else {
-                        &[]
-                    };
+                let anchors = system_index >= folded;
+                system_index += 1;
+                if anchors {
+                    let tools = js::arr(msg, "toolsAdded");
+                    for t in tools {
+                        let name = js::to_string(t.field("name"));
+                        unavailable.retain(|n| *n != name);
+                    }
                     if !tools.is_empty() {
-                        if options.supports_additional_tools {
+                        if emit_additional {
+                            if notices && declared_additional_tools {
+                                out.push(obj!([
+                                    ("role", s(instruction_role)),
+                                    ("content", s(incremental_tools_notice(&unavailable))),
+                                ]));
+                            }
+                            declared_additional_tools = true;
                             out.push(obj!([
                                 ("type", s("additional_tools")),
                                 ("role", s("developer")),
@@ -343,7 +431,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                                     )?),
                                 ),
                             ]));
-                        } else if options.supports_tool_search {
+                        } else if emit_search {
                             let names: Vec<String> = tools
                                 .iter()
                                 .map(|t| js::str_of(t, "name").unwrap_or("").to_string())
@@ -381,11 +469,37 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     }
                 }
                 if !leading || options.include_system_prompt {
-                    let text = if leading {
+                    let mut text = if leading {
                         system_message_text(msg)
                     } else {
                         render_system_message_update(msg)
                     };
+                    if notices && anchors {
+                        // A redefinition is a removal plus an addition of the same name; only
+                        // true removals are announced.
+                        let added: Vec<String> = js::arr(msg, "toolsAdded")
+                            .iter()
+                            .map(|t| js::to_string(t.field("name")))
+                            .collect();
+                        let removed: Vec<String> = js::arr(msg, "toolsRemoved")
+                            .iter()
+                            .map(|t| js::to_string(t.field("name")))
+                            .filter(|n| !added.contains(n))
+                            .collect();
+                        if !removed.is_empty() {
+                            let notice = tool_removal_notice(&removed);
+                            text = if text.is_empty() {
+                                notice
+                            } else {
+                                format!("{text}\n\n{notice}")
+                            };
+                        }
+                        for name in removed {
+                            if !unavailable.contains(&name) {
+                                unavailable.push(name);
+                            }
+                        }
+                    }
                     if !text.is_empty() {
                         out.push(obj!([
                             ("role", s(instruction_role)),
@@ -591,7 +705,7 @@ pub fn convert_responses_messages<M: std::borrow::Borrow<Value>>(
                     "msg.toolCallId",
                     "split",
                 ));
-                let output = tool_result_output(model, js::arr(msg, "content"));
+                let output = tool_result_output(options.release, model, js::arr(msg, "content"));
                 let tool_name = js::str_of(msg, "toolName").unwrap_or("");
                 let ty = if msg.field("toolName").is_some() && grammar.contains_key(tool_name) {
                     "custom_tool_call_output"
