@@ -11,7 +11,7 @@
 //! * [`Marker`]: what a release writes into a session file that an older one does not, so a
 //!   reader can tell which release wrote a session ([`MARKERS`]; detection itself is
 //!   `forge_replay_session::release`). Markers name their release as a version string, so markers
-//!   of releases this build does not support yet (1.6) are recognised too.
+//!   of releases this build does not support yet are recognised too.
 //!
 //! A third release is an addition: a variant of [`PiRelease`] (plus its catalog data under
 //! `crates/wire/data/pi-ai-<version>/`) and the changes it introduces appended to [`Change`] and
@@ -273,6 +273,16 @@ pub enum Change {
     ClampRatioMargin,
     /// A request identity with `attribution` adds provider attribution headers.
     IdentityAttributionHeaders,
+    // --- 1.6.0: session files, agent loop (upgrade16)
+    /// Every usage cost pi-ai computes records `totalFromProvider`.
+    SessionCostTotalFromProvider,
+    /// Assistant messages record the new diagnostics (thread fallback, input transformations,
+    /// Bedrock strict-tools fallback).
+    SessionNewDiagnostics,
+    /// The agent's thinking level is recorded on the branch tree navigation moved to.
+    SessionThinkingLevelOnBranch,
+    /// Cache warming defaults to `idle`: idle prompt caches are refreshed before their TTL ends.
+    AgentCacheWarmingIdle,
 }
 
 /// What [`Change::info`] knows about a change.
@@ -812,6 +822,43 @@ pub const CHANGES: &[ChangeInfo] = &[
         summary: "`options.identity.attribution` adds OpenRouter's `HTTP-Referer`, `X-OpenRouter-Title` and `X-OpenRouter-Categories`, NVIDIA's `X-BILLING-INVOKE-ORIGIN` or OpenCode's `x-opencode-client`, below the model's and the caller's headers; `User-Agent` becomes `pi/<version> (…)` (not compared)",
         follows: "pi-ai dist/utils/identity.js getIdentityHeaders, getAttributionHeaders",
     },
+    // --- 1.6.0: session files, agent loop (upgrade16)
+    ChangeInfo {
+        change: Change::SessionCostTotalFromProvider,
+        name: "session-cost-total-from-provider",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "every usage cost pi-ai computes records `totalFromProvider`: `false` when `total` is the catalog estimate, `true` when OpenRouter's billed cost replaced it (assistant messages, compaction and branch-summary usage)",
+        follows: "pi-ai dist/models.js calculateCost; dist/utils/openrouter-cost.js applyOpenRouterReportedCost",
+    },
+    ChangeInfo {
+        change: Change::SessionNewDiagnostics,
+        name: "session-new-diagnostics",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "assistant messages record the diagnostics `anthropic_thread_fallback`, `openai_input_transformations` and `bedrock_strict_tools_fallback` pi-ai notes on a reply",
+        follows: "pi-ai dist/api/anthropic-messages.js, openai-responses-shared.js, bedrock-converse-stream.js (diagnostics)",
+    },
+    ChangeInfo {
+        change: Change::SessionThinkingLevelOnBranch,
+        name: "session-thinking-level-on-branch",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Session,
+        apis: NONE,
+        summary: "before a prompt, when tree navigation left the latest `thinking_level_change` on another branch and the branch implies another level, the agent's level is appended to the branch (so the path names the level the request runs at)",
+        follows: "pi-coding-agent dist/core/agent-session.js _recordSelection, _recordThinkingLevel",
+    },
+    ChangeInfo {
+        change: Change::AgentCacheWarmingIdle,
+        name: "agent-cache-warming-idle",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Agent,
+        apis: NONE,
+        summary: "the `cacheWarming` setting defaults to `idle` (1.5.1 and later): while the agent is idle, the last request is replayed with `maxTokens: 1` and `disableContinuation` at 90% of the cache TTL, for up to 30 min, when the expected saving is at least $0.05; the warm-ups are not written to the session",
+        follows: "pi-ai dist/cache-warming.js evaluateCacheWarming, getCacheWarmingDelayMs; pi-coding-agent dist/core/settings-defaults.js cacheWarming",
+    },
 ];
 
 impl Change {
@@ -896,25 +943,31 @@ pub const MARKERS: &[Marker] = &[
         name: "cost-total-from-provider",
         since: "1.6.0",
         what: "a usage cost with `totalFromProvider`",
-        change: None,
+        change: Some(Change::SessionCostTotalFromProvider),
     },
     Marker {
         name: "anthropic-thread-fallback",
         since: "1.6.0",
         what: "an `anthropic_thread_fallback` diagnostic",
-        change: None,
+        change: Some(Change::SessionNewDiagnostics),
     },
     Marker {
         name: "openai-input-transformations",
         since: "1.6.0",
         what: "an `openai_input_transformations` diagnostic",
-        change: None,
+        change: Some(Change::SessionNewDiagnostics),
     },
     Marker {
         name: "bedrock-strict-tools-fallback",
         since: "1.6.0",
         what: "a `bedrock_strict_tools_fallback` diagnostic",
-        change: None,
+        change: Some(Change::SessionNewDiagnostics),
+    },
+    Marker {
+        name: "thinking-level-on-branch",
+        since: "1.6.0",
+        what: "a `thinking_level_change` re-recording the agent's level after tree navigation",
+        change: Some(Change::SessionThinkingLevelOnBranch),
     },
 ];
 

@@ -5,7 +5,9 @@
 //! evidence: from 1.3 every response records `thinkingLevel` and `durationMs`, tool results
 //! `durationMs` (and `nestedCalls` when a tool called tools), malformed tool arguments
 //! `argumentsError`, virtual-model routers `pi.virtual-model-state` entries, Anthropic's strict
-//! fallback a diagnostic; 1.6 adds `usage.cost.totalFromProvider` and new diagnostics. A session
+//! fallback a diagnostic; 1.6 adds `usage.cost.totalFromProvider` (on responses, compaction and
+//! branch summaries), new diagnostics, and re-records the thinking level on a branch tree
+//! navigation moved to ([`BranchLevels`]). A session
 //! whose responses carry none of them was written by 0.87.1 (or a release between, which
 //! forge-replay does not model).
 //!
@@ -263,9 +265,22 @@ pub fn detect(session: &Session) -> Evidence {
         .map(|(n, m)| (memmem::Finder::new(n.as_bytes()), *m))
         .collect();
     let virtual_state = memmem::Finder::new(b"pi.virtual-model-state");
+    let from_provider = memmem::Finder::new(b"\"totalFromProvider\"");
+    let mut branch_levels = BranchLevels::default();
     for e in session.entries() {
         let line = e.line();
+        branch_levels.see(session, &e);
         match e.entry_type() {
+            // Compaction and branch summaries record the usage of their summarization request.
+            EntryType::Compaction | EntryType::BranchSummary
+                if e.raw()
+                    .is_ok_and(|raw| from_provider.find(raw.as_bytes()).is_some())
+                    && e.value()
+                        .ok()
+                        .is_some_and(|v| v.pointer("/usage/cost/totalFromProvider").is_some()) =>
+            {
+                ev.note("cost-total-from-provider", line);
+            }
             EntryType::Custom
                 if e.raw()
                     .is_ok_and(|raw| virtual_state.find(raw.as_bytes()).is_some())
@@ -344,6 +359,18 @@ pub fn detect(session: &Session) -> Evidence {
             _ => {}
         }
     }
+    // The pattern separates 1.6 from 1.3 (whose agent kept the level without recording it); it is
+    // evidence only in a session whose responses already record their thinking level (1.3 and
+    // later), never against 0.87.1.
+    if ev
+        .found
+        .iter()
+        .any(|f| f.marker.name == "assistant-thinking-level")
+    {
+        for line in branch_levels.found {
+            ev.note("thinking-level-on-branch", line);
+        }
+    }
     ev.found.sort_by_key(|f| {
         MARKERS
             .iter()
@@ -351,6 +378,76 @@ pub fn detect(session: &Session) -> Evidence {
             .unwrap_or(usize::MAX)
     });
     ev
+}
+
+/// Finds the `thinking_level_change` entries 1.6's `_recordThinkingLevel` writes: before a prompt
+/// on a branch that tree navigation moved to, the agent's level (the last one recorded anywhere in
+/// the file) is appended when the branch implies another one. Such an entry
+///
+/// * repeats the level of the previous `thinking_level_change` in the file,
+/// * is not a child of the entry on the line before it (navigation moved the leaf),
+/// * differs from the level of the nearest `thinking_level_change` on its own branch,
+/// * and is followed, on the next line, by a user message that is its child.
+///
+/// Earlier releases write a `thinking_level_change` only when the level changes against the
+/// agent's, so the first condition does not hold for them after navigation.
+#[derive(Default)]
+struct BranchLevels {
+    /// The entry on the line before, and the last level recorded in the file.
+    previous_id: Option<String>,
+    last_level: Option<Value>,
+    /// A candidate waiting for its next line: its id and line.
+    candidate: Option<(String, u64)>,
+    found: Vec<u64>,
+}
+
+impl BranchLevels {
+    fn see(&mut self, session: &Session, e: &crate::entry::Entry<'_>) {
+        if let Some((id, line)) = self.candidate.take() {
+            if *e.entry_type() == EntryType::Message
+                && e.role() == Some("user")
+                && e.parent_id() == Some(id.as_str())
+            {
+                self.found.push(line);
+            }
+        }
+        if *e.entry_type() == EntryType::ThinkingLevelChange {
+            let level = e.thinking_level_value().cloned();
+            if let (Some(level), Some(id)) = (&level, e.id()) {
+                if self.last_level.as_ref() == Some(level)
+                    && e.parent_id().is_some()
+                    && e.parent_id() != self.previous_id.as_deref()
+                    && branch_level(session, e.parent_id()).is_some_and(|b| &b != level)
+                {
+                    self.candidate = Some((id.to_string(), e.line()));
+                }
+            }
+            if level.is_some() {
+                self.last_level = level;
+            }
+        }
+        self.previous_id = e.id().map(str::to_string);
+    }
+}
+
+/// The level of the nearest `thinking_level_change` on the path from `id` to the root (a walk of
+/// one branch, done only for the rare candidates of [`BranchLevels`]; a cycle ends it).
+fn branch_level<'a>(session: &'a Session, mut id: Option<&'a str>) -> Option<Value> {
+    let mut steps = 0usize;
+    while let Some(i) = id.and_then(|id| session.find(id)) {
+        let e = session.entry(i);
+        if *e.entry_type() == EntryType::ThinkingLevelChange {
+            if let Some(v) = e.thinking_level_value() {
+                return Some(v.clone());
+            }
+        }
+        steps += 1;
+        if steps > session.entry_count() {
+            return None;
+        }
+        id = e.parent_id();
+    }
+    None
 }
 
 #[cfg(test)]

@@ -9,7 +9,12 @@
 //! `argumentsError` in the message content, a diagnostic's `type`) are looked for in the raw line
 //! with `memmem` and confirmed by parsing only the lines that contain them, as `detect` does; the
 //! `argumentsError` search stops once the file shows a marker at least as new. A line the serde
-//! fallback parses gets the same answer from [`of_line`].
+//! fallback parses gets the same answer from [`of_line`]. A `compaction` or `branch_summary`
+//! entry's own `usage.cost.totalFromProvider` is found the same way (memmem, then a parse).
+//!
+//! `thinking-level-on-branch` is the one marker the scan does not look for: it is a pattern of
+//! the tree (a repeated level on a branch tree navigation moved to), not of a line. A session
+//! whose only 1.6 evidence it is is priced with the 1.3.0 catalog here, while `detect` says 1.6.0.
 
 use forge_replay_model::release::{Marker, PiRelease};
 use forge_replay_session::release::{Evidence, Found};
@@ -17,7 +22,7 @@ use memchr::memmem;
 use serde_json::Value;
 
 /// One bit per marker, in [`MARKERS`] order.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "assistant-thinking-level",
     "assistant-duration",
     "tool-result-duration",
@@ -29,6 +34,9 @@ pub const NAMES: [&str; 11] = [
     "anthropic-thread-fallback",
     "openai-input-transformations",
     "bedrock-strict-tools-fallback",
+    // Not looked for by the scan: it takes the tree (a branch's levels), which the scan does not
+    // keep; `forge_replay_session::release::detect` finds it.
+    "thinking-level-on-branch",
 ];
 
 pub(crate) const THINKING_LEVEL: u16 = 1 << 0;
@@ -116,6 +124,12 @@ pub(crate) fn of_line(text: &str) -> u16 {
     };
     let mut m = 0;
     let ty = v.get("type").and_then(Value::as_str);
+    // Compaction and branch summaries record the usage of their summarization request.
+    if matches!(ty, Some("compaction" | "branch_summary"))
+        && v.pointer("/usage/cost/totalFromProvider").is_some()
+    {
+        m |= COST_FROM_PROVIDER;
+    }
     if ty == Some("custom")
         && v.get("customType").and_then(Value::as_str) == Some(VIRTUAL_STATE_TYPE)
     {

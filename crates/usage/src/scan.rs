@@ -667,8 +667,10 @@ pub(crate) fn parse_line_with(
                 && (m.keys & crate::markers::KEY_DIAGNOSTICS != 0
                     || (arguments_error && crate::markers::may_hold_arguments_error(text)))
         });
+        let summary_usage = matches!(raw.ty.as_str(), Some("compaction" | "branch_summary"))
+            && memchr::memmem::find(text.as_bytes(), b"\"totalFromProvider\"").is_some();
         let mut parsed = line_from_raw(&mut raw, line);
-        if deep {
+        if deep || summary_usage {
             if let Line::Entry(e) | Line::Transcript { entry: e, .. } = &mut parsed {
                 e.markers |= crate::markers::of_line(text);
             }

@@ -245,6 +245,21 @@ fn the_scan_detects_the_release_as_the_session_reader_does() {
             base.replace(r#""total":0.05}"#, r#""total":0.05,"totalFromProvider":0.04}"#),
         ),
         (
+            // A compaction's own usage (the summarization request) records it too.
+            "compaction-total-from-provider-1.6",
+            format!(
+                "{base}{}\n",
+                r#"{"type":"compaction","id":"m-k","parentId":"m-a4","timestamp":"2026-03-01T10:00:06.000Z","summary":"s","firstKeptEntryId":"m-a4","tokensBefore":9,"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":false}}}"#
+            ),
+        ),
+        (
+            "summary-mentions-total-from-provider",
+            format!(
+                "{base}{}\n",
+                r#"{"type":"branch_summary","id":"m-k","parentId":"m-a4","timestamp":"2026-03-01T10:00:06.000Z","fromId":"m-a2","summary":"\"totalFromProvider\": false"}"#
+            ),
+        ),
+        (
             // An escaped string sends the line to the serde fallback, which must agree.
             "thinking-level-escaped",
             base.replace(
@@ -265,7 +280,12 @@ fn the_scan_detects_the_release_as_the_session_reader_does() {
         let Ok((s, _)) = forge_replay_session::Session::open(p) else {
             continue;
         };
-        let expected = forge_replay_session::release::detect(&s);
+        let mut expected = forge_replay_session::release::detect(&s);
+        // The one marker the scan does not look for (a pattern of the tree, see
+        // `forge_replay_usage::markers`): the scan agrees with `detect` without it.
+        expected
+            .found
+            .retain(|f| f.marker.name != "thinking-level-on-branch");
         let data = SessionData::read(p).unwrap();
         if data.header.is_none() {
             continue;

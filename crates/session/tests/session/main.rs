@@ -5,3 +5,4 @@
 mod bad_input;
 mod fixtures;
 mod fuzz_regressions;
+mod releases;
