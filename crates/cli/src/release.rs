@@ -21,7 +21,7 @@ pub const ENV: &str = "FORGE_REPLAY_PI";
 /// `--pi RELEASE`, shared by every command that reads a catalog or assembles requests.
 #[derive(Debug, Clone, Default, Args)]
 pub struct PiArg {
-    /// Pi release to follow: 0.87.1 or 1.3.0 (default: what the input shows, else 0.87.1; also
+    /// Pi release to follow: 0.87.1, 1.3.0 or 1.6.0 (default: what the input shows, else 0.87.1; also
     /// FORGE_REPLAY_PI). Sessions are detected from the markers each release writes.
     #[arg(long = "pi", value_name = "RELEASE")]
     pub pi: Option<String>,
