@@ -150,20 +150,30 @@ pub enum CaseFile {
     Sequence(Sequence),
 }
 
+/// A case file's text as JSON.
+fn parse_json(text: &str) -> Result<Value, CaseError> {
+    forge_replay_model::json::parse(text).map_err(|e| err("$", format!("not valid JSON: {e}")))
+}
+
+/// Whether a case file's root holds several requests (`requests`).
+fn is_sequence(root: &Map<String, Value>) -> bool {
+    !matches!(root.field("requests"), None | Some(Value::Null))
+}
+
 impl CaseFile {
     /// Parses and checks a case file's text.
     pub fn parse(text: &str) -> Result<CaseFile, CaseError> {
-        let value = forge_replay_model::json::parse(text)
-            .map_err(|e| err("$", format!("not valid JSON: {e}")))?;
+        let value = parse_json(text)?;
         CaseFile::from_value(&value)
     }
 
     /// Checks a parsed case file.
     pub fn from_value(value: &Value) -> Result<CaseFile, CaseError> {
         let root = expect_obj(value, "$")?;
-        match root.field("requests") {
-            None | Some(Value::Null) => Case::from_value(value).map(CaseFile::Single),
-            Some(_) => Sequence::from_root(root).map(CaseFile::Sequence),
+        if is_sequence(root) {
+            Sequence::from_root(root).map(CaseFile::Sequence)
+        } else {
+            Case::from_value(value).map(CaseFile::Single)
         }
     }
 
@@ -371,15 +381,14 @@ impl Case {
     /// Parses and checks a case file's text (one request; a sequence is refused, see
     /// [`CaseFile`]).
     pub fn parse(text: &str) -> Result<Case, CaseError> {
-        let value = forge_replay_model::json::parse(text)
-            .map_err(|e| err("$", format!("not valid JSON: {e}")))?;
+        let value = parse_json(text)?;
         Case::from_value(&value)
     }
 
     /// Checks a parsed case (one request; a sequence is refused, see [`CaseFile`]).
     pub fn from_value(value: &Value) -> Result<Case, CaseError> {
         let root = expect_obj(value, "$")?;
-        if !matches!(root.field("requests"), None | Some(Value::Null)) {
+        if is_sequence(root) {
             return Err(err(
                 "$.requests",
                 "a multi-request case (several requests of one process); it is read as a sequence, not as one request",
