@@ -47,12 +47,34 @@ pub const REPRESENTATIVE_MODELS: [(&str, &str); 10] = [
     ("pi-messages", "radius/balanced"),
 ];
 
-/// The representative model (`provider/id`) of an API name.
-pub fn representative_model(api: &str) -> Option<&'static str> {
+/// Stand-ins for a representative model that a later release's catalog dropped (1.6.0 has no
+/// `openai-codex/gpt-5.5`), tried in order. A release keeps the first representative its catalog
+/// holds, so the goldens of the releases that have it keep their names.
+const LATER_REPRESENTATIVES: [(&str, &str); 1] =
+    [("openai-codex-responses", "openai-codex/gpt-5.6-sol")];
+
+/// The representative model (`provider/id`) of an API name in a catalog: the one in
+/// [`REPRESENTATIVE_MODELS`] when the catalog holds it, else the first stand-in it holds.
+pub fn representative_model(api: &str, catalog: &Catalog) -> Option<&'static str> {
+    let held = |m: &&str| {
+        m.split_once('/')
+            .is_some_and(|(provider, id)| catalog.lookup(provider, id).is_ok())
+    };
+    let mut candidates = REPRESENTATIVE_MODELS
+        .iter()
+        .chain(LATER_REPRESENTATIVES.iter())
+        .filter(|(a, _)| *a == api)
+        .map(|(_, m)| *m);
+    let first = candidates.clone().next()?;
+    Some(candidates.find(held).unwrap_or(first))
+}
+
+/// The representative model of every API in a catalog, in [`REPRESENTATIVE_MODELS`] order.
+pub fn representative_models(catalog: &Catalog) -> Vec<(&'static str, &'static str)> {
     REPRESENTATIVE_MODELS
         .iter()
-        .find(|(a, _)| *a == api)
-        .map(|(_, m)| *m)
+        .filter_map(|(api, _)| Some((*api, representative_model(api, catalog)?)))
+        .collect()
 }
 
 /// Which model each request is assembled for.
@@ -65,11 +87,11 @@ pub enum Target {
 }
 
 impl Target {
-    /// The representative model of every API.
-    pub fn all_apis() -> Target {
+    /// The representative model of every API in a catalog.
+    pub fn all_apis(catalog: &Catalog) -> Target {
         Target::Models(
-            REPRESENTATIVE_MODELS
-                .iter()
+            representative_models(catalog)
+                .into_iter()
                 .map(|(_, m)| m.to_string())
                 .collect(),
         )

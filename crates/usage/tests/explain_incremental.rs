@@ -212,7 +212,7 @@ fn the_incremental_explanation_equals_the_reference() {
         }
         // Every API: each request flattened after the previous one of its API.
         let mut ropts = ReplayOptions::new(catalog);
-        ropts.target = Target::all_apis();
+        ropts.target = Target::all_apis(catalog);
         let mut last: Vec<(Api, CacheOrder, serde_json::Value)> = Vec::new();
         let _ = replay::replay_each(&s, &ropts, |r| {
             let scratch = CacheOrder::of(r.api, &r.provider, &r.model, &r.payload);

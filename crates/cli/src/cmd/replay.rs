@@ -90,12 +90,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         Target::Models(vec![m.clone()])
     } else if let Some(api) = &args.api {
         // clap accepts only the ten API names.
-        match replay::representative_model(api) {
+        match replay::representative_model(api, &catalog) {
             Some(m) => Target::Models(vec![m.to_string()]),
             None => anyhow::bail!("--api {api}: unknown API"),
         }
     } else if args.all_apis {
-        Target::all_apis()
+        Target::all_apis(&catalog)
     } else {
         Target::Recorded
     };

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use forge_replay_engine::diff;
 use forge_replay_engine::golden::GoldenStore;
-use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
+use forge_replay_engine::replay::representative_models;
 use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, MismatchKind, Outcome, VerifyOptions};
 use forge_replay_model::json;
@@ -15,7 +15,7 @@ use crate::out::{self, outln, Out};
 use crate::Exit;
 use forge_replay_model::text::count;
 
-fn targets(args: &VerifyArgs) -> Vec<String> {
+fn targets(args: &VerifyArgs, catalog: &forge_replay_wire::Catalog) -> Vec<String> {
     if let Some(m) = &args.models {
         return m
             .split(',')
@@ -25,8 +25,8 @@ fn targets(args: &VerifyArgs) -> Vec<String> {
             .collect();
     }
     // clap accepts only `all` and the ten API names.
-    REPRESENTATIVE_MODELS
-        .iter()
+    representative_models(catalog)
+        .into_iter()
         .filter(|(api, _)| args.apis.is_empty() || args.apis.iter().any(|a| a == "all" || a == api))
         .map(|(_, m)| m.to_string())
         .collect()
@@ -62,13 +62,13 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::BadInput);
         }
     }
-    let models = targets(&args);
     // `--pi` (or FORGE_REPLAY_PI) follows one release for every scenario; otherwise each follows
     // its own `pi`, else the default.
     let pi = args.pi.requested()?.map(|(r, _)| r);
     let catalog = forge_replay_wire::Catalog::builtin(
         pi.unwrap_or(forge_replay_model::release::PiRelease::DEFAULT),
     );
+    let models = targets(&args, catalog);
     let opts = VerifyOptions {
         pi,
         scenarios: scenarios.clone(),
