@@ -151,6 +151,12 @@ pub struct ReplayOptions<'c> {
     /// Tool declarations a `prepareLoadout` hook hid from every request (1.3,
     /// [`Change::AgentHiddenDeclarations`]; a session does not record them).
     pub hidden_declarations: Vec<String>,
+    /// A reply that recorded no `responseId` is taken to have had one (`assumed:<entry id>`), so
+    /// an Anthropic message thread (1.6) continues after it. Every Anthropic reply carries an
+    /// id and Pi records it, but test harnesses and some proxies leave it out; `upgrade` assumes
+    /// it to show what the target release would send after a real reply. Off by default:
+    /// replay shows what the session recorded.
+    pub assume_reply_ids: bool,
 }
 
 impl<'c> ReplayOptions<'c> {
@@ -164,6 +170,7 @@ impl<'c> ReplayOptions<'c> {
             keep_transcript: false,
             after_tree: AfterTree::default(),
             hidden_declarations: Vec::new(),
+            assume_reply_ids: false,
         }
     }
 }
@@ -207,6 +214,9 @@ pub struct Request {
     /// The thread fallback the session recorded for the request (`anthropic_thread_fallback`:
     /// the first attempt was rejected and resent), if any.
     pub thread_fallback: Option<Fallback>,
+    /// When the answered request continued a thread: the whole prompt the endpoint holds for it,
+    /// as the un-threaded body (the `create` form without `thread`). What a prompt cache sees.
+    pub unthreaded_body: Option<String>,
 }
 
 impl Request {
@@ -741,12 +751,18 @@ fn walk(
                     if h.off.contains(&i) {
                         t.turn_off(&info.session);
                     }
-                    let message = session
+                    let mut message = session
                         .entry(i)
                         .value()
                         .ok()
                         .and_then(|mut v| v.get_mut("message").map(Value::take))
                         .unwrap_or(Value::Null);
+                    if opts.assume_reply_ids {
+                        if let Some(m) = message.as_object_mut() {
+                            m.entry("responseId")
+                                .or_insert_with(|| Value::String(format!("assumed:{entry_id}")));
+                        }
+                    }
                     // What the endpoint answered is recorded for the recorded model only.
                     let answer = match thread_fallback(&message).filter(|_| fixed.is_empty()) {
                         Some((reason, msg)) => {
@@ -772,6 +788,16 @@ fn walk(
                     thread = exchange.answered_thread().cloned();
                     thread_fallback_seen = exchange.fallback;
                 }
+                let unthreaded_body = match (&thread, &assembled.wire) {
+                    (Some(ThreadForm::Continue { .. }), Some(created)) => {
+                        let mut body = created.body();
+                        if let Some(o) = body.as_object_mut() {
+                            o.remove("thread");
+                        }
+                        Some(json::stringify(&body))
+                    }
+                    _ => None,
+                };
                 sink(Outcome::Built(Box::new(Request {
                     index,
                     entry_id: entry_id.clone(),
@@ -786,6 +812,7 @@ fn walk(
                     wire,
                     thread,
                     thread_fallback: thread_fallback_seen,
+                    unthreaded_body,
                 })))
                 .map_err(ReplayError::Sink)?;
             }

@@ -273,6 +273,9 @@ pub struct Built {
     pub body: Option<Value>,
     /// The bytes sent: the wire body, or `JSON.stringify(payload)`.
     pub body_text: String,
+    /// The whole prompt behind a request that continued an Anthropic message thread (the
+    /// un-threaded body): the server holds the rest, so the cache sees this, not `body_text`.
+    pub prompt_text: Option<String>,
 }
 
 impl Built {
@@ -284,6 +287,7 @@ impl Built {
                 body: Some(w.body()),
                 headers: w.headers,
                 body_text: w.body_text,
+                prompt_text: None,
                 payload,
             },
             None => Built {
@@ -292,6 +296,7 @@ impl Built {
                 headers: BTreeMap::new(),
                 body: None,
                 body_text: json::stringify(&payload),
+                prompt_text: None,
                 payload,
             },
         }
@@ -314,6 +319,9 @@ pub struct Cache {
     pub common_prefix_bytes: usize,
     /// The two bodies are identical: the cache the old release wrote is kept whole.
     pub kept: bool,
+    /// The new request continues an Anthropic message thread (1.6): it sends only the new
+    /// messages, and the sizes and prefix above are of the whole prompt the endpoint rebuilds.
+    pub continued_thread: bool,
     pub rewrite_tokens: u64,
     /// USD per million tokens, when the target catalog prices the model.
     pub price_per_mtok: Option<f64>,
@@ -571,14 +579,17 @@ fn scenario_requests(
 type Side = Vec<(usize, String, u64, Result<Built, String>, String)>;
 
 fn replay_side(session: &Session, release: PiRelease) -> Result<Side, UpgradeError> {
-    let opts = ReplayOptions::new(Catalog::builtin(release));
+    let mut opts = ReplayOptions::new(Catalog::builtin(release));
+    // What the target release sends after a real reply, which always has an id.
+    opts.assume_reply_ids = true;
     let mut side = Vec::new();
     replay::replay_outcomes(session, &opts, |o| {
         match o {
             Outcome::Built(r) => {
                 let model = format!("{}/{}", r.provider, r.model);
                 let r = *r;
-                let built = Built::new(r.api.name().to_string(), r.payload, r.wire);
+                let mut built = Built::new(r.api.name().to_string(), r.payload, r.wire);
+                built.prompt_text = r.unthreaded_body;
                 side.push((r.index, r.entry_id, r.line, Ok(built), model));
             }
             Outcome::Missing { index, error } => {
@@ -767,7 +778,30 @@ pub fn compare(
     };
     push_diff(&mut changes, Part::Payload, &a.payload, &b.payload);
     match (&a.body, &b.body) {
-        (Some(x), Some(y)) => push_diff(&mut changes, Part::Body, x, y),
+        (Some(x), Some(y)) => {
+            let at = changes.len();
+            push_diff(&mut changes, Part::Body, x, y);
+            if a.prompt_text.is_some() || b.prompt_text.is_some() {
+                // A body change the whole prompts do not have is the thread's doing (a
+                // `continue` leaves out the system prompt, the tools and the earlier messages).
+                let prompt = |t: &Option<String>, body: &Value| {
+                    t.as_deref()
+                        .and_then(|t| json::parse(t).ok())
+                        .unwrap_or_else(|| body.clone())
+                };
+                let real: BTreeSet<String> =
+                    diff::diff(&prompt(&a.prompt_text, x), &prompt(&b.prompt_text, y))
+                        .changes
+                        .iter()
+                        .map(|c| c.path().to_string())
+                        .collect();
+                for c in &mut changes[at..] {
+                    if !real.contains(&c.path) {
+                        c.kind = Kind::Threading;
+                    }
+                }
+            }
+        }
         (None, None) => {}
         // One release sends through fetch, the other does not.
         _ => changes.push(PathChange {
@@ -791,24 +825,32 @@ pub fn compare(
         &headers_value(&a.headers),
         &headers_value(&b.headers),
     );
-    let common = common_prefix(&a.body_text, &b.body_text);
-    let equal = a.body_text == b.body_text;
-    let rest_chars = b.body_text[common..].encode_utf16().count() as f64;
+    let sent = common_prefix(&a.body_text, &b.body_text);
+    // The cache compares whole prompts: a thread `continue` sends only the new messages, but the
+    // endpoint caches the prompt it rebuilds from the thread.
+    let (pa, pb) = (
+        a.prompt_text.as_deref().unwrap_or(&a.body_text),
+        b.prompt_text.as_deref().unwrap_or(&b.body_text),
+    );
+    let common = common_prefix(pa, pb);
+    let equal = pa == pb;
+    let rest_chars = pb[common..].encode_utf16().count() as f64;
     let cpt = forge_replay_wire::options::chars_per_token(to_release);
     let rewrite_tokens = (rest_chars / cpt).ceil() as u64;
-    let total_tokens = (b.body_text.encode_utf16().count() as f64 / cpt).ceil();
+    let total_tokens = (pb.encode_utf16().count() as f64 / cpt).ceil();
     let price = target.and_then(|m| write_price(m, total_tokens));
     Comparison {
         api_from: a.api.clone(),
         api_to: b.api.clone(),
         model_to: None,
         changes,
-        first_changed_byte: (!equal).then_some(common),
+        first_changed_byte: (a.body_text != b.body_text).then_some(sent),
         cache: Some(Cache {
-            from_bytes: a.body_text.len(),
-            to_bytes: b.body_text.len(),
+            from_bytes: pa.len(),
+            to_bytes: pb.len(),
             common_prefix_bytes: common,
             kept: equal,
+            continued_thread: b.prompt_text.is_some(),
             rewrite_tokens,
             price_per_mtok: price,
             rewrite_cost: price.map(|p| p * rewrite_tokens as f64 / 1e6),
@@ -1009,6 +1051,7 @@ fn request_json(r: &RequestReport) -> Value {
                         "toBytes": cache.to_bytes,
                         "commonPrefixBytes": cache.common_prefix_bytes,
                         "kept": cache.kept,
+                        "continuedThread": cache.continued_thread,
                         "cacheWriteTokens": cache.rewrite_tokens,
                         "pricePerMTokUsd": cache.price_per_mtok.map(num),
                         "cacheWriteCostUsd": cache.rewrite_cost.map(num),
@@ -1119,18 +1162,35 @@ pub fn render_text(report: &Report) -> String {
                         );
                     }
                     if let Some(cache) = &c.cache {
-                        if let Some(at) = c.first_changed_byte {
-                            let cost = cache
-                                .rewrite_cost
-                                .map(|x| format!(", {}", usd(x)))
-                                .unwrap_or_else(|| ", not priced".into());
-                            let _ = writeln!(
-                                out,
-                                "  body: first change at byte {at} of {}; cache prefix kept {} of {} bytes; ~{} tokens written again{cost}",
-                                cache.from_bytes, cache.common_prefix_bytes, cache.to_bytes, cache.rewrite_tokens
-                            );
+                        let cost = cache
+                            .rewrite_cost
+                            .map(|x| format!(", {}", usd(x)))
+                            .unwrap_or_else(|| ", not priced".into());
+                        let prefix = if cache.kept {
+                            "cache prefix kept whole".to_string()
                         } else {
-                            let _ = writeln!(out, "  body: unchanged (cache prefix kept whole)");
+                            format!(
+                                "cache prefix kept {} of {} bytes; ~{} tokens written again{cost}",
+                                cache.common_prefix_bytes, cache.to_bytes, cache.rewrite_tokens
+                            )
+                        };
+                        match c.first_changed_byte {
+                            Some(at) if cache.continued_thread => {
+                                let _ = writeln!(
+                                    out,
+                                    "  body: first change at byte {at}; continues a thread, so the prompt is compared whole: {prefix}"
+                                );
+                            }
+                            Some(at) => {
+                                let _ = writeln!(
+                                    out,
+                                    "  body: first change at byte {at} of {}; {prefix}",
+                                    cache.from_bytes
+                                );
+                            }
+                            None => {
+                                let _ = writeln!(out, "  body: unchanged ({prefix})");
+                            }
                         }
                     }
                 }

@@ -1,8 +1,9 @@
 //! `forge-replay upgrade` against the real goldens: for every wire case that pi-ai 0.87.1
-//! (`fixtures/wire`) and 1.3.0 (`fixtures/releases/1.3.0/wire`) both ran, `upgrade` of the case
-//! reports a change exactly when the two releases' goldens differ, at exactly the paths where
-//! they differ (payload, wire body, url, headers; the machine-dependent `user-agent` and
-//! credentials, which the goldens and the wire crate leave out, are not compared).
+//! (`fixtures/wire`) and a later release (`fixtures/releases/<release>/wire`, 1.3.0 and 1.6.0)
+//! both ran, `upgrade` of the case reports a change exactly when the two releases' goldens differ,
+//! at exactly the paths where they differ (payload, wire body, url, headers; the
+//! machine-dependent `user-agent` and credentials, which the goldens and the wire crate leave
+//! out, are not compared). The same holds per request for the agent scripts both releases ran.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -78,9 +79,19 @@ fn golden_paths(a: &Value, b: &Value) -> BTreeSet<(String, String)> {
 }
 
 #[test]
-fn upgrade_of_every_shared_wire_case_names_exactly_the_paths_where_the_goldens_differ() {
+fn upgrade_of_every_shared_wire_case_to_1_3_0_names_exactly_the_paths_where_the_goldens_differ() {
+    wire_cases_agree(PiRelease::V1_3_0, 200);
+}
+
+#[test]
+fn upgrade_of_every_shared_wire_case_to_1_6_0_names_exactly_the_paths_where_the_goldens_differ() {
+    wire_cases_agree(PiRelease::V1_6_0, 190);
+}
+
+/// `upgrade` from 0.87.1 to `to` of every case both releases' goldens hold (at least `min`).
+fn wire_cases_agree(to: PiRelease, min: usize) {
     let old_dir = root().join("fixtures/wire");
-    let new_dir = root().join("fixtures/releases/1.3.0/wire");
+    let new_dir = root().join(format!("fixtures/releases/{to}/wire"));
     let mut names: Vec<String> = std::fs::read_dir(&old_dir)
         .unwrap()
         .filter_map(|e| {
@@ -90,12 +101,12 @@ fn upgrade_of_every_shared_wire_case_names_exactly_the_paths_where_the_goldens_d
         .filter(|n| new_dir.join(format!("{n}.expected.json")).exists())
         .collect();
     names.sort();
-    assert!(names.len() >= 200, "only {} shared cases", names.len());
+    assert!(names.len() >= min, "only {} shared cases", names.len());
     let paths: Vec<PathBuf> = names
         .iter()
         .map(|n| old_dir.join(format!("{n}.case.json")))
         .collect();
-    let report: Report = upgrade::upgrade(&paths, PiRelease::V0_87_1, PiRelease::V1_3_0);
+    let report: Report = upgrade::upgrade(&paths, PiRelease::V0_87_1, to);
     let mut failures = Vec::new();
     let (mut differ, mut equal) = (0, 0);
     for (name, input) in names.iter().zip(&report.inputs) {
@@ -143,7 +154,7 @@ fn upgrade_of_every_shared_wire_case_names_exactly_the_paths_where_the_goldens_d
     }
     assert!(
         failures.is_empty(),
-        "{} of {} cases disagree with the goldens:\n{}",
+        "0.87.1 -> {to}: {} of {} cases disagree with the goldens:\n{}",
         failures.len(),
         names.len(),
         failures.join("\n")
@@ -199,14 +210,36 @@ fn upgrade_of_the_committed_agent_sessions_ours_regression_snapshot() {
     insta::assert_snapshot!("upgrade_agent_sessions_0_87_1_to_1_3_0_ours", text);
 }
 
-/// Fields a 1.3 session records on its own messages that a 0.87.1 run of the same script does
-/// not (and the clock): they reach a request only where an API sends the transcript as it is
+/// Fields a later session records on its own messages that a 0.87.1 run of the same script does
+/// not, or records otherwise (the clock; the faux provider's usage, which it counts from the
+/// request it got): they reach a request only where an API sends the transcript as it is
 /// (pi-messages), and they are a difference of the two sessions, not of the releases.
 fn session_recorded(path: &str) -> bool {
     path.starts_with("$.context.messages[")
-        && [".timestamp", ".thinkingLevel", ".durationMs"]
+        && ([".timestamp", ".thinkingLevel", ".durationMs"]
             .iter()
             .any(|f| path.ends_with(f))
+            || path.contains(".usage."))
+}
+
+/// The thinking level the session file sets before each assistant message, in file order.
+/// The agent clamps a script's level to what the release's catalog says the model can do, so
+/// two runs of one script can record different levels: their sessions differ, and no upgrade of
+/// one predicts the other's requests.
+fn recorded_levels(session: &Path) -> Vec<String> {
+    let mut level = String::from("off");
+    let mut out = Vec::new();
+    for line in std::fs::read_to_string(session).unwrap().lines() {
+        let v = parse(line).unwrap();
+        match v["type"].as_str() {
+            Some("thinking_level_change") => {
+                level = v["thinkingLevel"].as_str().unwrap_or("off").to_string()
+            }
+            Some("message") if v["message"]["role"] == "assistant" => out.push(level.clone()),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The Done-when for sessions: each agent script was run by real Pi 0.87.1
@@ -215,21 +248,48 @@ fn session_recorded(path: &str) -> bool {
 /// to 1.3.0 must name, for every request (matched by the assistant entry it produced), exactly
 /// the payload and body paths where the two real runs' requests differ.
 #[test]
-fn upgrade_of_the_0_87_1_agent_sessions_names_the_paths_where_the_real_runs_differ() {
+fn upgrade_of_the_0_87_1_agent_sessions_to_1_3_0_names_the_paths_where_the_real_runs_differ() {
+    agent_runs_agree(PiRelease::V1_3_0, 10, &[]);
+}
+
+#[test]
+fn upgrade_of_the_0_87_1_agent_sessions_to_1_6_0_names_the_paths_where_the_real_runs_differ() {
+    // 0.87.1's catalog says mistral-large-latest cannot reason (the agent records `off`); 1.6's
+    // says it can (`medium`, then `high`).
+    agent_runs_agree(PiRelease::V1_6_0, 10, &["mistral-large-tools"]);
+}
+
+/// `upgrade` from 0.87.1 to `to` of every agent script both releases ran (at least `min`), except
+/// the scripts whose two runs recorded different thinking levels (`clamped`, checked to be
+/// exactly those).
+fn agent_runs_agree(to: PiRelease, min: usize, clamped: &[&str]) {
     let old_root = root().join("fixtures/agent");
-    let new_root = root().join("fixtures/releases/1.3.0/agent");
+    let new_root = root().join(format!("fixtures/releases/{to}/agent"));
     let mut names: Vec<String> = std::fs::read_dir(&old_root)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .filter(|n| new_root.join(n).join("requests.json").exists())
         .collect();
     names.sort();
-    assert!(names.len() >= 10, "{names:?}");
+    let differ_in_levels: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| {
+            recorded_levels(&old_root.join(n).join("session.jsonl"))
+                != recorded_levels(&new_root.join(n).join("session.jsonl"))
+        })
+        .collect();
+    assert_eq!(
+        differ_in_levels, clamped,
+        "0.87.1 -> {to}: scripts whose runs recorded other thinking levels"
+    );
+    names.retain(|n| !clamped.contains(&n.as_str()));
+    assert!(names.len() >= min, "{names:?}");
     let paths: Vec<PathBuf> = names
         .iter()
         .map(|n| old_root.join(n).join("session.jsonl"))
         .collect();
-    let report = upgrade::upgrade(&paths, PiRelease::V0_87_1, PiRelease::V1_3_0);
+    let report = upgrade::upgrade(&paths, PiRelease::V0_87_1, to);
     let by_entry = |p: PathBuf| -> std::collections::HashMap<String, Value> {
         match read(&p) {
             Value::Array(a) => a
@@ -289,7 +349,7 @@ fn upgrade_of_the_0_87_1_agent_sessions_names_the_paths_where_the_real_runs_diff
     }
     assert!(
         failures.is_empty(),
-        "{} of {checked} requests disagree with the real runs:\n{}",
+        "0.87.1 -> {to}: {} of {checked} requests disagree with the real runs:\n{}",
         failures.len(),
         failures.join("\n")
     );
@@ -313,4 +373,57 @@ fn docs_list_the_kind_table() {
         .map(|(p, k)| format!("| `{p}` | {} |", k.name()))
         .collect();
     assert_eq!(rows, want, "docs/upgrade.md's kind table is not KIND_TABLE");
+}
+
+/// A request the target release sends as an Anthropic thread `continue` (1.6): the real 1.6 run
+/// of the same script continued at the same requests; the changes only the thread makes (no
+/// system prompt, no tools, only the new messages) are of kind threading, and the cache is
+/// judged on the whole prompt the endpoint rebuilds, which here the old release sent byte for
+/// byte.
+#[test]
+fn a_thread_continue_is_threading_and_keeps_the_prompt_whole() {
+    let name = "anthropic-opus-tools";
+    let old = root().join(format!("fixtures/agent/{name}/session.jsonl"));
+    let real = read(&root().join(format!(
+        "fixtures/releases/1.6.0/agent/{name}/requests.json"
+    )));
+    let real_forms: Vec<(String, String)> = real
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r["entryId"].as_str()?.to_string(),
+                r["wire"]["body"]["thread"]["type"]
+                    .as_str()
+                    .unwrap_or("none")
+                    .to_string(),
+            ))
+        })
+        .collect();
+    let report = upgrade::upgrade(&[old], PiRelease::V0_87_1, PiRelease::V1_6_0);
+    let input = &report.inputs[0];
+    assert!(input.error.is_none(), "{:?}", input.error);
+    let mut continued = 0;
+    for r in &input.requests {
+        let Status::Compared(c) = &r.status else {
+            panic!("{:?}", r.status)
+        };
+        let cache = c.cache.as_ref().unwrap();
+        let entry = r.entry_id.as_deref().unwrap();
+        let form = &real_forms.iter().find(|(e, _)| e == entry).unwrap().1;
+        assert_eq!(
+            cache.continued_thread,
+            form == "continue",
+            "{entry}: the real run's thread form is {form}"
+        );
+        if cache.continued_thread {
+            continued += 1;
+            let kinds: Vec<&str> = c.kinds().into_iter().map(|k| k.name()).collect();
+            assert_eq!(kinds, ["headers", "threading"], "{entry}");
+            assert!(cache.kept, "{entry}: {cache:?}");
+            assert!(c.first_changed_byte.is_some(), "{entry}");
+        }
+    }
+    assert!(continued >= 2, "{continued} continues");
 }
