@@ -859,3 +859,36 @@ fn recorded_model(
         .clone();
     Ok((name, model))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use forge_replay_model::release::PiRelease;
+
+    /// Every release gets a representative model its catalog holds for each API; a release keeps
+    /// the first one (so its goldens keep their names), and 1.6.0, which dropped
+    /// `openai-codex/gpt-5.5`, gets the stand-in.
+    #[test]
+    fn each_release_has_a_representative_its_catalog_holds() {
+        for release in PiRelease::ALL {
+            let catalog = Catalog::builtin(release);
+            let reps = representative_models(catalog);
+            assert_eq!(reps.len(), REPRESENTATIVE_MODELS.len(), "{release}");
+            for (api, m) in reps {
+                let (p, id) = m.split_once('/').unwrap();
+                let model = catalog
+                    .lookup(p, id)
+                    .unwrap_or_else(|e| panic!("{release} {m}: {e}"));
+                assert_eq!(model.api_name(), api, "{release} {m}");
+            }
+        }
+        let codex = |r| representative_model("openai-codex-responses", Catalog::builtin(r));
+        assert_eq!(codex(PiRelease::V0_87_1), Some("openai-codex/gpt-5.5"));
+        assert_eq!(codex(PiRelease::V1_3_0), Some("openai-codex/gpt-5.5"));
+        assert_eq!(codex(PiRelease::V1_6_0), Some("openai-codex/gpt-5.6-sol"));
+        assert_eq!(
+            representative_model("no-such-api", Catalog::builtin(PiRelease::V1_6_0)),
+            None
+        );
+    }
+}
