@@ -856,8 +856,8 @@ pub const CHANGES: &[ChangeInfo] = &[
         since: PiRelease::V1_6_0,
         layer: Layer::Agent,
         apis: NONE,
-        summary: "the `cacheWarming` setting defaults to `idle` (1.5.1 and later): while the agent is idle, the last request is replayed with `maxTokens: 1` and `disableContinuation` at 90% of the cache TTL, for up to 30 min, when the expected saving is at least $0.05; the warm-ups are not written to the session",
-        follows: "pi-ai dist/cache-warming.js evaluateCacheWarming, getCacheWarmingDelayMs; pi-coding-agent dist/core/settings-defaults.js cacheWarming",
+        summary: "the `cacheWarming` setting defaults to `idle` (1.5.1 and later): while the agent is idle, the last request is replayed with `maxTokens: 1` and `disableContinuation` at 90% of the cache TTL, for up to 30 min, when the expected saving is at least $0.05; each warm-up is written to the session as a `usage` entry of kind `cache_warm` (`cache explain` runs the TTL clock from the last one, and names idle warming when a gap past the TTL has none)",
+        follows: "pi-ai dist/cache-warming.js evaluateCacheWarming, getCacheWarmingDelayMs; pi-coding-agent dist/core/settings-defaults.js cacheWarming, dist/core/cache-warmer.js refresh",
     },
 ];
 

@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 use forge_replay_engine::replay::{self, ReplayError, ReplayOptions};
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json::f64_to_value;
+use forge_replay_model::release::{Change, PiRelease};
 use forge_replay_session::{EntryType, Session};
 use forge_replay_wire::{Api, Catalog};
 use serde_json::{json, Map, Value};
@@ -351,6 +352,21 @@ struct Between {
     capability: Vec<String>,
     /// System messages (sections, content or tool changes) written between the requests.
     system: Vec<String>,
+    /// `usage` entries of kind `cache_warm` (Pi's cache warming replayed the last request to
+    /// refresh its cache): provider, model and the entry's time (ms), in path order.
+    warms: Vec<(String, String, Option<f64>)>,
+}
+
+impl Between {
+    /// The last cache warm of this provider/model, and how many there were.
+    fn last_warm(&self, provider: &str, model: &str) -> Option<(Option<f64>, usize)> {
+        let of: Vec<_> = self
+            .warms
+            .iter()
+            .filter(|(p, m, _)| p == provider && m == model)
+            .collect();
+        of.last().map(|(_, _, t)| (*t, of.len()))
+    }
 }
 
 /// The previous reported request, kept while the next one is replayed.
@@ -495,8 +511,18 @@ fn explain_with(
                 if cache_reported && expected > 0.0 && u.cache_read < CONFIRM_RATIO * expected {
                     let between = collect_between(session, &path, p.pos, pos);
                     let ttl = ttl_seconds(opts, r.api, &r.provider, &r.model);
-                    let (cause, detail) =
-                        diagnose(p, &row, &order, kept, &between, ttl, opts.retention);
+                    let (cause, detail) = diagnose(
+                        p,
+                        &row,
+                        &order,
+                        kept,
+                        &between,
+                        Clock {
+                            ttl,
+                            retention: opts.retention,
+                            release: opts.catalog.release(),
+                        },
+                    );
                     row.break_index = Some(breaks.len());
                     let prices = prices_of(&pricer, &mut price_memo, &r.provider, &r.model);
                     breaks.push(Break {
@@ -638,6 +664,20 @@ fn collect_between(session: &Session, path: &[usize], from: usize, to: usize) ->
                 let Ok(v) = e.value() else { continue };
                 b.system.push(system_summary(&id, &v["message"]));
             }
+            EntryType::Usage => {
+                let Ok(v) = e.value() else { continue };
+                if v["kind"] == "cache_warm" {
+                    let at = v["timestamp"]
+                        .as_str()
+                        .map(forge_replay_model::js::date::parse)
+                        .filter(|t| t.is_finite());
+                    b.warms.push((
+                        v["provider"].as_str().unwrap_or_default().to_string(),
+                        v["model"].as_str().unwrap_or_default().to_string(),
+                        at,
+                    ));
+                }
+            }
             _ => {}
         }
     }
@@ -745,6 +785,16 @@ fn tool_diff(prev: &CacheOrder, cur: &CacheOrder) -> String {
     }
 }
 
+/// What the TTL of a request is judged against.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    /// Seconds.
+    ttl: f64,
+    retention: Retention,
+    /// The release replayed (its cache-warming default).
+    release: PiRelease,
+}
+
 /// Names the cause of a confirmed break between `p` and the current request.
 fn diagnose(
     p: &Prev,
@@ -752,9 +802,13 @@ fn diagnose(
     cur: &CacheOrder,
     kept_bytes: usize,
     between: &Between,
-    ttl: f64,
-    retention: Retention,
+    clock: Clock,
 ) -> (Cause, String) {
+    let Clock {
+        ttl,
+        retention,
+        release,
+    } = clock;
     if p.provider != row.provider || p.model != row.model {
         let mut d = format!(
             "{}/{} → {}/{}",
@@ -767,14 +821,36 @@ fn diagnose(
     }
     let kept = row.kept_percent.unwrap_or(0.0);
     let gap = row.gap_seconds.unwrap_or(0.0);
-    let expired = gap > ttl;
-    let ttl_detail = || {
-        format!(
-            "{} since the previous request > {} TTL {}",
+    // Pi's cache warming replays the last request before the TTL ends (`usage` entries of kind
+    // `cache_warm`): the clock runs from the last warm-up.
+    let warm = between.last_warm(&row.provider, &row.model);
+    let since_warm = match (warm, row.timestamp) {
+        (Some((Some(w), _)), Some(now)) => Some(((now - w) / 1000.0).max(0.0)),
+        _ => None,
+    };
+    let expired = since_warm.unwrap_or(gap) > ttl;
+    let ttl_detail = || match (warm, since_warm) {
+        (Some((_, n)), Some(since)) => format!(
+            "{} since the last of {n} cache warm-up(s) ({} since the previous request) > {} TTL {}",
+            human_seconds(since),
             human_seconds(gap),
             retention.name(),
             human_seconds(ttl)
-        )
+        ),
+        _ => {
+            let mut d = format!(
+                "{} since the previous request > {} TTL {}",
+                human_seconds(gap),
+                retention.name(),
+                human_seconds(ttl)
+            );
+            if release.has(Change::AgentCacheWarmingIdle) {
+                d.push_str(
+                    "; no cache warm-up in between: idle warming (Pi's default since 1.5.1) refreshes for at most 30 min after a run, and only when a refresh is expected to save at least $0.05",
+                );
+            }
+            d
+        }
     };
     // The structure kept most of the prefix: only the clock explains a miss this large.
     if expired && (row.diverged_at.is_none() || kept >= CONFIRM_RATIO * 100.0) {
@@ -870,7 +946,14 @@ fn diagnose(
         Some(found) => found,
         None => (
             Cause::Unexplained,
-            "the previous request is an unchanged prefix and the gap is within the TTL".to_string(),
+            match (warm, since_warm) {
+                (Some((_, n)), Some(since)) => format!(
+                    "the previous request is an unchanged prefix, and {n} cache warm-up(s) kept it within the TTL (the last {} before)",
+                    human_seconds(since)
+                ),
+                _ => "the previous request is an unchanged prefix and the gap is within the TTL"
+                    .to_string(),
+            },
         ),
     }
 }
@@ -1274,6 +1357,42 @@ mod tests {
         opts.retention = Retention::Long;
         let long = explain(&session, &opts).unwrap();
         assert_eq!(causes(&long), [Cause::Unexplained]);
+    }
+
+    /// Pi's cache warming (`usage` entries of kind `cache_warm`) restarts the TTL clock: 10 min
+    /// after the previous request but seconds after a warm-up, the TTL does not explain a miss.
+    #[test]
+    fn a_cache_warm_up_restarts_the_ttl_clock() {
+        let e = run("ttl-warmed");
+        assert_eq!(causes(&e), [Cause::Unexplained]);
+        assert!(e.requests[1].gap_seconds.unwrap() > 600.0);
+        assert!(
+            e.breaks[0]
+                .detail
+                .contains("1 cache warm-up(s) kept it within the TTL"),
+            "{}",
+            e.breaks[0].detail
+        );
+        // Without the warm-up (the ttl fixture), the same gap is an expiry.
+        assert_eq!(causes(&run("ttl")), [Cause::TtlExpired]);
+    }
+
+    /// A 1.6 session (idle warming by default) whose gap has no warm-up says why Pi did not warm.
+    #[test]
+    fn an_expiry_without_a_warm_up_names_idle_warming_from_1_6() {
+        let (session, _) = Session::open(fixture("ttl")).unwrap();
+        let detail = |release| {
+            let e = explain(&session, &ExplainOptions::new(Catalog::builtin(release))).unwrap();
+            assert_eq!(causes(&e), [Cause::TtlExpired], "{release}");
+            e.breaks[0].detail.clone()
+        };
+        assert!(!detail(PiRelease::V0_87_1).contains("idle warming"));
+        assert!(!detail(PiRelease::V1_3_0).contains("idle warming"));
+        let d = detail(PiRelease::V1_6_0);
+        assert!(
+            d.contains("no cache warm-up in between: idle warming"),
+            "{d}"
+        );
     }
 
     #[test]
