@@ -214,9 +214,10 @@ pub struct Request {
     /// The thread fallback the session recorded for the request (`anthropic_thread_fallback`:
     /// the first attempt was rejected and resent), if any.
     pub thread_fallback: Option<Fallback>,
-    /// When the answered request continued a thread: the whole prompt the endpoint holds for it,
-    /// as the un-threaded body (the `create` form without `thread`). What a prompt cache sees.
-    pub unthreaded_body: Option<String>,
+    /// When the answered request continued a thread: the `create` form of the same request
+    /// (what a fresh process sends), whose body without `thread` is the whole prompt the
+    /// endpoint holds for it. What a prompt cache sees.
+    pub created: Option<WireRequest>,
 }
 
 impl Request {
@@ -788,14 +789,8 @@ fn walk(
                     thread = exchange.answered_thread().cloned();
                     thread_fallback_seen = exchange.fallback;
                 }
-                let unthreaded_body = match (&thread, &assembled.wire) {
-                    (Some(ThreadForm::Continue { .. }), Some(created)) => {
-                        let mut body = created.body();
-                        if let Some(o) = body.as_object_mut() {
-                            o.remove("thread");
-                        }
-                        Some(json::stringify(&body))
-                    }
+                let created = match thread {
+                    Some(ThreadForm::Continue { .. }) => assembled.wire,
                     _ => None,
                 };
                 sink(Outcome::Built(Box::new(Request {
@@ -812,7 +807,7 @@ fn walk(
                     wire,
                     thread,
                     thread_fallback: thread_fallback_seen,
-                    unthreaded_body,
+                    created,
                 })))
                 .map_err(ReplayError::Sink)?;
             }

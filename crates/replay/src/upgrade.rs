@@ -274,8 +274,9 @@ pub struct Built {
     /// The bytes sent: the wire body, or `JSON.stringify(payload)`.
     pub body_text: String,
     /// The whole prompt behind a request that continued an Anthropic message thread (the
-    /// un-threaded body): the server holds the rest, so the cache sees this, not `body_text`.
-    pub prompt_text: Option<String>,
+    /// un-threaded body, as JSON and as text): the server holds the rest, so the cache sees
+    /// this, not `body_text`.
+    pub prompt: Option<(Value, String)>,
 }
 
 impl Built {
@@ -287,7 +288,7 @@ impl Built {
                 body: Some(w.body()),
                 headers: w.headers,
                 body_text: w.body_text,
-                prompt_text: None,
+                prompt: None,
                 payload,
             },
             None => Built {
@@ -296,7 +297,7 @@ impl Built {
                 headers: BTreeMap::new(),
                 body: None,
                 body_text: json::stringify(&payload),
-                prompt_text: None,
+                prompt: None,
                 payload,
             },
         }
@@ -589,7 +590,14 @@ fn replay_side(session: &Session, release: PiRelease) -> Result<Side, UpgradeErr
                 let model = format!("{}/{}", r.provider, r.model);
                 let r = *r;
                 let mut built = Built::new(r.api.name().to_string(), r.payload, r.wire);
-                built.prompt_text = r.unthreaded_body;
+                built.prompt = r.created.map(|created| {
+                    let mut body = created.body();
+                    if let Some(o) = body.as_object_mut() {
+                        o.remove("thread");
+                    }
+                    let text = json::stringify(&body);
+                    (body, text)
+                });
                 side.push((r.index, r.entry_id, r.line, Ok(built), model));
             }
             Outcome::Missing { index, error } => {
@@ -781,20 +789,17 @@ pub fn compare(
         (Some(x), Some(y)) => {
             let at = changes.len();
             push_diff(&mut changes, Part::Body, x, y);
-            if a.prompt_text.is_some() || b.prompt_text.is_some() {
+            if a.prompt.is_some() || b.prompt.is_some() {
                 // A body change the whole prompts do not have is the thread's doing (a
                 // `continue` leaves out the system prompt, the tools and the earlier messages).
-                let prompt = |t: &Option<String>, body: &Value| {
-                    t.as_deref()
-                        .and_then(|t| json::parse(t).ok())
-                        .unwrap_or_else(|| body.clone())
-                };
-                let real: BTreeSet<String> =
-                    diff::diff(&prompt(&a.prompt_text, x), &prompt(&b.prompt_text, y))
-                        .changes
-                        .iter()
-                        .map(|c| c.path().to_string())
-                        .collect();
+                fn prompt<'v>(p: &'v Option<(Value, String)>, body: &'v Value) -> &'v Value {
+                    p.as_ref().map_or(body, |p| &p.0)
+                }
+                let real: BTreeSet<String> = diff::diff(prompt(&a.prompt, x), prompt(&b.prompt, y))
+                    .changes
+                    .iter()
+                    .map(|c| c.path().to_string())
+                    .collect();
                 for c in &mut changes[at..] {
                     if !real.contains(&c.path) {
                         c.kind = Kind::Threading;
@@ -828,10 +833,12 @@ pub fn compare(
     let sent = common_prefix(&a.body_text, &b.body_text);
     // The cache compares whole prompts: a thread `continue` sends only the new messages, but the
     // endpoint caches the prompt it rebuilds from the thread.
-    let (pa, pb) = (
-        a.prompt_text.as_deref().unwrap_or(&a.body_text),
-        b.prompt_text.as_deref().unwrap_or(&b.body_text),
-    );
+    fn text(b: &Built) -> &str {
+        b.prompt
+            .as_ref()
+            .map_or(b.body_text.as_str(), |p| p.1.as_str())
+    }
+    let (pa, pb) = (text(a), text(b));
     let common = common_prefix(pa, pb);
     let equal = pa == pb;
     let rest_chars = pb[common..].encode_utf16().count() as f64;
@@ -850,7 +857,7 @@ pub fn compare(
             to_bytes: pb.len(),
             common_prefix_bytes: common,
             kept: equal,
-            continued_thread: b.prompt_text.is_some(),
+            continued_thread: b.prompt.is_some(),
             rewrite_tokens,
             price_per_mtok: price,
             rewrite_cost: price.map(|p| p * rewrite_tokens as f64 / 1e6),

@@ -360,12 +360,9 @@ struct Between {
 impl Between {
     /// The last cache warm of this provider/model, and how many there were.
     fn last_warm(&self, provider: &str, model: &str) -> Option<(Option<f64>, usize)> {
-        let of: Vec<_> = self
-            .warms
-            .iter()
-            .filter(|(p, m, _)| p == provider && m == model)
-            .collect();
-        of.last().map(|(_, _, t)| (*t, of.len()))
+        let of = |(p, m, _): &&(String, String, Option<f64>)| p == provider && m == model;
+        let last = self.warms.iter().rev().find(of)?;
+        Some((last.2, self.warms.iter().filter(of).count()))
     }
 }
 
