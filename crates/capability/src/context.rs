@@ -289,6 +289,15 @@ impl<'s> Replayer<'s> {
         }
     }
 
+    /// Holds none of Pi's messages: [`Replayer::context`] builds each slot's messages again
+    /// from the file when asked, and [`Replayer::project`] the whole context
+    /// ([`forge_replay_session::ContextBuilder::on_demand`]). For walks that read each slot once,
+    /// such as `check`. Call on an empty replayer.
+    pub fn on_demand(mut self) -> Self {
+        self.context = self.context.on_demand();
+        self
+    }
+
     /// Extends the path with entry `i`.
     ///
     /// A capability failure is remembered and returned by every later [`Replayer::project`]
@@ -415,7 +424,7 @@ impl<'s> Replayer<'s> {
 
     /// The context at the last entry pushed.
     pub fn project(&mut self, options: Options) -> Result<CapabilityContext, ContextError> {
-        let projection = self.context.snapshot();
+        let projection = self.context.snapshot()?;
         finish(
             self.session,
             &mut self.cache,

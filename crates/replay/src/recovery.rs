@@ -19,6 +19,7 @@
 //!   call ([`code::UNPAIRED_TOOL_CALL`], [`code::ORPHAN_TOOL_RESULT`]), and every called tool was
 //!   declared by the transcript when it was called ([`code::UNDECLARED_TOOL`]).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use forge_replay_capability::context::{
@@ -410,7 +411,9 @@ fn check_leaks(
 pub fn check(session: &Session) -> Vec<Diagnostic> {
     let mut w = Walker {
         session,
-        rp: Replayer::with_undo(session),
+        // Pi's messages are read from the file slot by slot as the checks need them, not held
+        // for the whole path.
+        rp: Replayer::with_undo(session).on_demand(),
         out: Vec::new(),
         reported: HashSet::new(),
         tx: Transcript::default(),
@@ -528,7 +531,8 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts.update(&self.rp);
+        self.facts
+            .update(self.session, &self.rp, &mut self.out, &mut self.reported);
         if self.facts.markers > 0 {
             // A legacy delivery carrier among Pi's messages: the projection's marker checks
             // decide, so this request is projected in full.
@@ -570,7 +574,8 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts.update(&self.rp);
+        self.facts
+            .update(self.session, &self.rp, &mut self.out, &mut self.reported);
         if self.facts.markers > 0 {
             let mut rp = self.full_replayer();
             check_leaf(self.session, i, &mut rp, &mut self.out, &mut self.reported);
@@ -595,9 +600,12 @@ impl<'s> Walker<'s> {
         // summary, so the checkpoint goes right after the system message and before the summary.
         let ctx = self.rp.context();
         let (first, first_messages) = if ctx.slot_count() > 0 {
-            ctx.slot(0)
+            (
+                ctx.slot_entry(0),
+                slot_messages(self.session, &self.rp, 0, &mut self.out, &mut self.reported),
+            )
         } else {
-            (usize::MAX, &[][..])
+            (usize::MAX, Cow::Borrowed(&[][..]))
         };
         let fast = first != usize::MAX
             && *self.session.entry(first).entry_type() == EntryType::Compaction
@@ -652,6 +660,33 @@ impl<'s> Walker<'s> {
             ));
         }
         // Placement: message 1, after the leading system message, before the summary (2).
+    }
+}
+
+/// The messages of context slot `k` of the walk's replayer, which builds them again from the
+/// file: a line that cannot be read again (the file changed) is one request-projection finding
+/// at its entry, and no messages.
+fn slot_messages<'a>(
+    session: &Session,
+    rp: &'a Replayer<'_>,
+    k: usize,
+    out: &mut Vec<Diagnostic>,
+    reported: &mut HashSet<String>,
+) -> Cow<'a, [Value]> {
+    match rp.context().slot(k) {
+        Ok((_, messages)) => messages,
+        Err(err) => {
+            let i = rp.context().slot_entry(k);
+            if reported.insert(format!("reread:{i}")) {
+                out.push(finding(
+                    session,
+                    i,
+                    code::REQUEST_PROJECTION,
+                    error_chain(&err),
+                ));
+            }
+            Cow::Borrowed(&[])
+        }
     }
 }
 
@@ -805,7 +840,7 @@ impl Transcript {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             self.marks.push(self.log.len());
-            for m in ctx.slot(self.done).1 {
+            for m in slot_messages(session, rp, self.done, out, reported).iter() {
                 // `convertToLlm`: the four LLM roles as they are (not copied), the others
                 // converted or dropped.
                 let passes = matches!(
@@ -965,12 +1000,18 @@ impl Facts {
         }
     }
 
-    fn update(&mut self, rp: &Replayer<'_>) {
+    fn update(
+        &mut self,
+        session: &Session,
+        rp: &Replayer<'_>,
+        out: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<String>,
+    ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             let mut markers = 0;
             let mut ids = Vec::new();
-            for m in ctx.slot(self.done).1 {
+            for m in slot_messages(session, rp, self.done, out, reported).iter() {
                 if forge_replay_capability::projection::is_marker(m) {
                     markers += 1;
                 }
