@@ -252,19 +252,13 @@ pub struct Replayer<'s> {
     undo: Option<Vec<Undo>>,
 }
 
-/// How to take back one [`Replayer::push`].
+/// How to take back one [`Replayer::push`] (a few bytes per push: the entry before it is the
+/// parent of the one taken back, and Pi's builder knows what its push did).
 #[derive(Debug, Clone)]
 enum Undo {
-    Push {
-        history: HistoryUndo,
-        last: Option<usize>,
-        effect: PushEffect,
-    },
-    /// A push that restarted on another path: the whole history before it.
-    Restart {
-        history: Box<HistoryBuilder>,
-        last: Option<usize>,
-    },
+    Push(HistoryUndo),
+    /// A push that restarted on another path: the whole history before it, and the last entry.
+    Restart(Box<(HistoryBuilder, Option<usize>)>),
 }
 
 impl<'s> Replayer<'s> {
@@ -338,10 +332,7 @@ impl<'s> Replayer<'s> {
                 Ok(effect) => {
                     self.last = Some(i);
                     if let Some(u) = &mut self.undo {
-                        u.push(Undo::Restart {
-                            history: Box::new(old),
-                            last,
-                        });
+                        u.push(Undo::Restart(Box::new((old, last))));
                     }
                     Ok(effect)
                 }
@@ -356,11 +347,7 @@ impl<'s> Replayer<'s> {
             Ok(effect) => {
                 self.last = Some(i);
                 if let Some(u) = &mut self.undo {
-                    u.push(Undo::Push {
-                        history,
-                        last,
-                        effect,
-                    });
+                    u.push(Undo::Push(history));
                 }
                 Ok(effect)
             }
@@ -381,25 +368,20 @@ impl<'s> Replayer<'s> {
             .as_mut()
             .and_then(Vec::pop)
             .expect("Replayer::pop without a recorded push (use Replayer::with_undo)");
-        self.context.pop();
+        let effect = self.context.pop();
         match u {
-            Undo::Push {
-                history,
-                last,
-                effect,
-            } => {
+            Undo::Push(history) => {
                 self.history.undo(history);
-                self.last = last;
-                effect
+                // That push extended the path by a child of the entry before it.
+                self.last = self.last.and_then(|i| self.session.tree().parent(i));
             }
-            Undo::Restart { history, last } => {
-                self.history = *history;
+            Undo::Restart(before) => {
+                let (history, last) = *before;
+                self.history = history;
                 self.last = last;
-                PushEffect {
-                    rewrote_from: Some(0),
-                }
             }
         }
+        effect
     }
 
     fn push_one_history(&mut self, i: usize) -> Result<(), ContextError> {

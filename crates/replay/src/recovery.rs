@@ -768,7 +768,7 @@ struct Transcript {
     called: HashSet<String>,
     log: Vec<TxOp>,
     /// `log.len()` before each processed slot.
-    marks: Vec<usize>,
+    marks: Vec<u32>,
 }
 
 impl Transcript {
@@ -790,7 +790,7 @@ impl Transcript {
         if slots >= self.done {
             return;
         }
-        let mark = self.marks[slots];
+        let mark = self.marks[slots] as usize;
         while self.log.len() > mark {
             match self.log.pop().expect("log entry") {
                 TxOp::Declared(name, added) => {
@@ -839,7 +839,8 @@ impl Transcript {
     ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
-            self.marks.push(self.log.len());
+            self.marks
+                .push(u32::try_from(self.log.len()).unwrap_or(u32::MAX));
             for m in slot_messages(session, rp, self.done, out, reported).iter() {
                 // `convertToLlm`: the four LLM roles as they are (not copied), the others
                 // converted or dropped.
@@ -979,16 +980,20 @@ struct Facts {
     /// Distinct capability ids in order of first appearance, with their counts.
     ids: Vec<String>,
     counts: HashMap<String, u32>,
-    /// Per processed slot: the markers it had and the ids it counted.
-    slots: Vec<(usize, Vec<String>)>,
+    /// The ids the processed slots counted, slot after slot, and where each slot's start
+    /// (a few bytes per slot: most count none).
+    counted: Vec<String>,
+    starts: Vec<u32>,
+    /// `(slot, markers)` of the processed slots that had delivery markers.
+    marked: Vec<(usize, usize)>,
 }
 
 impl Facts {
     fn truncate(&mut self, slots: usize) {
         while self.done > slots {
-            let (markers, ids) = self.slots.pop().expect("slot facts");
-            self.markers -= markers;
-            for id in ids.into_iter().rev() {
+            self.done -= 1;
+            let start = self.starts.pop().expect("slot facts") as usize;
+            for id in self.counted.drain(start..).rev() {
                 let n = self.counts.get_mut(&id).expect("counted id");
                 *n -= 1;
                 if *n == 0 {
@@ -996,7 +1001,10 @@ impl Facts {
                     self.ids.pop();
                 }
             }
-            self.done -= 1;
+            if self.marked.last().is_some_and(|&(k, _)| k == self.done) {
+                let (_, m) = self.marked.pop().expect("marked slot");
+                self.markers -= m;
+            }
         }
     }
 
@@ -1010,22 +1018,25 @@ impl Facts {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             let mut markers = 0;
-            let mut ids = Vec::new();
+            let start = self.counted.len();
             for m in slot_messages(session, rp, self.done, out, reported).iter() {
                 if forge_replay_capability::projection::is_marker(m) {
                     markers += 1;
                 }
-                capability_ids(m, &mut ids);
+                capability_ids(m, &mut self.counted);
             }
-            for id in &ids {
+            for id in &self.counted[start..] {
                 let n = self.counts.entry(id.clone()).or_insert(0);
                 if *n == 0 {
                     self.ids.push(id.clone());
                 }
                 *n += 1;
             }
-            self.markers += markers;
-            self.slots.push((markers, ids));
+            self.starts.push(u32::try_from(start).unwrap_or(u32::MAX));
+            if markers > 0 {
+                self.marked.push((self.done, markers));
+                self.markers += markers;
+            }
             self.done += 1;
         }
     }

@@ -569,16 +569,20 @@ fn target_key(s: &Session, edit: usize) -> IdKey {
 #[derive(Debug, Clone)]
 struct BuiltSlot {
     /// The entry.
-    index: usize,
+    index: u32,
     /// The context edit that applies to it ([`NO_POS`]: none).
     edit: u32,
     /// The previous slot with the same id key ([`NO_POS`]: none), for [`ContextBuilder::by_id`].
     prev_same_id: u32,
     /// Its messages (empty, and built on demand, in an on-demand builder).
-    messages: Vec<Value>,
+    messages: Box<[Value]>,
 }
 
 impl BuiltSlot {
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+
     fn edit(&self) -> Option<usize> {
         (self.edit != NO_POS).then_some(self.edit as usize)
     }
@@ -644,17 +648,20 @@ pub struct ContextBuilder<'s> {
 /// How to take back one push.
 #[derive(Debug, Clone)]
 enum Undo {
-    /// The push appended one slot (and, for a context edit, re-projected earlier ones).
-    Append {
-        /// Settings before, when the entry changed them.
-        settings: Option<Box<Settings>>,
-        /// The slot's id key.
-        key: IdKey,
-        /// A context edit: what it changed.
-        edit: Option<Box<EditUndo>>,
-    },
+    /// The push appended one slot (and, for a context edit, re-projected earlier ones); what
+    /// else it changed, if anything (most pushes change nothing else: a few bytes per push).
+    Append(Option<Box<AppendUndo>>),
     /// The push replaced everything (a compaction, or a restart on another path).
     Replace(Box<Replaced>),
+}
+
+/// What a push that appended a slot changed besides.
+#[derive(Debug, Clone)]
+struct AppendUndo {
+    /// Settings before, when the entry changed them.
+    settings: Option<Settings>,
+    /// A context edit: what it changed.
+    edit: Option<EditUndo>,
 }
 
 /// How to take back a context edit's push.
@@ -665,7 +672,7 @@ struct EditUndo {
     /// The edit of that target it replaced.
     previous: Option<usize>,
     /// The re-projected slots: position, old edit and old messages.
-    old: Vec<(usize, u32, Vec<Value>)>,
+    old: Vec<(usize, u32, Box<[Value]>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -794,13 +801,13 @@ impl<'s> ContextBuilder<'s> {
             let mut slots = Vec::with_capacity(plan.entries.len());
             for pos in 0..plan.entries.len() {
                 slots.push(BuiltSlot {
-                    index: plan.entries[pos],
+                    index: to_u32(plan.entries[pos]),
                     edit: plan.edit_at(pos).map_or(NO_POS, to_u32),
                     prev_same_id: NO_POS,
                     messages: if self.on_demand {
-                        Vec::new()
+                        Box::default()
                     } else {
-                        plan.entry_messages(pos)?
+                        plan.entry_messages(pos)?.into_boxed_slice()
                     },
                 });
             }
@@ -835,7 +842,7 @@ impl<'s> ContextBuilder<'s> {
                 let m = if self.on_demand {
                     Vec::new()
                 } else {
-                    slot_messages(s, p, self.slots[p].index, Some(i))?
+                    slot_messages(s, p, self.slots[p].index(), Some(i))?
                 };
                 reprojected.push((p, m));
             }
@@ -854,19 +861,30 @@ impl<'s> ContextBuilder<'s> {
             e.entry_type(),
             EntryType::ThinkingLevelChange | EntryType::ModelChange
         ) || e.is_assistant_message();
-        let old_settings =
-            (self.undo.is_some() && changes_settings).then(|| Box::new(self.settings.clone()));
+        // Kept for undo only when the entry changes them (an assistant message usually names
+        // the model already in force).
+        let mut old_settings = None;
+        if changes_settings {
+            if self.undo.is_some() {
+                let mut next = self.settings.clone();
+                next.apply(s, i);
+                if next != self.settings {
+                    old_settings = Some(std::mem::replace(&mut self.settings, next));
+                }
+            } else {
+                self.settings.apply(s, i);
+            }
+        }
         self.path.push(i);
-        self.settings.apply(s, i);
         let prev_same_id = self
             .by_id
             .insert(key, to_u32(self.slots.len()))
             .unwrap_or(NO_POS);
         self.slots.push(BuiltSlot {
-            index: i,
+            index: to_u32(i),
             edit: edit.map_or(NO_POS, to_u32),
             prev_same_id,
-            messages,
+            messages: messages.into_boxed_slice(),
         });
         let mut rewrote_from = None;
         let mut undo_edit = None;
@@ -876,67 +894,78 @@ impl<'s> ContextBuilder<'s> {
             for (p, m) in reprojected {
                 rewrote_from = Some(rewrote_from.map_or(p, |r: usize| r.min(p)));
                 let slot = &mut self.slots[p];
-                let old_messages = std::mem::replace(&mut slot.messages, m);
+                let old_messages = std::mem::replace(&mut slot.messages, m.into_boxed_slice());
                 let old_edit = std::mem::replace(&mut slot.edit, to_u32(i));
                 old.push((p, old_edit, old_messages));
             }
-            undo_edit = Some(Box::new(EditUndo {
+            undo_edit = Some(EditUndo {
                 target: t,
                 previous,
                 old,
-            }));
+            });
         }
         if let Some(u) = &mut self.undo {
-            u.push(Undo::Append {
-                settings: old_settings,
-                key,
-                edit: undo_edit,
+            let changed = (old_settings.is_some() || undo_edit.is_some()).then(|| {
+                Box::new(AppendUndo {
+                    settings: old_settings,
+                    edit: undo_edit,
+                })
             });
+            u.push(Undo::Append(changed));
         }
         Ok(PushEffect { rewrote_from })
     }
 
     /// Takes back the last push (see [`ContextBuilder::with_undo`]): the context before that
-    /// push is restored exactly.
+    /// push is restored exactly. Returns what the push did ([`ContextBuilder::push_effect`]).
     ///
     /// # Panics
     /// When undo is not enabled or nothing was pushed since.
-    pub fn pop(&mut self) {
+    pub fn pop(&mut self) -> PushEffect {
         let u = self
             .undo
             .as_mut()
             .and_then(Vec::pop)
             .expect("ContextBuilder::pop without a push recorded (enable with_undo)");
         match u {
-            Undo::Replace(old) => self.put_state(*old),
-            Undo::Append {
-                settings,
-                key,
-                edit,
-            } => {
-                if let Some(edit) = edit {
-                    let EditUndo {
+            Undo::Replace(old) => {
+                self.put_state(*old);
+                PushEffect {
+                    rewrote_from: Some(0),
+                }
+            }
+            Undo::Append(changed) => {
+                let mut rewrote_from = None;
+                let mut settings = None;
+                if let Some(changed) = changed {
+                    let AppendUndo { settings: s, edit } = *changed;
+                    settings = s;
+                    if let Some(EditUndo {
                         target,
                         previous,
                         old,
-                    } = *edit;
-                    match previous {
-                        Some(p) => {
-                            self.edits.insert(target, p);
+                    }) = edit
+                    {
+                        match previous {
+                            Some(p) => {
+                                self.edits.insert(target, p);
+                            }
+                            None => {
+                                self.edits.remove(&target);
+                            }
                         }
-                        None => {
-                            self.edits.remove(&target);
-                        }
-                    }
-                    for (p, old_edit, m) in old {
-                        if let Some(slot) = self.slots.get_mut(p) {
-                            slot.edit = old_edit;
-                            slot.messages = m;
+                        for (p, old_edit, m) in old {
+                            rewrote_from = Some(rewrote_from.map_or(p, |r: usize| r.min(p)));
+                            if let Some(slot) = self.slots.get_mut(p) {
+                                slot.edit = old_edit;
+                                slot.messages = m;
+                            }
                         }
                     }
                 }
                 self.path.pop();
                 if let Some(slot) = self.slots.pop() {
+                    let key = id_key(self.session, slot.index());
                     if slot.prev_same_id == NO_POS {
                         self.by_id.remove(&key);
                     } else {
@@ -944,8 +973,9 @@ impl<'s> ContextBuilder<'s> {
                     }
                 }
                 if let Some(s) = settings {
-                    self.settings = *s;
+                    self.settings = s;
                 }
+                PushEffect { rewrote_from }
             }
         }
     }
@@ -955,7 +985,7 @@ impl<'s> ContextBuilder<'s> {
         self.edits.clear();
         self.by_id.clear();
         for p in 0..self.slots.len() {
-            let index = self.slots[p].index;
+            let index = self.slots[p].index();
             if *s.entry(index).entry_type() == EntryType::ContextEdit {
                 self.edits.insert(target_key(s, index), index);
             }
@@ -976,16 +1006,16 @@ impl<'s> ContextBuilder<'s> {
     pub fn slot(&self, k: usize) -> Result<(usize, Cow<'_, [Value]>), ProjectError> {
         let slot = &self.slots[k];
         let messages = if self.on_demand {
-            Cow::Owned(slot_messages(self.session, k, slot.index, slot.edit())?)
+            Cow::Owned(slot_messages(self.session, k, slot.index(), slot.edit())?)
         } else {
-            Cow::Borrowed(slot.messages.as_slice())
+            Cow::Borrowed(&slot.messages[..])
         };
-        Ok((slot.index, messages))
+        Ok((slot.index(), messages))
     }
 
     /// The entry of context slot `k`.
     pub fn slot_entry(&self, k: usize) -> usize {
-        self.slots[k].index
+        self.slots[k].index()
     }
 
     /// The current messages (`buildSessionContext(entries, last pushed).messages`).
@@ -1023,11 +1053,11 @@ impl<'s> ContextBuilder<'s> {
     pub fn snapshot(&self) -> Result<Projection, ProjectError> {
         let slot = |(k, b): (usize, &BuiltSlot)| {
             Ok(Slot {
-                index: b.index,
+                index: b.index(),
                 messages: if self.on_demand {
-                    slot_messages(self.session, k, b.index, b.edit())?
+                    slot_messages(self.session, k, b.index(), b.edit())?
                 } else {
-                    b.messages.clone()
+                    b.messages.to_vec()
                 },
             })
         };
