@@ -110,6 +110,86 @@ pub fn project_at(
     finish(session, &mut cache, &history, projection, options)
 }
 
+/// What the `/capability status` view needs of a branch ([`status_inputs_at`]).
+#[derive(Debug, Clone)]
+pub struct StatusInputs {
+    /// The branch's capability history.
+    pub history: CapabilityHistory,
+    /// The tools Pi's messages declare ([`crate::status::current_tools`]; the capability step
+    /// adds no declarations).
+    pub transcript_tools: Option<Vec<String>>,
+}
+
+/// What [`project_at`] at `leaf` gives the status view (the history and the tools the messages
+/// declare), or the same error, without holding the branch's messages: Pi's projection is read
+/// one context entry at a time. A branch with delivery anchors or markers in its context (the
+/// only inputs whose capability step reads the messages) is projected in full.
+pub fn status_inputs_at(
+    session: &Session,
+    leaf: Option<usize>,
+    options: Options,
+) -> Result<StatusInputs, ContextError> {
+    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+    let mut cache = EntryCache::default();
+    let mut history = HistoryBuilder::new();
+    for &i in &path {
+        push_history(session, &mut cache, &mut history, i)?;
+    }
+    drop(path);
+    let full = |session: &Session| {
+        let ctx = project_at(session, leaf, options)?;
+        Ok(StatusInputs {
+            transcript_tools: crate::status::current_tools(&ctx.messages),
+            history: ctx.history,
+        })
+    };
+    let plan = session.plan(leaf);
+    let anchored = plan.entries().iter().any(|&i| {
+        *session.entry(i).entry_type() == EntryType::Custom
+            && cache
+                .values
+                .get(&i)
+                .is_some_and(crate::anchor::is_anchor_entry)
+    });
+    if anchored {
+        return full(session);
+    }
+    let mut tools = crate::status::DeclaredTools::default();
+    for pos in 0..plan.entries().len() {
+        for m in plan.entry_messages(pos)? {
+            if crate::projection::is_marker(&m) {
+                return full(session);
+            }
+            tools.add(&m);
+        }
+    }
+    let history = history.finish().map_err(CapabilityFailure::from)?;
+    if options.trusted {
+        // Without markers the capability step fails only on the checkpoint, whatever the
+        // messages: project none.
+        let unique: Vec<_> = history
+            .events
+            .iter()
+            .filter(|e| e.first)
+            .map(|e| &e.event)
+            .collect();
+        project_unique_events(
+            Vec::new(),
+            &unique,
+            history.checkpoint_through.as_deref(),
+            options.presentation,
+        )
+        .map_err(|e| CapabilityFailure {
+            message: e.message,
+            location: None,
+        })?;
+    }
+    Ok(StatusInputs {
+        history,
+        transcript_tools: tools.finish(),
+    })
+}
+
 /// Parsed raw JSON of the entries the capability layer reads (custom, custom_message,
 /// compaction), by entry index.
 #[derive(Debug, Default, Clone)]
