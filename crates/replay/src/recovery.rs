@@ -418,6 +418,7 @@ pub fn check(session: &Session) -> Vec<Diagnostic> {
         reported: HashSet::new(),
         tx: Transcript::default(),
         facts: Facts::default(),
+        read: Vec::new(),
         checkpoints: HashMap::new(),
     };
     enum Step {
@@ -488,6 +489,8 @@ struct Walker<'s> {
     reported: HashSet<String>,
     tx: Transcript,
     facts: Facts,
+    /// Messages of the slots [`Facts`] read at this request that [`Transcript`] still needs.
+    read: Vec<(usize, Vec<Value>)>,
     /// Per compaction entry: the checkpoint checks that depend only on the path up to it.
     checkpoints: HashMap<usize, Checkpoint>,
 }
@@ -531,8 +534,16 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts
-            .update(self.session, &self.rp, &mut self.out, &mut self.reported);
+        // The slots new since the last request are read once, for both: the facts keep the
+        // messages the transcript state has not taken in yet.
+        self.read.clear();
+        self.facts.update(
+            self.session,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            Some((self.tx.done, &mut self.read)),
+        );
         if self.facts.markers > 0 {
             // A legacy delivery carrier among Pi's messages: the projection's marker checks
             // decide, so this request is projected in full.
@@ -540,8 +551,15 @@ impl<'s> Walker<'s> {
             check_request(self.session, i, &mut rp, &mut self.out, &mut self.reported);
             return;
         }
-        self.tx
-            .update(self.session, i, &self.rp, &mut self.out, &mut self.reported);
+        self.tx.update(
+            self.session,
+            i,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            &self.read,
+        );
+        self.read.clear();
         // Calls still open at the end of the request's context.
         for (id, name) in self.tx.open_calls() {
             if !self.reported.insert(format!("unpaired:{id}")) {
@@ -574,8 +592,13 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts
-            .update(self.session, &self.rp, &mut self.out, &mut self.reported);
+        self.facts.update(
+            self.session,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            None,
+        );
         if self.facts.markers > 0 {
             let mut rp = self.full_replayer();
             check_leaf(self.session, i, &mut rp, &mut self.out, &mut self.reported);
@@ -836,12 +859,23 @@ impl Transcript {
         rp: &Replayer<'_>,
         out: &mut Vec<Diagnostic>,
         reported: &mut HashSet<String>,
+        read: &[(usize, Vec<Value>)],
     ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             self.marks
                 .push(u32::try_from(self.log.len()).unwrap_or(u32::MAX));
-            for m in slot_messages(session, rp, self.done, out, reported).iter() {
+            // `read` holds consecutive slots.
+            let kept = read
+                .first()
+                .and_then(|(k0, _)| self.done.checked_sub(*k0))
+                .and_then(|at| read.get(at))
+                .filter(|(k, _)| *k == self.done);
+            let messages = match kept {
+                Some((_, m)) => Cow::Borrowed(m.as_slice()),
+                None => slot_messages(session, rp, self.done, out, reported),
+            };
+            for m in messages.iter() {
                 // `convertToLlm`: the four LLM roles as they are (not copied), the others
                 // converted or dropped.
                 let passes = matches!(
@@ -1014,12 +1048,14 @@ impl Facts {
         rp: &Replayer<'_>,
         out: &mut Vec<Diagnostic>,
         reported: &mut HashSet<String>,
+        mut keep: Option<(usize, &mut Vec<(usize, Vec<Value>)>)>,
     ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             let mut markers = 0;
             let start = self.counted.len();
-            for m in slot_messages(session, rp, self.done, out, reported).iter() {
+            let messages = slot_messages(session, rp, self.done, out, reported);
+            for m in messages.iter() {
                 if forge_replay_capability::projection::is_marker(m) {
                     markers += 1;
                 }
@@ -1033,6 +1069,11 @@ impl Facts {
                 *n += 1;
             }
             self.starts.push(u32::try_from(start).unwrap_or(u32::MAX));
+            if let Some((from, kept)) = &mut keep {
+                if self.done >= *from {
+                    kept.push((self.done, messages.into_owned()));
+                }
+            }
             if markers > 0 {
                 self.marked.push((self.done, markers));
                 self.markers += markers;
