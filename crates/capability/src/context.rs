@@ -129,13 +129,6 @@ pub fn status_inputs_at(
     leaf: Option<usize>,
     options: Options,
 ) -> Result<StatusInputs, ContextError> {
-    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
-    let mut cache = EntryCache::default();
-    let mut history = HistoryBuilder::new();
-    for &i in &path {
-        push_history(session, &mut cache, &mut history, i)?;
-    }
-    drop(path);
     let full = |session: &Session| {
         let ctx = project_at(session, leaf, options)?;
         Ok(StatusInputs {
@@ -143,7 +136,23 @@ pub fn status_inputs_at(
             history: ctx.history,
         })
     };
+    // Pi's projection first, so that its errors come before the capability step's.
     let plan = session.plan(leaf);
+    let mut tools = crate::status::DeclaredTools::default();
+    let mut markers = false;
+    for pos in 0..plan.entries().len() {
+        for m in plan.entry_messages(pos)? {
+            markers |= crate::projection::is_marker(&m);
+            tools.add(&m);
+        }
+    }
+    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+    let mut cache = EntryCache::default();
+    let mut history = HistoryBuilder::new();
+    for &i in &path {
+        push_history(session, &mut cache, &mut history, i)?;
+    }
+    drop(path);
     let anchored = plan.entries().iter().any(|&i| {
         *session.entry(i).entry_type() == EntryType::Custom
             && cache
@@ -151,17 +160,8 @@ pub fn status_inputs_at(
                 .get(&i)
                 .is_some_and(crate::anchor::is_anchor_entry)
     });
-    if anchored {
+    if markers || anchored {
         return full(session);
-    }
-    let mut tools = crate::status::DeclaredTools::default();
-    for pos in 0..plan.entries().len() {
-        for m in plan.entry_messages(pos)? {
-            if crate::projection::is_marker(&m) {
-                return full(session);
-            }
-            tools.add(&m);
-        }
     }
     let history = history.finish().map_err(CapabilityFailure::from)?;
     if options.trusted {

@@ -139,6 +139,8 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     // The history and the declared tools, reading the messages one entry at a time.
     let ctx = match status_inputs_at(&session, leaf, Options::new(choice.presentation)) {
         Ok(c) => c,
+        // Pi's own projection failed: its error, naming the file and line.
+        Err(ContextError::Session(e)) => return Err(e.into()),
         Err(e) => return report_failure(&args.session, &e),
     };
     let view = status_view_with_tools(
