@@ -490,7 +490,7 @@ struct Walker<'s> {
     tx: Transcript,
     facts: Facts,
     /// Messages of the slots [`Facts`] read at this request that [`Transcript`] still needs.
-    read: Vec<(usize, Vec<Value>)>,
+    read: ReadSlots,
     /// Per compaction entry: the checkpoint checks that depend only on the path up to it.
     checkpoints: HashMap<usize, Checkpoint>,
 }
@@ -1048,7 +1048,7 @@ impl Facts {
         rp: &Replayer<'_>,
         out: &mut Vec<Diagnostic>,
         reported: &mut HashSet<String>,
-        mut keep: Option<(usize, &mut Vec<(usize, Vec<Value>)>)>,
+        mut keep: Option<(usize, &mut ReadSlots)>,
     ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
@@ -1103,3 +1103,6 @@ fn capability_ids(m: &Value, ids: &mut Vec<String>) {
         rest = &rest[end..];
     }
 }
+
+/// Messages of consecutive context slots, with their positions.
+type ReadSlots = Vec<(usize, Vec<Value>)>;
