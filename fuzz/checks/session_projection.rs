@@ -5,7 +5,8 @@
 //! without a tree) agrees with the entry's fully parsed JSON; and at a pseudo-random leaf (chosen
 //! from a hash of the input, so a regression replays the same leaf), plus the default leaf, the
 //! three ways of projecting agree: [`Session::context`], the incremental
-//! [`forge_replay_session::ContextBuilder`] pushed along the path, and the streaming
+//! [`forge_replay_session::ContextBuilder`] pushed along the path (holding its messages, and on
+//! demand), and the streaming
 //! [`forge_replay_session::ContextPlan`] with its raw-text fast path (what `forge-replay context`
 //! prints).
 //!
@@ -91,30 +92,49 @@ fn projections_agree(session: &Session, leaf: Option<usize>) {
         );
     };
     if let Some(l) = leaf {
-        let mut builder = session.builder();
-        for i in session.path_to(l) {
-            builder
-                .push(i)
-                .unwrap_or_else(|e| panic!("builder push {i}: {e}"));
+        // A builder holding its messages, and one building them again on demand.
+        for on_demand in [false, true] {
+            let mut builder = session.builder();
+            if on_demand {
+                builder = builder.on_demand();
+            }
+            for i in session.path_to(l) {
+                builder
+                    .push(i)
+                    .unwrap_or_else(|e| panic!("builder push {i}: {e}"));
+            }
+            let snapshot = builder
+                .snapshot()
+                .unwrap_or_else(|e| panic!("builder snapshot at {l}: {e}"));
+            assert_eq!(
+                snapshot.messages, projection.messages,
+                "builder (on demand: {on_demand}) messages differ from context() at leaf {l}"
+            );
+            assert_eq!(
+                snapshot.model, projection.model,
+                "builder model at leaf {l}"
+            );
+            assert_eq!(
+                snapshot.thinking_level, projection.thinking_level,
+                "builder thinking level at leaf {l}"
+            );
+            let mut count = 0;
+            for k in 0..builder.slot_count() {
+                let (index, messages) = builder
+                    .slot(k)
+                    .unwrap_or_else(|e| panic!("builder slot {k} at {l}: {e}"));
+                assert_eq!(
+                    index, snapshot.entries[k].index,
+                    "slot {k} entry at leaf {l}"
+                );
+                count += messages.len();
+            }
+            assert_eq!(
+                count,
+                projection.messages.len(),
+                "builder message count at leaf {l}"
+            );
         }
-        let snapshot = builder.snapshot();
-        assert_eq!(
-            snapshot.messages, projection.messages,
-            "builder messages differ from context() at leaf {l}"
-        );
-        assert_eq!(
-            snapshot.model, projection.model,
-            "builder model at leaf {l}"
-        );
-        assert_eq!(
-            snapshot.thinking_level, projection.thinking_level,
-            "builder thinking level at leaf {l}"
-        );
-        assert_eq!(
-            builder.message_count(),
-            projection.messages.len(),
-            "builder message count at leaf {l}"
-        );
     }
     // The streaming plan with the raw-text fast path of `forge-replay context`.
     let plan = session.plan(leaf);

@@ -127,7 +127,7 @@ fn main() {
     let mut b = session.builder();
     for i in 0..entries {
         if session.entry(i).is_assistant_message() {
-            std::hint::black_box(b.snapshot());
+            std::hint::black_box(b.snapshot().expect("snapshot"));
         }
         b.push(i).unwrap();
     }

@@ -110,6 +110,86 @@ pub fn project_at(
     finish(session, &mut cache, &history, projection, options)
 }
 
+/// What the `/capability status` view needs of a branch ([`status_inputs_at`]).
+#[derive(Debug, Clone)]
+pub struct StatusInputs {
+    /// The branch's capability history.
+    pub history: CapabilityHistory,
+    /// The tools Pi's messages declare ([`crate::status::current_tools`]; the capability step
+    /// adds no declarations).
+    pub transcript_tools: Option<Vec<String>>,
+}
+
+/// What [`project_at`] at `leaf` gives the status view (the history and the tools the messages
+/// declare), or the same error, without holding the branch's messages: Pi's projection is read
+/// one context entry at a time. A branch with delivery anchors or markers in its context (the
+/// only inputs whose capability step reads the messages) is projected in full.
+pub fn status_inputs_at(
+    session: &Session,
+    leaf: Option<usize>,
+    options: Options,
+) -> Result<StatusInputs, ContextError> {
+    let full = |session: &Session| {
+        let ctx = project_at(session, leaf, options)?;
+        Ok(StatusInputs {
+            transcript_tools: crate::status::current_tools(&ctx.messages),
+            history: ctx.history,
+        })
+    };
+    // Pi's projection first, so that its errors come before the capability step's.
+    let plan = session.plan(leaf);
+    let mut tools = crate::status::DeclaredTools::default();
+    let mut markers = false;
+    for pos in 0..plan.entries().len() {
+        for m in plan.entry_messages(pos)? {
+            markers |= crate::projection::is_marker(&m);
+            tools.add(&m);
+        }
+    }
+    let path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+    let mut cache = EntryCache::default();
+    let mut history = HistoryBuilder::new();
+    for &i in &path {
+        push_history(session, &mut cache, &mut history, i)?;
+    }
+    drop(path);
+    let anchored = plan.entries().iter().any(|&i| {
+        *session.entry(i).entry_type() == EntryType::Custom
+            && cache
+                .values
+                .get(&i)
+                .is_some_and(crate::anchor::is_anchor_entry)
+    });
+    if markers || anchored {
+        return full(session);
+    }
+    let history = history.finish().map_err(CapabilityFailure::from)?;
+    if options.trusted {
+        // Without markers the capability step fails only on the checkpoint, whatever the
+        // messages: project none.
+        let unique: Vec<_> = history
+            .events
+            .iter()
+            .filter(|e| e.first)
+            .map(|e| &e.event)
+            .collect();
+        project_unique_events(
+            Vec::new(),
+            &unique,
+            history.checkpoint_through.as_deref(),
+            options.presentation,
+        )
+        .map_err(|e| CapabilityFailure {
+            message: e.message,
+            location: None,
+        })?;
+    }
+    Ok(StatusInputs {
+        history,
+        transcript_tools: tools.finish(),
+    })
+}
+
 /// Parsed raw JSON of the entries the capability layer reads (custom, custom_message,
 /// compaction), by entry index.
 #[derive(Debug, Default, Clone)]
@@ -252,19 +332,13 @@ pub struct Replayer<'s> {
     undo: Option<Vec<Undo>>,
 }
 
-/// How to take back one [`Replayer::push`].
+/// How to take back one [`Replayer::push`] (a few bytes per push: the entry before it is the
+/// parent of the one taken back, and Pi's builder knows what its push did).
 #[derive(Debug, Clone)]
 enum Undo {
-    Push {
-        history: HistoryUndo,
-        last: Option<usize>,
-        effect: PushEffect,
-    },
-    /// A push that restarted on another path: the whole history before it.
-    Restart {
-        history: Box<HistoryBuilder>,
-        last: Option<usize>,
-    },
+    Push(HistoryUndo),
+    /// A push that restarted on another path: the whole history before it, and the last entry.
+    Restart(Box<(HistoryBuilder, Option<usize>)>),
 }
 
 impl<'s> Replayer<'s> {
@@ -287,6 +361,15 @@ impl<'s> Replayer<'s> {
             undo: Some(Vec::new()),
             ..Self::new(session)
         }
+    }
+
+    /// Holds none of Pi's messages: [`Replayer::context`] builds each slot's messages again
+    /// from the file when asked, and [`Replayer::project`] the whole context
+    /// ([`forge_replay_session::ContextBuilder::on_demand`]). For walks that read each slot once,
+    /// such as `check`. Call on an empty replayer.
+    pub fn on_demand(mut self) -> Self {
+        self.context = self.context.on_demand();
+        self
     }
 
     /// Extends the path with entry `i`.
@@ -329,10 +412,7 @@ impl<'s> Replayer<'s> {
                 Ok(effect) => {
                     self.last = Some(i);
                     if let Some(u) = &mut self.undo {
-                        u.push(Undo::Restart {
-                            history: Box::new(old),
-                            last,
-                        });
+                        u.push(Undo::Restart(Box::new((old, last))));
                     }
                     Ok(effect)
                 }
@@ -347,11 +427,7 @@ impl<'s> Replayer<'s> {
             Ok(effect) => {
                 self.last = Some(i);
                 if let Some(u) = &mut self.undo {
-                    u.push(Undo::Push {
-                        history,
-                        last,
-                        effect,
-                    });
+                    u.push(Undo::Push(history));
                 }
                 Ok(effect)
             }
@@ -372,25 +448,20 @@ impl<'s> Replayer<'s> {
             .as_mut()
             .and_then(Vec::pop)
             .expect("Replayer::pop without a recorded push (use Replayer::with_undo)");
-        self.context.pop();
+        let effect = self.context.pop();
         match u {
-            Undo::Push {
-                history,
-                last,
-                effect,
-            } => {
+            Undo::Push(history) => {
                 self.history.undo(history);
-                self.last = last;
-                effect
+                // That push extended the path by a child of the entry before it.
+                self.last = self.last.and_then(|i| self.session.tree().parent(i));
             }
-            Undo::Restart { history, last } => {
-                self.history = *history;
+            Undo::Restart(before) => {
+                let (history, last) = *before;
+                self.history = history;
                 self.last = last;
-                PushEffect {
-                    rewrote_from: Some(0),
-                }
             }
         }
+        effect
     }
 
     fn push_one_history(&mut self, i: usize) -> Result<(), ContextError> {
@@ -415,7 +486,7 @@ impl<'s> Replayer<'s> {
 
     /// The context at the last entry pushed.
     pub fn project(&mut self, options: Options) -> Result<CapabilityContext, ContextError> {
-        let projection = self.context.snapshot();
+        let projection = self.context.snapshot()?;
         finish(
             self.session,
             &mut self.cache,

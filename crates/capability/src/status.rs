@@ -84,11 +84,25 @@ pub struct StatusView {
 
 /// pi-ai's `getCurrentTools(messages)`: tool names declared by system messages, in Map order.
 pub fn current_tools(messages: &[Value]) -> Option<Vec<String>> {
-    let mut seen = false;
-    let mut tools: Vec<String> = Vec::new();
+    let mut tools = DeclaredTools::default();
     for m in messages {
+        tools.add(m);
+    }
+    tools.finish()
+}
+
+/// [`current_tools`] one message at a time (for a context read as a stream).
+#[derive(Debug, Clone, Default)]
+pub struct DeclaredTools {
+    seen: bool,
+    tools: Vec<String>,
+}
+
+impl DeclaredTools {
+    /// Takes in the next message.
+    pub fn add(&mut self, m: &Value) {
         if m.get("role").and_then(Value::as_str) != Some("system") {
-            continue;
+            return;
         }
         for t in m
             .get("toolsRemoved")
@@ -96,9 +110,9 @@ pub fn current_tools(messages: &[Value]) -> Option<Vec<String>> {
             .into_iter()
             .flatten()
         {
-            seen = true;
+            self.seen = true;
             if let Some(n) = t.get("name").and_then(Value::as_str) {
-                tools.retain(|x| x != n);
+                self.tools.retain(|x| x != n);
             }
         }
         for t in m
@@ -107,15 +121,19 @@ pub fn current_tools(messages: &[Value]) -> Option<Vec<String>> {
             .into_iter()
             .flatten()
         {
-            seen = true;
+            self.seen = true;
             if let Some(n) = t.get("name").and_then(Value::as_str) {
-                if !tools.iter().any(|x| x == n) {
-                    tools.push(n.to_string());
+                if !self.tools.iter().any(|x| x == n) {
+                    self.tools.push(n.to_string());
                 }
             }
         }
     }
-    seen.then_some(tools)
+
+    /// The declared tools (`None`: no message declared or removed any).
+    pub fn finish(self) -> Option<Vec<String>> {
+        self.seen.then_some(self.tools)
+    }
 }
 
 /// Builds the status view at `leaf` from the branch's history and Pi's projected messages.
@@ -134,6 +152,26 @@ pub fn status_view(
     leaf: Option<usize>,
     history: &CapabilityHistory,
     pi_messages: &[Value],
+    presentation: Presentation,
+    model: Option<(&str, &str)>,
+) -> StatusView {
+    status_view_with_tools(
+        session,
+        leaf,
+        history,
+        current_tools(pi_messages),
+        presentation,
+        model,
+    )
+}
+
+/// [`status_view`] given [`current_tools`] of Pi's messages instead of the messages
+/// ([`crate::context::status_inputs_at`] reads them as a stream).
+pub fn status_view_with_tools(
+    session: &Session,
+    leaf: Option<usize>,
+    history: &CapabilityHistory,
+    transcript_tools: Option<Vec<String>>,
     presentation: Presentation,
     model: Option<(&str, &str)>,
 ) -> StatusView {
@@ -187,7 +225,7 @@ pub fn status_view(
     };
     let (baseline, baseline_source) = match &history.tools {
         Some(t) => (Some(t.baseline.clone()), "tools-entry"),
-        None => match current_tools(pi_messages) {
+        None => match transcript_tools {
             Some(t) => (Some(t), "transcript"),
             None => (None, "unknown"),
         },

@@ -45,13 +45,8 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
 
 /// Parses JSON text into a typed value, with the same surrogate handling as [`parse`].
 pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseError> {
-    let owned;
-    let text = if has_surrogate_escape(text.as_bytes()) {
-        owned = replace_lone_surrogates(text);
-        owned.as_str()
-    } else {
-        text
-    };
+    let text = lone_surrogates_to_stand_ins(text);
+    let text = text.as_ref();
     serde_json::from_str(text).or_else(|e| {
         // Only on the error path: a literal beyond the double range is `null` (module docs).
         if e.to_string().starts_with("number out of range") {
@@ -120,6 +115,18 @@ fn overflowing_numbers_to_null(text: &str) -> Option<String> {
         out.push_str(&text[copied..]);
         out
     })
+}
+
+/// `text` with every `\uDXXX` escape that is not half of a surrogate pair replaced by its
+/// stand-in character (module docs), so that serde_json, which refuses a lone surrogate, reads
+/// the text as `JSON.parse` does. Borrowed when there is none (the usual case). For callers that
+/// deserialize borrowed types themselves; [`parse`] and [`parse_as`] do this already.
+pub fn lone_surrogates_to_stand_ins(text: &str) -> std::borrow::Cow<'_, str> {
+    if has_surrogate_escape(text.as_bytes()) {
+        std::borrow::Cow::Owned(replace_lone_surrogates(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 fn has_surrogate_escape(bytes: &[u8]) -> bool {

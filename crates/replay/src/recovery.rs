@@ -19,6 +19,7 @@
 //!   call ([`code::UNPAIRED_TOOL_CALL`], [`code::ORPHAN_TOOL_RESULT`]), and every called tool was
 //!   declared by the transcript when it was called ([`code::UNDECLARED_TOOL`]).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use forge_replay_capability::context::{
@@ -410,11 +411,14 @@ fn check_leaks(
 pub fn check(session: &Session) -> Vec<Diagnostic> {
     let mut w = Walker {
         session,
-        rp: Replayer::with_undo(session),
+        // Pi's messages are read from the file slot by slot as the checks need them, not held
+        // for the whole path.
+        rp: Replayer::with_undo(session).on_demand(),
         out: Vec::new(),
         reported: HashSet::new(),
         tx: Transcript::default(),
         facts: Facts::default(),
+        read: Vec::new(),
         checkpoints: HashMap::new(),
     };
     enum Step {
@@ -485,6 +489,8 @@ struct Walker<'s> {
     reported: HashSet<String>,
     tx: Transcript,
     facts: Facts,
+    /// Messages of the slots [`Facts`] read at this request that [`Transcript`] still needs.
+    read: ReadSlots,
     /// Per compaction entry: the checkpoint checks that depend only on the path up to it.
     checkpoints: HashMap<usize, Checkpoint>,
 }
@@ -528,7 +534,16 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts.update(&self.rp);
+        // The slots new since the last request are read once, for both: the facts keep the
+        // messages the transcript state has not taken in yet.
+        self.read.clear();
+        self.facts.update(
+            self.session,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            Some((self.tx.done, &mut self.read)),
+        );
         if self.facts.markers > 0 {
             // A legacy delivery carrier among Pi's messages: the projection's marker checks
             // decide, so this request is projected in full.
@@ -536,8 +551,15 @@ impl<'s> Walker<'s> {
             check_request(self.session, i, &mut rp, &mut self.out, &mut self.reported);
             return;
         }
-        self.tx
-            .update(self.session, i, &self.rp, &mut self.out, &mut self.reported);
+        self.tx.update(
+            self.session,
+            i,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            &self.read,
+        );
+        self.read.clear();
         // Calls still open at the end of the request's context.
         for (id, name) in self.tx.open_calls() {
             if !self.reported.insert(format!("unpaired:{id}")) {
@@ -570,7 +592,13 @@ impl<'s> Walker<'s> {
             self.capability_failure(i, f);
             return;
         }
-        self.facts.update(&self.rp);
+        self.facts.update(
+            self.session,
+            &self.rp,
+            &mut self.out,
+            &mut self.reported,
+            None,
+        );
         if self.facts.markers > 0 {
             let mut rp = self.full_replayer();
             check_leaf(self.session, i, &mut rp, &mut self.out, &mut self.reported);
@@ -595,9 +623,12 @@ impl<'s> Walker<'s> {
         // summary, so the checkpoint goes right after the system message and before the summary.
         let ctx = self.rp.context();
         let (first, first_messages) = if ctx.slot_count() > 0 {
-            ctx.slot(0)
+            (
+                ctx.slot_entry(0),
+                slot_messages(self.session, &self.rp, 0, &mut self.out, &mut self.reported),
+            )
         } else {
-            (usize::MAX, &[][..])
+            (usize::MAX, Cow::Borrowed(&[][..]))
         };
         let fast = first != usize::MAX
             && *self.session.entry(first).entry_type() == EntryType::Compaction
@@ -652,6 +683,33 @@ impl<'s> Walker<'s> {
             ));
         }
         // Placement: message 1, after the leading system message, before the summary (2).
+    }
+}
+
+/// The messages of context slot `k` of the walk's replayer, which builds them again from the
+/// file: a line that cannot be read again (the file changed) is one request-projection finding
+/// at its entry, and no messages.
+fn slot_messages<'a>(
+    session: &Session,
+    rp: &'a Replayer<'_>,
+    k: usize,
+    out: &mut Vec<Diagnostic>,
+    reported: &mut HashSet<String>,
+) -> Cow<'a, [Value]> {
+    match rp.context().slot(k) {
+        Ok((_, messages)) => messages,
+        Err(err) => {
+            let i = rp.context().slot_entry(k);
+            if reported.insert(format!("reread:{i}")) {
+                out.push(finding(
+                    session,
+                    i,
+                    code::REQUEST_PROJECTION,
+                    error_chain(&err),
+                ));
+            }
+            Cow::Borrowed(&[])
+        }
     }
 }
 
@@ -733,7 +791,7 @@ struct Transcript {
     called: HashSet<String>,
     log: Vec<TxOp>,
     /// `log.len()` before each processed slot.
-    marks: Vec<usize>,
+    marks: Vec<u32>,
 }
 
 impl Transcript {
@@ -755,7 +813,7 @@ impl Transcript {
         if slots >= self.done {
             return;
         }
-        let mark = self.marks[slots];
+        let mark = self.marks[slots] as usize;
         while self.log.len() > mark {
             match self.log.pop().expect("log entry") {
                 TxOp::Declared(name, added) => {
@@ -801,11 +859,23 @@ impl Transcript {
         rp: &Replayer<'_>,
         out: &mut Vec<Diagnostic>,
         reported: &mut HashSet<String>,
+        read: &[(usize, Vec<Value>)],
     ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
-            self.marks.push(self.log.len());
-            for m in ctx.slot(self.done).1 {
+            self.marks
+                .push(u32::try_from(self.log.len()).unwrap_or(u32::MAX));
+            // `read` holds consecutive slots.
+            let kept = read
+                .first()
+                .and_then(|(k0, _)| self.done.checked_sub(*k0))
+                .and_then(|at| read.get(at))
+                .filter(|(k, _)| *k == self.done);
+            let messages = match kept {
+                Some((_, m)) => Cow::Borrowed(m.as_slice()),
+                None => slot_messages(session, rp, self.done, out, reported),
+            };
+            for m in messages.iter() {
                 // `convertToLlm`: the four LLM roles as they are (not copied), the others
                 // converted or dropped.
                 let passes = matches!(
@@ -944,16 +1014,20 @@ struct Facts {
     /// Distinct capability ids in order of first appearance, with their counts.
     ids: Vec<String>,
     counts: HashMap<String, u32>,
-    /// Per processed slot: the markers it had and the ids it counted.
-    slots: Vec<(usize, Vec<String>)>,
+    /// The ids the processed slots counted, slot after slot, and where each slot's start
+    /// (a few bytes per slot: most count none).
+    counted: Vec<String>,
+    starts: Vec<u32>,
+    /// `(slot, markers)` of the processed slots that had delivery markers.
+    marked: Vec<(usize, usize)>,
 }
 
 impl Facts {
     fn truncate(&mut self, slots: usize) {
         while self.done > slots {
-            let (markers, ids) = self.slots.pop().expect("slot facts");
-            self.markers -= markers;
-            for id in ids.into_iter().rev() {
+            self.done -= 1;
+            let start = self.starts.pop().expect("slot facts") as usize;
+            for id in self.counted.drain(start..).rev() {
                 let n = self.counts.get_mut(&id).expect("counted id");
                 *n -= 1;
                 if *n == 0 {
@@ -961,30 +1035,49 @@ impl Facts {
                     self.ids.pop();
                 }
             }
-            self.done -= 1;
+            if self.marked.last().is_some_and(|&(k, _)| k == self.done) {
+                let (_, m) = self.marked.pop().expect("marked slot");
+                self.markers -= m;
+            }
         }
     }
 
-    fn update(&mut self, rp: &Replayer<'_>) {
+    fn update(
+        &mut self,
+        session: &Session,
+        rp: &Replayer<'_>,
+        out: &mut Vec<Diagnostic>,
+        reported: &mut HashSet<String>,
+        mut keep: Option<(usize, &mut ReadSlots)>,
+    ) {
         let ctx = rp.context();
         while self.done < ctx.slot_count() {
             let mut markers = 0;
-            let mut ids = Vec::new();
-            for m in ctx.slot(self.done).1 {
+            let start = self.counted.len();
+            let messages = slot_messages(session, rp, self.done, out, reported);
+            for m in messages.iter() {
                 if forge_replay_capability::projection::is_marker(m) {
                     markers += 1;
                 }
-                capability_ids(m, &mut ids);
+                capability_ids(m, &mut self.counted);
             }
-            for id in &ids {
+            for id in &self.counted[start..] {
                 let n = self.counts.entry(id.clone()).or_insert(0);
                 if *n == 0 {
                     self.ids.push(id.clone());
                 }
                 *n += 1;
             }
-            self.markers += markers;
-            self.slots.push((markers, ids));
+            self.starts.push(u32::try_from(start).unwrap_or(u32::MAX));
+            if let Some((from, kept)) = &mut keep {
+                if self.done >= *from {
+                    kept.push((self.done, messages.into_owned()));
+                }
+            }
+            if markers > 0 {
+                self.marked.push((self.done, markers));
+                self.markers += markers;
+            }
             self.done += 1;
         }
     }
@@ -1010,3 +1103,6 @@ fn capability_ids(m: &Value, ids: &mut Vec<String>) {
         rest = &rest[end..];
     }
 }
+
+/// Messages of consecutive context slots, with their positions.
+type ReadSlots = Vec<(usize, Vec<Value>)>;

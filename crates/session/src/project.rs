@@ -428,18 +428,16 @@ impl<'s> ContextPlan<'s> {
 
     /// The messages of the context entry at position `pos` of [`ContextPlan::entries`].
     pub fn entry_messages(&self, pos: usize) -> Result<Vec<Value>, ProjectError> {
-        let s = self.session;
-        let i = self.entries[pos];
-        let e = s.entry(i);
-        if *e.entry_type() == EntryType::Compaction && pos > 0 {
-            return Ok(Vec::new());
+        slot_messages(self.session, pos, self.entries[pos], self.edit_at(pos))
+    }
+
+    /// The context edit that applies to the entry at position `pos`.
+    fn edit_at(&self, pos: usize) -> Option<usize> {
+        if self.edits.is_empty() {
+            return None;
         }
-        let edit = if self.edits.is_empty() {
-            None
-        } else {
-            self.edits.get(&*e.id_map_key()).copied()
-        };
-        project_entry(s, i, edit)
+        let e = self.session.entry(self.entries[pos]);
+        self.edits.get(&*e.id_map_key()).copied()
     }
 
     /// The raw JSON text of the one message the context entry at `pos` projects to, when the
@@ -493,20 +491,6 @@ impl<'s> ContextPlan<'s> {
     }
 }
 
-/// Projects a context-entry list: edits inside the list apply, only index 0 may be a compaction
-/// that contributes.
-fn project_list(s: &Session, ctx: &[usize]) -> Result<Vec<Slot>, ProjectError> {
-    let plan = ContextPlan::from_context_entries(s, None, ctx.to_vec(), Settings::default());
-    (0..ctx.len())
-        .map(|pos| {
-            Ok(Slot {
-                index: ctx[pos],
-                messages: plan.entry_messages(pos)?,
-            })
-        })
-        .collect()
-}
-
 #[derive(Debug, Clone)]
 struct Slot {
     index: usize,
@@ -540,8 +524,95 @@ fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settin
     }
 }
 
+/// A JavaScript `Map` key over ids as a number: the id slot of [`crate::index::Rec`] for the
+/// keys an entry's id can have, [`NO_KEY`] for a key no entry's id has. Two ids have the same
+/// key exactly when their [`map_key`] strings are equal.
+type IdKey = u32;
+
+/// The key of an id no entry has (an edit target that matches nothing).
+const NO_KEY: IdKey = u32::MAX;
+
+/// "No position" / "no edit" in the `u32` fields of a [`BuiltSlot`].
+const NO_POS: u32 = u32::MAX;
+
+/// The [`IdKey`] of a [`map_key`] string.
+fn key_of_map_key(s: &Session, key: &str) -> IdKey {
+    use crate::index::{SLOT_ABSENT, SLOT_KEY, SLOT_NULL};
+    match key {
+        "\u{1}undefined" => SLOT_ABSENT,
+        "\u{0}null" => SLOT_NULL,
+        _ => s.keys.find(key).map_or(NO_KEY, |k| SLOT_KEY + k),
+    }
+}
+
+/// The [`IdKey`] of entry `i`'s id.
+fn id_key(s: &Session, i: usize) -> IdKey {
+    use crate::index::{SLOT_ABSENT, SLOT_KEY, SLOT_NULL};
+    let slot = s.recs[i].id;
+    if slot >= SLOT_KEY {
+        // A string id spelled like the key of an absent or null id shares that key.
+        match s.keys.get(slot - SLOT_KEY) {
+            "\u{1}undefined" => return SLOT_ABSENT,
+            "\u{0}null" => return SLOT_NULL,
+            _ => {}
+        }
+    }
+    slot
+}
+
+/// The [`IdKey`] of a context edit's target.
+fn target_key(s: &Session, edit: usize) -> IdKey {
+    key_of_map_key(s, &map_key(s.entry(edit).target_id_value()))
+}
+
+/// One context slot of a [`ContextBuilder`].
+#[derive(Debug, Clone)]
+struct BuiltSlot {
+    /// The entry.
+    index: u32,
+    /// The context edit that applies to it ([`NO_POS`]: none).
+    edit: u32,
+    /// The previous slot with the same id key ([`NO_POS`]: none), for [`ContextBuilder::by_id`].
+    prev_same_id: u32,
+    /// Its messages (empty, and built on demand, in an on-demand builder).
+    messages: Box<[Value]>,
+}
+
+impl BuiltSlot {
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    fn edit(&self) -> Option<usize> {
+        (self.edit != NO_POS).then_some(self.edit as usize)
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(NO_POS)
+}
+
+/// The messages of the slot at position `pos` holding entry `index` with `edit` applied: what
+/// Pi's projection gives for it (a compaction contributes only at position 0).
+fn slot_messages(
+    s: &Session,
+    pos: usize,
+    index: usize,
+    edit: Option<usize>,
+) -> Result<Vec<Value>, ProjectError> {
+    if pos > 0 && *s.entry(index).entry_type() == EntryType::Compaction {
+        return Ok(Vec::new());
+    }
+    project_entry(s, index, edit)
+}
+
 /// Walks one root→leaf path entry by entry, keeping the projection current, so that the context
 /// at every entry of a path costs O(path) in total instead of O(path²).
+///
+/// By default every context slot holds its messages. An on-demand builder
+/// ([`ContextBuilder::on_demand`]) holds none: a slot is its entry and the context edit that
+/// applies to it (a few dozen bytes), and [`ContextBuilder::slot`] builds its messages again
+/// from the file when asked, so memory stays at the index of the path, not its text.
 ///
 /// ```no_run
 /// # use forge_replay_session::Session;
@@ -561,49 +632,55 @@ fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settin
 pub struct ContextBuilder<'s> {
     session: &'s Session,
     path: Vec<usize>,
-    slots: Vec<Slot>,
+    slots: Vec<BuiltSlot>,
     /// Context-edit target key → edit entry, among the current context entries.
-    edits: HashMap<String, usize>,
-    /// Id key → positions in `slots`.
-    by_id: HashMap<String, Vec<usize>>,
+    edits: HashMap<IdKey, usize>,
+    /// Id key → the last position in `slots` with that key (earlier ones are chained through
+    /// [`BuiltSlot::prev_same_id`]).
+    by_id: HashMap<IdKey, u32>,
     settings: Settings,
     /// One record per push, when [`ContextBuilder::pop`] is enabled.
     undo: Option<Vec<Undo>>,
+    /// Slots hold no messages ([`ContextBuilder::on_demand`]).
+    on_demand: bool,
 }
 
 /// How to take back one push.
 #[derive(Debug, Clone)]
 enum Undo {
-    /// The push appended one slot (and, for a context edit, re-projected earlier ones).
-    Append {
-        /// Settings before, when the entry changed them.
-        settings: Option<Box<Settings>>,
-        /// The slot's id key (its position was pushed onto `by_id[key]`).
-        key: String,
-        /// A context edit: what it changed.
-        edit: Option<Box<EditUndo>>,
-    },
+    /// The push appended one slot (and, for a context edit, re-projected earlier ones); what
+    /// else it changed, if anything (most pushes change nothing else: a few bytes per push).
+    Append(Option<Box<AppendUndo>>),
     /// The push replaced everything (a compaction, or a restart on another path).
     Replace(Box<Replaced>),
+}
+
+/// What a push that appended a slot changed besides.
+#[derive(Debug, Clone)]
+struct AppendUndo {
+    /// Settings before, when the entry changed them.
+    settings: Option<Settings>,
+    /// A context edit: what it changed.
+    edit: Option<EditUndo>,
 }
 
 /// How to take back a context edit's push.
 #[derive(Debug, Clone)]
 struct EditUndo {
     /// The edit's target key.
-    target: String,
+    target: IdKey,
     /// The edit of that target it replaced.
     previous: Option<usize>,
-    /// The re-projected slots' old messages.
-    old_messages: Vec<(usize, Vec<Value>)>,
+    /// The re-projected slots: position, old edit and old messages.
+    old: Vec<(usize, u32, Box<[Value]>)>,
 }
 
 #[derive(Debug, Clone)]
 struct Replaced {
     path: Vec<usize>,
-    slots: Vec<Slot>,
-    edits: HashMap<String, usize>,
-    by_id: HashMap<String, Vec<usize>>,
+    slots: Vec<BuiltSlot>,
+    edits: HashMap<IdKey, usize>,
+    by_id: HashMap<IdKey, u32>,
     settings: Settings,
 }
 
@@ -626,6 +703,7 @@ impl<'s> ContextBuilder<'s> {
             by_id: HashMap::new(),
             settings: Settings::default(),
             undo: None,
+            on_demand: false,
         }
     }
 
@@ -633,6 +711,16 @@ impl<'s> ContextBuilder<'s> {
     /// of a tree that extends and shortens one path instead of copying it at every branch).
     pub fn with_undo(mut self) -> Self {
         self.undo = Some(Vec::new());
+        self
+    }
+
+    /// Holds no messages: pushes read nothing from the file, and [`ContextBuilder::slot`] and
+    /// [`ContextBuilder::snapshot`] build the messages they return again from it (an unreadable
+    /// or changed line is then their error). For walks that read each slot once or a few times,
+    /// such as `check`; a builder whose whole context is read at every request is better off
+    /// holding them. Call on an empty builder.
+    pub fn on_demand(mut self) -> Self {
+        self.on_demand = true;
         self
     }
 
@@ -659,6 +747,18 @@ impl<'s> ContextBuilder<'s> {
         self.settings = r.settings;
     }
 
+    /// Positions of the slots with id key `key`, in context order.
+    fn positions(&self, key: IdKey) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = self.by_id.get(&key).copied().unwrap_or(NO_POS);
+        while at != NO_POS {
+            out.push(at as usize);
+            at = self.slots[at as usize].prev_same_id;
+        }
+        out.reverse();
+        out
+    }
+
     /// Extends the path with entry `i`. When `i` is not a child of the last entry pushed, the
     /// builder restarts from `i`'s own root→`i` path. On error the builder is unchanged.
     pub fn push(&mut self, i: usize) -> Result<(), ProjectError> {
@@ -672,6 +772,7 @@ impl<'s> ContextBuilder<'s> {
             let old = self.take_state();
             let undo = self.undo.take();
             let mut fresh = ContextBuilder::new(s);
+            fresh.on_demand = self.on_demand;
             let result = s.path_to(i).into_iter().try_for_each(|p| fresh.push(p));
             self.undo = undo;
             match result {
@@ -696,7 +797,20 @@ impl<'s> ContextBuilder<'s> {
             let mut path = self.path.clone();
             path.push(i);
             let ctx = context_entries(s, &path);
-            let slots = project_list(s, &ctx)?;
+            let plan = ContextPlan::from_context_entries(s, None, ctx, Settings::default());
+            let mut slots = Vec::with_capacity(plan.entries.len());
+            for pos in 0..plan.entries.len() {
+                slots.push(BuiltSlot {
+                    index: to_u32(plan.entries[pos]),
+                    edit: plan.edit_at(pos).map_or(NO_POS, to_u32),
+                    prev_same_id: NO_POS,
+                    messages: if self.on_demand {
+                        Box::default()
+                    } else {
+                        plan.entry_messages(pos)?.into_boxed_slice()
+                    },
+                });
+            }
             let old = self.take_state();
             let mut settings = old.settings.clone();
             settings.apply(s, i);
@@ -711,29 +825,35 @@ impl<'s> ContextBuilder<'s> {
                 rewrote_from: Some(0),
             });
         }
-        let key = e.id_map_key().into_owned();
+        let key = id_key(s, i);
         let edit = self.edits.get(&key).copied();
-        let messages = project_entry(s, i, edit)?;
+        let messages = if self.on_demand {
+            Vec::new()
+        } else {
+            project_entry(s, i, edit)?
+        };
         // A context edit re-projects the slots it targets: all of them first, so that an error
         // leaves the builder as it was.
         let mut reprojected = Vec::new();
         let mut target = None;
         if *e.entry_type() == EntryType::ContextEdit {
-            let t = map_key(e.target_id_value()).into_owned();
-            if let Some(positions) = self.by_id.get(&t) {
-                for &p in positions {
-                    let idx = self.slots[p].index;
-                    let m = if *s.entry(idx).entry_type() == EntryType::Compaction && p > 0 {
-                        Vec::new()
-                    } else {
-                        project_entry(s, idx, Some(i))?
-                    };
-                    reprojected.push((p, m));
-                }
+            let t = target_key(s, i);
+            for p in self.positions(t) {
+                let m = if self.on_demand {
+                    Vec::new()
+                } else {
+                    slot_messages(s, p, self.slots[p].index(), Some(i))?
+                };
+                reprojected.push((p, m));
             }
             // An edit of its own id re-projects its own slot too (it is in `by_id` by then).
             if t == key {
-                reprojected.push((self.slots.len(), project_entry(s, i, Some(i))?));
+                let m = if self.on_demand {
+                    Vec::new()
+                } else {
+                    project_entry(s, i, Some(i))?
+                };
+                reprojected.push((self.slots.len(), m));
             }
             target = Some(t);
         }
@@ -741,105 +861,138 @@ impl<'s> ContextBuilder<'s> {
             e.entry_type(),
             EntryType::ThinkingLevelChange | EntryType::ModelChange
         ) || e.is_assistant_message();
-        let old_settings =
-            (self.undo.is_some() && changes_settings).then(|| Box::new(self.settings.clone()));
+        // Kept for undo only when the entry changes them (an assistant message usually names
+        // the model already in force).
+        let mut old_settings = None;
+        if changes_settings {
+            if self.undo.is_some() {
+                let mut next = self.settings.clone();
+                next.apply(s, i);
+                if next != self.settings {
+                    old_settings = Some(std::mem::replace(&mut self.settings, next));
+                }
+            } else {
+                self.settings.apply(s, i);
+            }
+        }
         self.path.push(i);
-        self.settings.apply(s, i);
-        self.by_id
-            .entry(key.clone())
-            .or_default()
-            .push(self.slots.len());
-        self.slots.push(Slot { index: i, messages });
+        let prev_same_id = self
+            .by_id
+            .insert(key, to_u32(self.slots.len()))
+            .unwrap_or(NO_POS);
+        self.slots.push(BuiltSlot {
+            index: to_u32(i),
+            edit: edit.map_or(NO_POS, to_u32),
+            prev_same_id,
+            messages: messages.into_boxed_slice(),
+        });
         let mut rewrote_from = None;
         let mut undo_edit = None;
         if let Some(t) = target {
-            let previous = self.edits.insert(t.clone(), i);
-            let mut old_messages = Vec::new();
+            let previous = self.edits.insert(t, i);
+            let mut old = Vec::new();
             for (p, m) in reprojected {
                 rewrote_from = Some(rewrote_from.map_or(p, |r: usize| r.min(p)));
-                let old = std::mem::replace(&mut self.slots[p].messages, m);
-                old_messages.push((p, old));
+                let slot = &mut self.slots[p];
+                let old_messages = std::mem::replace(&mut slot.messages, m.into_boxed_slice());
+                let old_edit = std::mem::replace(&mut slot.edit, to_u32(i));
+                old.push((p, old_edit, old_messages));
             }
-            undo_edit = Some(Box::new(EditUndo {
+            undo_edit = Some(EditUndo {
                 target: t,
                 previous,
-                old_messages,
-            }));
+                old,
+            });
         }
         if let Some(u) = &mut self.undo {
-            u.push(Undo::Append {
-                settings: old_settings,
-                key,
-                edit: undo_edit,
+            let changed = (old_settings.is_some() || undo_edit.is_some()).then(|| {
+                Box::new(AppendUndo {
+                    settings: old_settings,
+                    edit: undo_edit,
+                })
             });
+            u.push(Undo::Append(changed));
         }
         Ok(PushEffect { rewrote_from })
     }
 
     /// Takes back the last push (see [`ContextBuilder::with_undo`]): the context before that
-    /// push is restored exactly.
+    /// push is restored exactly. Returns what the push did ([`ContextBuilder::push_effect`]).
     ///
     /// # Panics
     /// When undo is not enabled or nothing was pushed since.
-    pub fn pop(&mut self) {
+    pub fn pop(&mut self) -> PushEffect {
         let u = self
             .undo
             .as_mut()
             .and_then(Vec::pop)
             .expect("ContextBuilder::pop without a push recorded (enable with_undo)");
         match u {
-            Undo::Replace(old) => self.put_state(*old),
-            Undo::Append {
-                settings,
-                key,
-                edit,
-            } => {
-                if let Some(edit) = edit {
-                    let EditUndo {
+            Undo::Replace(old) => {
+                self.put_state(*old);
+                PushEffect {
+                    rewrote_from: Some(0),
+                }
+            }
+            Undo::Append(changed) => {
+                let mut rewrote_from = None;
+                let mut settings = None;
+                if let Some(changed) = changed {
+                    let AppendUndo { settings: s, edit } = *changed;
+                    settings = s;
+                    if let Some(EditUndo {
                         target,
                         previous,
-                        old_messages,
-                    } = *edit;
-                    match previous {
-                        Some(p) => {
-                            self.edits.insert(target, p);
+                        old,
+                    }) = edit
+                    {
+                        match previous {
+                            Some(p) => {
+                                self.edits.insert(target, p);
+                            }
+                            None => {
+                                self.edits.remove(&target);
+                            }
                         }
-                        None => {
-                            self.edits.remove(&target);
+                        for (p, old_edit, m) in old {
+                            rewrote_from = Some(rewrote_from.map_or(p, |r: usize| r.min(p)));
+                            if let Some(slot) = self.slots.get_mut(p) {
+                                slot.edit = old_edit;
+                                slot.messages = m;
+                            }
                         }
-                    }
-                    for (p, m) in old_messages {
-                        self.slots[p].messages = m;
                     }
                 }
                 self.path.pop();
-                self.slots.pop();
-                if let Some(positions) = self.by_id.get_mut(&key) {
-                    positions.pop();
-                    if positions.is_empty() {
+                if let Some(slot) = self.slots.pop() {
+                    let key = id_key(self.session, slot.index());
+                    if slot.prev_same_id == NO_POS {
                         self.by_id.remove(&key);
+                    } else {
+                        self.by_id.insert(key, slot.prev_same_id);
                     }
                 }
                 if let Some(s) = settings {
-                    self.settings = *s;
+                    self.settings = s;
                 }
+                PushEffect { rewrote_from }
             }
         }
     }
 
     fn reindex(&mut self) {
+        let s = self.session;
         self.edits.clear();
         self.by_id.clear();
-        for (p, slot) in self.slots.iter().enumerate() {
-            let e = self.session.entry(slot.index);
-            if *e.entry_type() == EntryType::ContextEdit {
-                self.edits
-                    .insert(map_key(e.target_id_value()).into_owned(), slot.index);
+        for p in 0..self.slots.len() {
+            let index = self.slots[p].index();
+            if *s.entry(index).entry_type() == EntryType::ContextEdit {
+                self.edits.insert(target_key(s, index), index);
             }
-            self.by_id
-                .entry(e.id_map_key().into_owned())
-                .or_default()
-                .push(p);
+            self.slots[p].prev_same_id = self
+                .by_id
+                .insert(id_key(s, index), to_u32(p))
+                .unwrap_or(NO_POS);
         }
     }
 
@@ -848,20 +1001,41 @@ impl<'s> ContextBuilder<'s> {
         self.slots.len()
     }
 
-    /// Context slot `k`: its entry index and the messages it contributes now.
-    pub fn slot(&self, k: usize) -> (usize, &[Value]) {
-        let s = &self.slots[k];
-        (s.index, &s.messages)
+    /// Context slot `k`: its entry index and the messages it contributes now (borrowed, or built
+    /// again from the file by an on-demand builder, which is when this can fail).
+    pub fn slot(&self, k: usize) -> Result<(usize, Cow<'_, [Value]>), ProjectError> {
+        let slot = &self.slots[k];
+        let messages = if self.on_demand {
+            Cow::Owned(slot_messages(self.session, k, slot.index(), slot.edit())?)
+        } else {
+            Cow::Borrowed(&slot.messages[..])
+        };
+        Ok((slot.index(), messages))
+    }
+
+    /// The entry of context slot `k`.
+    pub fn slot_entry(&self, k: usize) -> usize {
+        self.slots[k].index()
     }
 
     /// The current messages (`buildSessionContext(entries, last pushed).messages`).
+    ///
+    /// # Panics
+    /// On an on-demand builder, which holds none (use [`ContextBuilder::slot`]).
     pub fn messages(&self) -> impl Iterator<Item = &Value> + '_ {
+        assert!(
+            !self.on_demand,
+            "ContextBuilder::messages on an on-demand builder (use slot)"
+        );
         self.slots.iter().flat_map(|s| s.messages.iter())
     }
 
     /// Number of current messages.
+    ///
+    /// # Panics
+    /// On an on-demand builder (see [`ContextBuilder::messages`]).
     pub fn message_count(&self) -> usize {
-        self.slots.iter().map(|s| s.messages.len()).sum()
+        self.messages().count()
     }
 
     /// The current model (`{provider, modelId}` or `null`).
@@ -874,13 +1048,37 @@ impl<'s> ContextBuilder<'s> {
         self.settings.thinking_level.as_ref()
     }
 
-    /// The full projection at the last entry pushed (clones the messages).
-    pub fn snapshot(&self) -> Projection {
-        assemble(
+    /// The full projection at the last entry pushed (clones the messages, or builds them again
+    /// on all cores for an on-demand builder).
+    pub fn snapshot(&self) -> Result<Projection, ProjectError> {
+        let slot = |(k, b): (usize, &BuiltSlot)| {
+            Ok(Slot {
+                index: b.index(),
+                messages: if self.on_demand {
+                    slot_messages(self.session, k, b.index(), b.edit())?
+                } else {
+                    b.messages.to_vec()
+                },
+            })
+        };
+        let slots = if self.on_demand && self.slots.len() >= PARALLEL_MIN {
+            self.slots
+                .par_iter()
+                .enumerate()
+                .map(slot)
+                .collect::<Result<Vec<_>, ProjectError>>()?
+        } else {
+            self.slots
+                .iter()
+                .enumerate()
+                .map(slot)
+                .collect::<Result<Vec<_>, ProjectError>>()?
+        };
+        Ok(assemble(
             self.session,
             self.path.last().copied(),
-            self.slots.clone(),
+            slots,
             self.settings.clone(),
-        )
+        ))
     }
 }

@@ -119,7 +119,8 @@ pub(crate) fn may_hold_arguments_error(text: &str) -> bool {
 /// The markers of one line, parsed in full (only lines that may hold one are): the rules of
 /// `detect` for a message entry (or a sub-agent transcript's message record) and a custom entry.
 pub(crate) fn of_line(text: &str) -> u16 {
-    let Ok(v) = serde_json::from_str::<Value>(text) else {
+    // `JSON.parse`'s reading (a lone surrogate is a character, not an error), as `detect`'s.
+    let Ok(v) = forge_replay_model::json::parse(text) else {
         return 0;
     };
     let mut m = 0;

@@ -683,7 +683,10 @@ pub(crate) fn parse_line_with(
 /// [`parse_line`] by serde alone: the reference the fast scanner is tested against.
 #[doc(hidden)]
 pub fn parse_line_serde(text: &str, line: u32) -> Result<Line, serde_json::Error> {
-    let mut raw = serde_json::from_str(text)?;
+    // `JSON.parse` accepts a lone surrogate (`"\ud800"`), serde_json refuses it: read the text
+    // with stand-ins for them, as every Pi-exact parse does (`forge_replay_model::json`).
+    let decoded = forge_replay_model::json::lone_surrogates_to_stand_ins(text);
+    let mut raw = serde_json::from_str(&decoded)?;
     let mut parsed = line_from_raw(&mut raw, line);
     if let Line::Entry(e) | Line::Transcript { entry: e, .. } = &mut parsed {
         if crate::markers::may_hold(text) {
@@ -896,6 +899,22 @@ mod tests {
         let e = entry(r#"{"type":"message","id":"a\u0062","message":{"role":"us\u0065r"}}"#);
         assert_eq!(e.id.as_deref(), Some("ab"));
         assert_eq!(e.message.unwrap().role, Role::User);
+    }
+
+    #[test]
+    fn lone_surrogates_read_as_json_parse_reads_them() {
+        // JSON.parse accepts a lone surrogate: the line is an entry, its id holds the stand-in.
+        let e = entry(r#"{"type":"message","id":"a\ud800","message":{"role":"user"}}"#);
+        assert_eq!(e.id.as_deref(), Some("a\u{F0000}"));
+        // The 1.3 `durationMs` marker of a tool result whose text holds a lone surrogate, on both
+        // paths (fuzz/regressions/usage_scanner/crash-e30eae7d…).
+        let text = r#"{"type":"message","id":"t","message":{"role":"toolResult","content":[{"type":"text","text":"\ude00"}],"durationMs":5}}"#;
+        for parsed in [parse_line(text, 1), parse_line_serde(text, 1)] {
+            match parsed.unwrap() {
+                Line::Entry(e) => assert_eq!(e.markers, crate::markers::TOOL_RESULT_DURATION),
+                other => panic!("not an entry: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -436,3 +436,78 @@ fn pi_fixtures_without_capabilities_are_unchanged() {
     }
     assert!(seen >= 8, "session fixtures missing ({seen})");
 }
+
+/// `status_inputs_at`, which reads Pi's messages as a stream, gives what `project_at` gives the
+/// status view (history, declared tools) or the same error, on every leaf of every capability
+/// fixture and session fixture, in both presentations, trusted or not.
+#[test]
+fn status_inputs_equal_the_full_projection_on_every_leaf() {
+    use forge_replay_capability::context::status_inputs_at;
+    use forge_replay_capability::status::current_tools;
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<std::path::PathBuf> =
+        std::fs::read_dir(format!("{root}/fixtures/capabilities/sessions"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+    for d in std::fs::read_dir(format!("{root}/fixtures/sessions")).unwrap() {
+        let p = d.unwrap().path().join("session.jsonl");
+        if p.is_file() {
+            paths.push(p);
+        }
+    }
+    paths.sort();
+    let (mut compared, mut failures) = (0, 0);
+    for path in &paths {
+        let (s, _) = Session::open(path).unwrap();
+        let leaves: Vec<Option<usize>> = s.tree().leaves().map(Some).chain([None]).collect();
+        for leaf in leaves {
+            for native in [true, false] {
+                for trusted in [true, false] {
+                    let options = Options {
+                        presentation: Presentation::from_native(native),
+                        trusted,
+                    };
+                    let full = project_at(&s, leaf, options);
+                    let streamed = status_inputs_at(&s, leaf, options);
+                    let at = format!(
+                        "{} at {leaf:?} native {native} trusted {trusted}",
+                        path.display()
+                    );
+                    match (full, streamed) {
+                        (Ok(f), Ok(st)) => {
+                            assert_eq!(
+                                format!("{:?}", f.history),
+                                format!("{:?}", st.history),
+                                "history, {at}"
+                            );
+                            assert_eq!(
+                                current_tools(&f.messages),
+                                st.transcript_tools,
+                                "tools, {at}"
+                            );
+                        }
+                        (Err(a), Err(b)) => {
+                            failures += 1;
+                            assert_eq!(
+                                forge_replay_model::error::chain(&a),
+                                forge_replay_model::error::chain(&b),
+                                "error, {at}"
+                            );
+                            assert_eq!(format!("{a:?}"), format!("{b:?}"), "error detail, {at}");
+                        }
+                        (a, b) => panic!(
+                            "{at}: project_at {:?}, status_inputs_at {:?}",
+                            a.err(),
+                            b.err()
+                        ),
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} cases");
+    assert!(failures > 0, "no failing branch among the fixtures");
+}

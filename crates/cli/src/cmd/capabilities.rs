@@ -10,11 +10,11 @@
 
 use anyhow::Context as _;
 use forge_replay_capability::context::{
-    apply_to_projection, project_at, CapabilityFailure, ContextError, Options,
+    apply_to_projection, status_inputs_at, CapabilityFailure, ContextError, Options,
 };
 use forge_replay_capability::discovery::{Catalog, Roots};
 use forge_replay_capability::projection::Presentation;
-use forge_replay_capability::status::status_view;
+use forge_replay_capability::status::status_view_with_tools;
 use forge_replay_model::json;
 use forge_replay_session::{Projection, Session};
 use serde_json::{json, Value};
@@ -119,9 +119,8 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         .resolve_leaf(args.leaf.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
     let release = args.pi.for_session(&session)?;
-    // Pi's projection, for the current model only: dropped before the capability projection
-    // builds the path's messages again, so the two are never in memory together.
-    let pi_model = session.context(leaf)?.model;
+    // Pi's current model, from the plan of the projection (no message is built).
+    let pi_model = session.plan(leaf).model().clone();
     let model_arg = match &args.model {
         Some(m) => Some(
             m.split_once('/')
@@ -137,15 +136,18 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
         release,
         model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())),
     );
-    let ctx = match project_at(&session, leaf, Options::new(choice.presentation)) {
+    // The history and the declared tools, reading the messages one entry at a time.
+    let ctx = match status_inputs_at(&session, leaf, Options::new(choice.presentation)) {
         Ok(c) => c,
+        // Pi's own projection failed: its error, naming the file and line.
+        Err(ContextError::Session(e)) => return Err(e.into()),
         Err(e) => return report_failure(&args.session, &e),
     };
-    let view = status_view(
+    let view = status_view_with_tools(
         &session,
         leaf,
         &ctx.history,
-        &ctx.messages,
+        ctx.transcript_tools,
         choice.presentation,
         model_arg.as_ref().map(|(p, i)| (p.as_str(), i.as_str())),
     );

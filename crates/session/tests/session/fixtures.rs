@@ -129,7 +129,18 @@ fn projections_equal_pi_on_every_case() {
     );
 }
 
-/// The incremental builder gives the same projection as projecting each entry from scratch.
+/// A builder that holds its messages, or one that builds them on demand.
+fn builder(session: &Session, on_demand: bool) -> forge_replay_session::ContextBuilder<'_> {
+    let b = session.builder();
+    if on_demand {
+        b.on_demand()
+    } else {
+        b
+    }
+}
+
+/// The incremental builder gives the same projection as projecting each entry from scratch,
+/// whether it holds its messages or builds them on demand.
 #[test]
 fn builder_matches_full_projection_on_every_entry() {
     for dir in fixture_dirs() {
@@ -137,21 +148,30 @@ fn builder_matches_full_projection_on_every_entry() {
         let full: Vec<_> = (0..session.entry_count())
             .map(|i| session.context(Some(i)).unwrap())
             .collect();
-        for leaf in session.tree().leaves() {
-            let mut b = session.builder();
-            for i in session.path_to(leaf) {
-                b.push(i).unwrap();
-                let at = session.entry(i).line();
-                assert_eq!(b.snapshot(), full[i], "{} at line {at}", dir.display());
+        for on_demand in [false, true] {
+            for leaf in session.tree().leaves() {
+                let mut b = builder(&session, on_demand);
+                for i in session.path_to(leaf) {
+                    b.push(i).unwrap();
+                    let at = session.entry(i).line();
+                    let snap = b.snapshot().unwrap();
+                    assert_eq!(snap, full[i], "{} at line {at}", dir.display());
+                    // Slot by slot, the messages are the projection's.
+                    for (k, ce) in snap.entries.iter().enumerate() {
+                        let (index, messages) = b.slot(k).unwrap();
+                        assert_eq!(index, ce.index);
+                        assert_eq!(&messages[..], &snap.messages[ce.messages.clone()]);
+                    }
+                }
             }
-        }
-        // Jumping between branches restarts cleanly (pushing entries in file order jumps at
-        // every branch point).
-        let mut b = session.builder();
-        for (i, f) in full.iter().enumerate() {
-            b.push(i).unwrap();
-            if session.tree().child_count(i) != 1 {
-                assert_eq!(&b.snapshot(), f);
+            // Jumping between branches restarts cleanly (pushing entries in file order jumps
+            // at every branch point).
+            let mut b = builder(&session, on_demand);
+            for (i, f) in full.iter().enumerate() {
+                b.push(i).unwrap();
+                if session.tree().child_count(i) != 1 {
+                    assert_eq!(&b.snapshot().unwrap(), f);
+                }
             }
         }
     }
@@ -159,33 +179,40 @@ fn builder_matches_full_projection_on_every_entry() {
 
 /// A builder that takes pushes back walks the whole tree depth first with one path: after every
 /// push it equals projecting that entry from scratch, and after every pop it equals what it
-/// was before the push.
+/// was before the push (holding its messages or building them on demand).
 #[test]
 fn builder_pop_restores_the_context_on_every_branch() {
     for dir in fixture_dirs() {
         let (session, _) = Session::open(dir.join("session.jsonl")).unwrap();
         let tree = session.tree();
-        let mut b = session.builder().with_undo();
-        // (entry, entered)
-        let mut stack: Vec<(usize, bool)> = tree.roots().map(|r| (r, false)).collect();
-        let mut before: Vec<forge_replay_session::Projection> = Vec::new();
-        while let Some((i, entered)) = stack.pop() {
-            if entered {
-                b.pop();
-                let was = before.pop().unwrap();
-                assert_eq!(b.snapshot(), was, "{} after popping {i}", dir.display());
-                continue;
+        for on_demand in [false, true] {
+            let mut b = builder(&session, on_demand).with_undo();
+            // (entry, entered)
+            let mut stack: Vec<(usize, bool)> = tree.roots().map(|r| (r, false)).collect();
+            let mut before: Vec<forge_replay_session::Projection> = Vec::new();
+            while let Some((i, entered)) = stack.pop() {
+                if entered {
+                    b.pop();
+                    let was = before.pop().unwrap();
+                    assert_eq!(
+                        b.snapshot().unwrap(),
+                        was,
+                        "{} after popping {i}",
+                        dir.display()
+                    );
+                    continue;
+                }
+                before.push(b.snapshot().unwrap());
+                b.push(i).unwrap();
+                assert_eq!(
+                    b.snapshot().unwrap(),
+                    session.context(Some(i)).unwrap(),
+                    "{} at entry {i}",
+                    dir.display()
+                );
+                stack.push((i, true));
+                stack.extend(tree.children(i).map(|c| (c, false)));
             }
-            before.push(b.snapshot());
-            b.push(i).unwrap();
-            assert_eq!(
-                b.snapshot(),
-                session.context(Some(i)).unwrap(),
-                "{} at entry {i}",
-                dir.display()
-            );
-            stack.push((i, true));
-            stack.extend(tree.children(i).map(|c| (c, false)));
         }
     }
 }
