@@ -102,7 +102,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     let format = Format::or_default(args.format);
     // The summary compares each request's messages with the previous one's.
     opts.keep_transcript = format == Format::Text && args.out.is_none();
-    let mut summary = super::summary::Summary::new(!matches!(opts.target, Target::Recorded));
+    let mut summary =
+        forge_replay_report::summary::Summary::new(!matches!(opts.target, Target::Recorded));
     // Requests are written as they are built: memory stays at one request, whatever the length.
     let result = if let Some(out_dir) = &args.out {
         // The directory is one set: staged beside the target, renamed in when complete.
