@@ -8,6 +8,7 @@
 //! * [`models`]: `forge-replay models` (the catalog table, JSON rows, `--changes`).
 //! * [`releases`]: `forge-replay releases` (text, JSON, `docs/releases.md`).
 //! * [`summary`]: the text of `replay` (one row per request and what changed) and `assemble`.
+//! * [`tree`]: `forge-replay tree` (the entry tree as text and JSON).
 //! * [`usage`]: what `forge-replay usage` prints for people (session and corpus tables, notes,
 //!   cache-break costs) and the data of its plots.
 //! * [`session`]: the HTML session report (`forge-replay report session`): a typed page model
@@ -23,4 +24,5 @@ pub mod releases;
 pub mod session;
 pub mod summary;
 pub mod table;
+pub mod tree;
 pub mod usage;

@@ -201,6 +201,15 @@ impl Summary {
     }
 }
 
+/// The text summary as a sink of a replay: a row per request, rendered at the end
+/// ([`Summary::render`]).
+impl forge_replay_engine::sink::RequestSink for Summary {
+    fn request(&mut self, r: &Request) -> std::io::Result<()> {
+        self.push(r);
+        Ok(())
+    }
+}
+
 fn describe(prev: &Previous, now: &Previous) -> String {
     let mut parts = Vec::new();
     if prev.model != now.model {
