@@ -421,6 +421,65 @@ pub fn summarize(cases: &[Case]) -> Summary {
     s
 }
 
+/// The text report: a line per failed, blessed or erroring case (a failure with its mismatches
+/// and their diffs, `color` for a terminal), then the totals line.
+pub fn report_text(cases: &[Case], color: bool) -> String {
+    use forge_replay_model::text::count;
+    let mut w = String::new();
+    for c in cases {
+        match &c.outcome {
+            Outcome::Pass => {}
+            Outcome::Blessed(n) if *n > 0 => w.push_str(&format!(
+                "blessed {} × {}: {} written\n",
+                c.scenario,
+                c.model,
+                count(*n, "file", "files")
+            )),
+            Outcome::Blessed(_) => {}
+            // The cause is said apart (an error line of its own).
+            Outcome::Error(_) => w.push_str(&format!("ERROR {} × {}\n", c.scenario, c.model)),
+            Outcome::Fail(ms) => {
+                w.push_str(&format!(
+                    "FAIL {} × {} ({})\n",
+                    c.scenario,
+                    c.model,
+                    c.scenario_file.display()
+                ));
+                for m in ms {
+                    w.push_str(&format!("  {}\n", m.summary()));
+                    if let MismatchKind::Changed(d) = &m.kind {
+                        let text = diff::render_text(
+                            d,
+                            diff::RenderOptions {
+                                color,
+                                max_changes: 40,
+                            },
+                        );
+                        for line in text.lines() {
+                            w.push_str(&format!("    {line}\n"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let summary = summarize(cases);
+    w.push_str(&format!(
+        "{}, {}: {} passed, {} failed, {}{}\n",
+        count(summary.cases, "case", "cases"),
+        count(summary.requests, "request", "requests"),
+        summary.passed,
+        summary.failed,
+        count(summary.errors, "error", "errors"),
+        if summary.blessed > 0 {
+            format!(", {} blessed", summary.blessed)
+        } else {
+            String::new()
+        }
+    ));
+    w
+}
+
 /// The machine-readable report.
 pub fn report_json(cases: &[Case]) -> Value {
     let s = summarize(cases);

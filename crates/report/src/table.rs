@@ -4,6 +4,14 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
+/// How a table is laid out for people: box-drawn ([`Table::to_text`]) on a terminal, plain
+/// columns ([`Table::to_plain`]) when the output is not one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableStyle {
+    Boxed,
+    Plain,
+}
+
 /// A table: headers, rows of cells, and which columns hold numbers (right-aligned).
 #[derive(Debug, Clone, Default)]
 pub struct Table {
@@ -40,6 +48,14 @@ impl Table {
             b.push_record(r.iter().cloned());
         }
         b
+    }
+
+    /// The table in `style`.
+    pub fn render(&self, style: TableStyle) -> String {
+        match style {
+            TableStyle::Boxed => self.to_text(),
+            TableStyle::Plain => self.to_plain(),
+        }
     }
 
     /// A rounded terminal table.

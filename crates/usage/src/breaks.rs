@@ -28,6 +28,49 @@ pub struct BreakInput {
 /// Which breaks count (the corpus filters): `(provider, model, request time in ms)`.
 pub type BreakFilter<'a> = &'a (dyn Fn(&str, &str, Option<f64>) -> bool + Sync);
 
+/// The Pi sessions of a corpus to explain (sub-agent sessions included, unreadable files not),
+/// within the `--project` filter; each with the release that priced its requests.
+pub fn corpus_inputs(
+    corpus: &crate::corpus::Corpus,
+    filter: &crate::corpus::Filter,
+) -> Vec<BreakInput> {
+    corpus
+        .files
+        .iter()
+        .filter(|f| f.session_id.is_some() && f.error.is_none())
+        .map(|f| BreakInput {
+            path: f.path.clone(),
+            project: corpus.dicts.projects[f.project as usize].clone(),
+            // The release that priced its requests: the one that wrote it, or --pi.
+            release: Some(f.release),
+        })
+        .filter(|i| {
+            filter
+                .project
+                .as_deref()
+                .is_none_or(|p| i.project.contains(p))
+        })
+        .collect()
+}
+
+/// Whether a break counts under the corpus filters (`--model`, `--since`, `--until`): the
+/// [`BreakFilter`] of [`corpus_breaks`].
+pub fn filter_keeps(
+    filter: &crate::corpus::Filter,
+    provider: &str,
+    model: &str,
+    time: Option<f64>,
+) -> bool {
+    let model_ok = filter
+        .model
+        .as_deref()
+        .is_none_or(|f| model.contains(f) || format!("{provider}/{model}") == f);
+    let day = time.map(|t| (t / 86_400_000.0).floor() as i32);
+    model_ok
+        && filter.since.is_none_or(|s| day.is_some_and(|d| d >= s))
+        && filter.until.is_none_or(|u| day.is_some_and(|d| d <= u))
+}
+
 /// The corpus sums.
 #[derive(Debug, Clone, Default)]
 pub struct BreakSums {

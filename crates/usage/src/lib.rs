@@ -12,6 +12,10 @@
 //!   export.
 //! * [`gen`] writes realistic generated Pi 0.87.1 session corpora for tests and benchmarks.
 //!
+//! * [`session_report`] is what `usage SESSION` computes ([`session_report::SessionUsage`]) and
+//!   the `--min-hit-rate` rule ([`session_report::Threshold`]); [`report`] the serializable
+//!   corpus views; [`breaks`] sums `cache explain` over a corpus.
+//!
 //! * [`explain`] diagnoses cache breaks: it replays the path's requests (replay engine), compares
 //!   each with the previous one in the provider's cache order and names the cause of every break
 //!   the reported usage confirms ([`explain::Explanation`], [`explain::Cause`]).
@@ -29,6 +33,7 @@ mod records;
 pub mod report;
 pub mod scan;
 mod session;
+pub mod session_report;
 pub mod subagents;
 pub mod totals;
 mod view;

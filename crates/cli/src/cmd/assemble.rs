@@ -11,7 +11,9 @@
 
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::json;
-use forge_replay_wire::{assemble_case, assemble_sequence, AssembleError, Case, CaseFile};
+use forge_replay_wire::{assemble_case, assemble_sequence, AssembleError, CaseFile};
+
+use forge_replay_report::summary::{assembled_text, sequence_text};
 
 use crate::args::{AssembleArgs, Format, TextOrJson};
 use crate::out::{self, Out};
@@ -63,7 +65,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
                     });
                     out.json(&(json::stringify_pretty(&doc) + "\n"))?
                 }
-                TextOrJson::Text => out.text(&sequence_summary(&requests))?,
+                TextOrJson::Text => out.text(&sequence_text(&requests))?,
             }
             out.flush()?;
             return Ok(Exit::Ok);
@@ -83,7 +85,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
                 TextOrJson::Json => {
                     out.json(&(json::stringify_pretty(&assembled.to_json()) + "\n"))?
                 }
-                TextOrJson::Text => out.text(&summary(&case, &assembled))?,
+                TextOrJson::Text => out.text(&assembled_text(&case, &assembled))?,
             }
             out.flush()?;
             Ok(Exit::Ok)
@@ -98,78 +100,4 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
 fn bad_input(msg: &str) -> anyhow::Result<Exit> {
     out::error!("{msg}");
     Ok(Exit::BadInput)
-}
-
-/// `assemble --format text`: what the request is, in a few lines.
-fn summary(case: &Case, a: &forge_replay_wire::Assembled) -> String {
-    use super::summary::{size, tool_names};
-    let messages = case
-        .context
-        .get("messages")
-        .and_then(serde_json::Value::as_array)
-        .map_or(0, Vec::len);
-    let tools = tool_names(a.api, &a.payload);
-    let body = a
-        .wire
-        .as_ref()
-        .map_or_else(|| json::stringify(&a.payload).len(), |w| w.body_text.len());
-    let model = a
-        .payload
-        .get("model")
-        .or_else(|| a.payload.get("modelId"))
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("?");
-    let mut s = format!("api      {}\nmodel    {model}\n", a.api.name());
-    if let Some(w) = &a.wire {
-        s.push_str(&format!("request  {} {}\n", w.method, w.url));
-    }
-    s.push_str(&format!(
-        "body     {}\nmessages {} in the case's context\ntools    {}\n",
-        size(body),
-        messages,
-        if tools.is_empty() {
-            "none".to_owned()
-        } else {
-            format!("{} ({})", tools.len(), tools.join(", "))
-        }
-    ));
-    s.push_str("the request in full: --format json (the default when stdout is not a terminal)\n");
-    s
-}
-
-/// `assemble --format text` of a multi-request case: one line per request.
-fn sequence_summary(steps: &[forge_replay_wire::Step]) -> String {
-    use super::summary::size;
-    let mut s = String::from("#    model                        msgs  thread    body  notes\n");
-    for (i, step) in steps.iter().enumerate() {
-        let msgs = step
-            .assembled
-            .payload
-            .get("messages")
-            .and_then(serde_json::Value::as_array)
-            .map_or(0, Vec::len);
-        let sent = step.exchange.sent.as_ref();
-        let thread = sent
-            .and_then(|a| a.thread.as_ref())
-            .map_or("—", |t| t.name());
-        let body = sent
-            .map(|a| a.wire.body_text.len())
-            .or_else(|| step.assembled.wire.as_ref().map(|w| w.body_text.len()))
-            .unwrap_or(0);
-        let mut notes = Vec::new();
-        if let Some(f) = &step.exchange.fallback {
-            notes.push(format!("fallback after rejection ({})", f.reason));
-        }
-        if let Some(e) = &step.exchange.error {
-            notes.push(format!("failed: {e}"));
-        }
-        s.push_str(&format!(
-            "{i:03}  {:<27}  {msgs:>4}  {thread:<8}  {:>6}  {}\n",
-            step.model.id(),
-            size(body),
-            notes.join("; ")
-        ));
-    }
-    s.push_str("the requests in full: --format json (the default when stdout is not a terminal)\n");
-    s
 }

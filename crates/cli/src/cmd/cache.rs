@@ -1,12 +1,12 @@
 //! `forge-replay cache explain SESSION`: why the prompt cache broke, request by request.
 //!
-//! The diagnosis lives in `forge_replay_usage::explain`; this command prints it (text table or
-//! JSON) and draws the optional plot through the report crate (report depends on usage, so the
-//! plot call is made here).
+//! The diagnosis lives in `forge_replay_usage::explain`, its plot data in
+//! `forge_replay_report::usage::explain_plot`; this command prints it (text table or JSON).
 
 use forge_replay_model::json;
-use forge_replay_report::plot::{plot_session, BreakMarker, RequestPoint, SessionPlot};
-use forge_replay_usage::explain::{self, ExplainOptions, Explanation, Retention};
+use forge_replay_report::plot::plot_session;
+use forge_replay_report::usage::explain_plot;
+use forge_replay_usage::explain::{self, ExplainOptions, Retention};
 
 use crate::args::{CacheExplainArgs, CacheRetention, Format, TextOrJson};
 use crate::cmd::error_chain;
@@ -33,7 +33,7 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
         }
     };
     if let Some(path) = &args.plot {
-        let mut data = plot_data(&explanation);
+        let mut data = explain_plot(&explanation);
         data.title = out::text(&data.title).into_owned();
         if let Err(e) = plot_session(&data, path) {
             out::error!("{}", error_chain(&e));
@@ -56,48 +56,4 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::BadInput);
     }
     Ok(Exit::Ok)
-}
-
-/// Hit rate per request with the confirmed breaks as labelled markers.
-fn plot_data(e: &Explanation) -> SessionPlot {
-    // The file name, with its directory when the file is a generic `session.jsonl`.
-    let path = std::path::Path::new(&e.session);
-    let file = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let name = match path.parent().and_then(|p| p.file_name()) {
-        Some(dir) if file == "session.jsonl" => format!("{}/{file}", dir.to_string_lossy()),
-        _ => file,
-    };
-    SessionPlot {
-        title: if e.no_cache_data {
-            format!("Cache breaks: {name} (no cache data)")
-        } else {
-            format!("Cache breaks: {name}")
-        },
-        requests: e
-            .requests
-            .iter()
-            .map(|r| {
-                let u = r.usage.unwrap_or_default();
-                RequestPoint {
-                    input: u.input,
-                    output: u.output,
-                    cache_read: u.cache_read,
-                    cache_write: u.cache_write,
-                }
-            })
-            .collect(),
-        nested: Vec::new(),
-        cumulative: false,
-        breaks: e
-            .breaks
-            .iter()
-            .map(|b| BreakMarker {
-                request: b.request,
-                label: b.cause.name().to_string(),
-            })
-            .collect(),
-    }
 }

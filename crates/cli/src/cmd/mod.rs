@@ -18,7 +18,6 @@ pub mod replay;
 pub mod report;
 pub mod report_session;
 pub mod scenario;
-pub mod summary;
 pub mod tree;
 pub mod upgrade;
 pub mod usage;

@@ -1,13 +1,13 @@
-//! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it.
+//! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it, handed
+//! to a `forge_replay_engine::sink` (JSON on stdout, `--out DIR`, or the text summary).
 
 use std::path::Path;
 
-use forge_replay_engine::golden::model_slug;
 use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target, ThinkingSource};
-use forge_replay_model::json;
+use forge_replay_engine::sink::{replay_into, DirSink, JsonStream};
+use forge_replay_report::summary::Summary;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
-use serde_json::json;
 
 use crate::args::{AfterTreeArg, Format, PiArg, ReplayArgs};
 use crate::cmd::error_chain;
@@ -102,98 +102,37 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     let format = Format::or_default(args.format);
     // The summary compares each request's messages with the previous one's.
     opts.keep_transcript = format == Format::Text && args.out.is_none();
-    let mut summary = super::summary::Summary::new(!matches!(opts.target, Target::Recorded));
-    // Requests are written as they are built: memory stays at one request, whatever the length.
+    // Requests are handed to the sink as they are built: memory stays at one request, whatever
+    // the length.
     let result = if let Some(out_dir) = &args.out {
-        // The directory is one set: staged beside the target, renamed in when complete.
-        let mut set = forge_replay_io::DirSet::begin(out_dir, "replay")?;
-        set.note("redacted", if out::redacting() { "true" } else { "false" });
-        let mut index = Vec::new();
-        let r = replay::replay_each(&session, &opts, |r| {
-            forge_replay_io::path::check_component("entry id", &r.entry_id).map_err(|e| {
-                std::io::Error::other(format!(
-                    "{}:{}: {e}, so it cannot name a --out file",
-                    args.session.display(),
-                    r.line
-                ))
-            })?;
-            note_once(&r);
-            let name = format!(
-                "{:03}-{}-{}.json",
-                r.index,
-                r.entry_id,
-                model_slug(&format!("{}/{}", r.provider, r.model))
-            );
-            let mut text = String::new();
-            r.write_pretty(0, &mut text);
-            text.push('\n');
-            set.write(&name, out::json(&text).as_bytes())
-                .map_err(std::io::Error::other)?;
-            index.push(json!({
-                "file": name, "index": r.index, "entryId": r.entry_id, "api": r.api.name(),
-                "provider": r.provider, "model": r.model,
-            }));
-            Ok(())
-        });
+        let mut sink = DirSink::begin(out_dir, &args.session, out::json, out::redacting())?;
+        let r = replay_into(&session, &opts, &mut sink, &mut note_once);
         if r.is_ok() {
-            let doc = json!({
-                "session": args.session.to_string_lossy(),
-                "redacted": out::redacting(),
-                "requests": index,
-            });
-            let mut text = json::stringify_pretty(&doc);
-            text.push('\n');
-            set.write("index.json", out::json(&text).as_bytes())?;
-            set.commit()?;
             out::note!(
                 "wrote {} to {} (and index.json)",
-                plural(index.len(), "request", "requests"),
+                plural(sink.count(), "request", "requests"),
                 out_dir.display()
             );
         }
         r
-    } else {
-        let mut w = Out::stdout();
-        let mut first = true;
-        let mut text = String::new();
-        let r = replay::replay_each(&session, &opts, |r| {
-            note_once(&r);
-            match format {
-                Format::Text => {
-                    summary.push(&r);
-                    Ok(())
-                }
-                _ => {
-                    // The same bytes as `JSON.stringify({requests}, null, 2)`, one request at a time.
-                    w.frame(if first {
-                        b"{\n  \"requests\": [\n"
-                    } else {
-                        b",\n"
-                    })?;
-                    first = false;
-                    text.clear();
-                    text.push_str("    ");
-                    r.write_pretty(2, &mut text);
-                    w.json(&text)
-                }
-            }
-        });
+    } else if format == Format::Text {
+        let mut summary = Summary::new(!matches!(opts.target, Target::Recorded));
+        let r = replay_into(&session, &opts, &mut summary, &mut note_once);
         if r.is_ok() {
-            if format == Format::Text {
-                w.text(&summary.render())?;
-                outln!(
-                    w,
-                    "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request"
-                )?;
-            } else {
-                w.frame(if first {
-                    b"{\n  \"requests\": []\n}\n"
-                } else {
-                    b"\n  ]\n}\n"
-                })?;
-            }
+            let mut w = Out::stdout();
+            w.text(&summary.render())?;
+            outln!(
+                w,
+                "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request"
+            )?;
+            w.flush()?;
         }
-        w.flush()?;
+        r
+    } else {
+        let mut sink =
+            JsonStream::new(std::io::BufWriter::new(std::io::stdout().lock()), out::json);
+        let r = replay_into(&session, &opts, &mut sink, &mut note_once);
+        sink.flush()?;
         r
     };
     match result {

@@ -20,6 +20,7 @@
 //! ([`redact_text`], `forge_replay_wire::redact` for payloads) and HTML-escaped.
 
 pub mod html;
+pub mod json;
 mod tree;
 
 use std::borrow::Cow;

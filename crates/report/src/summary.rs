@@ -1,5 +1,7 @@
-//! `replay --format text` (the default on a terminal): one row per request and what changed from
-//! the request before it, built only from `replay`'s public results ([`Request`] values).
+//! `replay --format text` and `assemble --format text` (the defaults on a terminal).
+//!
+//! For `replay`: one row per request and what changed from the request before it, built only
+//! from `replay`'s public results ([`Request`] values).
 //!
 //! For each request the row holds the entry id, `provider/model` and API, the number of
 //! transcript messages and declared tools, the body size, and the change against the previous
@@ -10,6 +12,9 @@
 //!
 //! Memory: the previous body text and message hashes of each target, and one short row per
 //! request; every request is looked at once (linear in what the replay builds).
+//!
+//! For `assemble`: [`assembled_text`] (one request in a few lines) and [`sequence_text`] (one
+//! line per request of a multi-request case).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
@@ -196,6 +201,15 @@ impl Summary {
     }
 }
 
+/// The text summary as a sink of a replay: a row per request, rendered at the end
+/// ([`Summary::render`]).
+impl forge_replay_engine::sink::RequestSink for Summary {
+    fn request(&mut self, r: &Request) -> std::io::Result<()> {
+        self.push(r);
+        Ok(())
+    }
+}
+
 fn describe(prev: &Previous, now: &Previous) -> String {
     let mut parts = Vec::new();
     if prev.model != now.model {
@@ -262,6 +276,78 @@ pub fn size(bytes: usize) -> String {
     } else {
         format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
     }
+}
+
+/// `assemble --format text`: what the request is, in a few lines.
+pub fn assembled_text(case: &forge_replay_wire::Case, a: &forge_replay_wire::Assembled) -> String {
+    let messages = case
+        .context
+        .get("messages")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len);
+    let tools = tool_names(a.api, &a.payload);
+    let body = a
+        .wire
+        .as_ref()
+        .map_or_else(|| json::stringify(&a.payload).len(), |w| w.body_text.len());
+    let model = a
+        .payload
+        .get("model")
+        .or_else(|| a.payload.get("modelId"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("?");
+    let mut s = format!("api      {}\nmodel    {model}\n", a.api.name());
+    if let Some(w) = &a.wire {
+        s.push_str(&format!("request  {} {}\n", w.method, w.url));
+    }
+    s.push_str(&format!(
+        "body     {}\nmessages {} in the case's context\ntools    {}\n",
+        size(body),
+        messages,
+        if tools.is_empty() {
+            "none".to_owned()
+        } else {
+            format!("{} ({})", tools.len(), tools.join(", "))
+        }
+    ));
+    s.push_str("the request in full: --format json (the default when stdout is not a terminal)\n");
+    s
+}
+
+/// `assemble --format text` of a multi-request case: one line per request.
+pub fn sequence_text(steps: &[forge_replay_wire::Step]) -> String {
+    let mut s = String::from("#    model                        msgs  thread    body  notes\n");
+    for (i, step) in steps.iter().enumerate() {
+        let msgs = step
+            .assembled
+            .payload
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .map_or(0, Vec::len);
+        let sent = step.exchange.sent.as_ref();
+        let thread = sent
+            .and_then(|a| a.thread.as_ref())
+            .map_or("—", |t| t.name());
+        let body = sent
+            .map(|a| a.wire.body_text.len())
+            .or_else(|| step.assembled.wire.as_ref().map(|w| w.body_text.len()))
+            .unwrap_or(0);
+        let mut notes = Vec::new();
+        if let Some(f) = &step.exchange.fallback {
+            notes.push(format!("fallback after rejection ({})", f.reason));
+        }
+        if let Some(e) = &step.exchange.error {
+            notes.push(format!("failed: {e}"));
+        }
+        s.push_str(&format!(
+            "{i:03}  {:<27}  {msgs:>4}  {thread:<8}  {:>6}  {}\n",
+            step.model.id(),
+            size(body),
+            notes.join("; ")
+        ));
+    }
+    s.push_str("the requests in full: --format json (the default when stdout is not a terminal)\n");
+    s
 }
 
 #[cfg(test)]

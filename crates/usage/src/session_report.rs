@@ -1,0 +1,307 @@
+//! What `forge-replay usage SESSION` computes and prints as JSON: one branch's cache usage
+//! (pi-forge's view), its request and nested-report rows, their prices, the usage findings, and
+//! the `--min-hit-rate` rule ([`Threshold`]), which `usage --corpus` applies too.
+
+use forge_replay_model::json::f64_to_value;
+use forge_replay_session::{Diagnostic, ProjectError, Session};
+use serde_json::{json, Map, Value};
+
+use crate::nested::NestedReport;
+use crate::pricing::{Price, Pricer, Unpriced};
+use crate::report::{nested_price, nested_rows, NestedRow, SessionPricing};
+use crate::scan::EntryRecord;
+use crate::session::{request_rows, session_branch, RequestRow};
+use crate::totals::{format_rate, rate_json, Totals};
+use crate::view::{summarize, SessionCacheUsage};
+
+/// The `--min-hit-rate` check of one set of totals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    pub passed: bool,
+    /// `{min, rate, passed}`.
+    pub json: Value,
+    /// `cache hit rate 61.0% meets minimum 50.0%`.
+    pub message: String,
+}
+
+/// A `--min-hit-rate` value as a fraction: `0..=1` as given, `1..=100` a percentage; `None` when
+/// it is not a rate.
+pub fn parse_min_rate(r: f64) -> Option<f64> {
+    (r.is_finite() && (0.0..=100.0).contains(&r)).then(|| if r > 1.0 { r / 100.0 } else { r })
+}
+
+impl Threshold {
+    /// An undefined rate (nothing sent, or no cache data) cannot show the minimum is met, so it
+    /// fails.
+    pub fn check(min: f64, t: &Totals) -> Threshold {
+        let rate = if t.no_cache_data() {
+            None
+        } else {
+            t.hit_rate()
+        };
+        let passed = rate.is_some_and(|r| r >= min);
+        let shown = if t.no_cache_data() {
+            "no cache data".to_owned()
+        } else {
+            format_rate(rate)
+        };
+        let mut m = Map::new();
+        m.insert("min".into(), f64_to_value(min));
+        m.insert("rate".into(), rate_json(rate));
+        m.insert("passed".into(), Value::Bool(passed));
+        let message = format!(
+            "cache hit rate {shown} {} minimum {}",
+            if passed { "meets" } else { "is below" },
+            format_rate(Some(min))
+        );
+        Threshold {
+            passed,
+            json: Value::Object(m),
+            message,
+        }
+    }
+}
+
+/// One session's usage along the path to a leaf.
+#[derive(Debug, Clone)]
+pub struct SessionUsage<'c> {
+    /// The branch's records, root first.
+    pub records: Vec<EntryRecord>,
+    pub view: SessionCacheUsage,
+    pub rows: Vec<RequestRow>,
+    pub nested: Vec<NestedRow>,
+    pub pricer: Pricer<'c>,
+    pub pricing: SessionPricing,
+    /// Usage fields of the wrong type and malformed nested reports: `(line, message)`.
+    pub findings: Vec<(u32, String)>,
+    pub session_id: String,
+    pub leaf_id: Option<String>,
+    /// Entries on the path.
+    pub path_entries: usize,
+    /// Entries in the file.
+    pub entries: usize,
+}
+
+impl<'c> SessionUsage<'c> {
+    /// Reads the branch to `leaf` (none: an empty branch) and prices it with `catalog`; an error
+    /// when an entry cannot be read again (the file changed since it was opened).
+    pub fn build(
+        session: &Session,
+        leaf: Option<usize>,
+        catalog: &'c forge_replay_wire::Catalog,
+    ) -> Result<SessionUsage<'c>, ProjectError> {
+        let branch_path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+        let records = session_branch(session, &branch_path)?;
+        let branch: Vec<_> = records.iter().collect();
+        let view = summarize(&branch);
+        let rows = request_rows(&branch);
+        let nested = nested_rows(&branch);
+        let pricer = Pricer::of(catalog);
+        let pricing = SessionPricing::build(&rows, &nested, &pricer);
+        let mut findings: Vec<(u32, String)> = Vec::new();
+        for e in &records {
+            let Some(m) = &e.message else { continue };
+            for msg in m.usage_problems.messages() {
+                findings.push((e.line, msg));
+            }
+            if let Some(NestedReport::Invalid(why)) = &m.nested {
+                findings.push((
+                    e.line,
+                    format!("malformed nested report ignored (invalidCalls): {why}"),
+                ));
+            }
+        }
+        Ok(SessionUsage {
+            view,
+            rows,
+            nested,
+            pricer,
+            pricing,
+            findings,
+            session_id: session.header().id().to_owned(),
+            leaf_id: leaf.and_then(|l| session.entry(l).id()).map(str::to_owned),
+            path_entries: branch_path.len(),
+            entries: session.entry_count(),
+            records,
+        })
+    }
+
+    /// The branch's records by reference.
+    pub fn branch(&self) -> Vec<&EntryRecord> {
+        self.records.iter().collect()
+    }
+
+    /// `usage SESSION --format json`: pi-forge's view, hit rates, combined totals, pricing, the
+    /// source (`file`, the reader's `diagnostics`), with `requests` the per-request and
+    /// nested-report rows, and the threshold check when there is one.
+    pub fn to_json(
+        &self,
+        file: &str,
+        diagnostics: &[&Diagnostic],
+        requests: bool,
+        threshold: Option<&Threshold>,
+    ) -> Value {
+        let view = &self.view;
+        let mut v = match view.to_json() {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        v.insert("hitRates".into(), view.hit_rates_json());
+        let mut combined = Map::new();
+        combined.insert("turn".into(), view.combined_turn().to_json());
+        combined.insert("session".into(), view.combined_session().to_json());
+        v.insert("combined".into(), Value::Object(combined));
+        v.insert(
+            "pricing".into(),
+            serde_json::to_value(&self.pricing).unwrap_or(Value::Null),
+        );
+        v.insert(
+            "source".into(),
+            json!({
+                "file": file,
+                "sessionId": self.session_id,
+                "leaf": self.leaf_id,
+                "pathEntries": self.path_entries,
+                "entries": self.entries,
+                "diagnostics": diagnostics.iter().map(|d| json!({"line": d.line, "severity": d.severity.as_str(), "code": d.code, "message": d.message})).collect::<Vec<_>>(),
+                "findings": self.findings.iter().map(|(l, m)| json!({"line": l, "message": m})).collect::<Vec<_>>(),
+            }),
+        );
+        if requests {
+            v.insert(
+                "requests".into(),
+                Value::Array(
+                    self.rows
+                        .iter()
+                        .map(|r| request_json(r, &self.pricer))
+                        .collect(),
+                ),
+            );
+            v.insert(
+                "nestedReports".into(),
+                Value::Array(
+                    self.nested
+                        .iter()
+                        .map(|n| nested_json(n, &self.pricer))
+                        .collect(),
+                ),
+            );
+        }
+        if let Some(t) = threshold {
+            v.insert("threshold".into(), t.json.clone());
+        }
+        Value::Object(v)
+    }
+}
+
+fn price_json(p: &Result<Price, Unpriced>) -> (Value, Value) {
+    match p {
+        Ok(p) => (serde_json::to_value(p).unwrap_or(Value::Null), Value::Null),
+        Err(why) => (Value::Null, Value::String(why.to_string())),
+    }
+}
+
+/// One request row as JSON (`usage --requests --format json`).
+pub fn request_json(r: &RequestRow, pricer: &Pricer<'_>) -> Value {
+    let mut m = Map::new();
+    m.insert("index".into(), json!(r.index));
+    m.insert("entryId".into(), json!(r.entry_id));
+    m.insert("line".into(), json!(r.line));
+    m.insert("timestamp".into(), json!(r.timestamp));
+    m.insert("provider".into(), json!(r.provider));
+    m.insert("model".into(), json!(r.model));
+    m.insert("api".into(), json!(r.api));
+    m.insert("stopReason".into(), json!(r.stop_reason));
+    m.insert("usage".into(), r.totals.to_json());
+    m.insert("cost".into(), f64_to_value(r.cost));
+    let (priced, unpriced) = price_json(&r.price(pricer));
+    m.insert("priced".into(), priced);
+    if !unpriced.is_null() {
+        m.insert("unpriced".into(), unpriced);
+    }
+    m.insert("hitRate".into(), rate_json(r.totals.hit_rate()));
+    m.insert("cumulative".into(), r.cumulative.to_json());
+    m.insert(
+        "cumulativeHitRate".into(),
+        rate_json(r.cumulative.hit_rate()),
+    );
+    m.insert("inTurn".into(), json!(r.in_turn));
+    Value::Object(m)
+}
+
+/// One nested-report row as JSON.
+pub fn nested_json(n: &NestedRow, pricer: &Pricer<'_>) -> Value {
+    let mut m = Map::new();
+    m.insert("entryId".into(), json!(n.entry_id));
+    m.insert("line".into(), json!(n.line));
+    let (status, report) = match n.report {
+        NestedReport::Invalid(why) => ("invalid", json!({"reason": why})),
+        NestedReport::Valid(u) => {
+            let mut t = json!({"requests": f64_to_value(u.requests), "input": f64_to_value(u.input), "output": f64_to_value(u.output)});
+            if let (Some((r, w)), Value::Object(o)) = (u.cache, &mut t) {
+                o.insert("cacheRead".into(), f64_to_value(r));
+                o.insert("cacheWrite".into(), f64_to_value(w));
+            }
+            (
+                if u.cache.is_some() {
+                    "valid"
+                } else {
+                    "cache-unknown"
+                },
+                t,
+            )
+        }
+    };
+    m.insert("status".into(), json!(status));
+    m.insert("report".into(), report);
+    m.insert("provider".into(), json!(n.provider));
+    m.insert("model".into(), json!(n.model));
+    match nested_price(n, pricer) {
+        None => {
+            m.insert("priced".into(), Value::Null);
+        }
+        Some(p) => {
+            let (priced, unpriced) = price_json(&p);
+            m.insert("priced".into(), priced);
+            if !unpriced.is_null() {
+                m.insert("unpriced".into(), unpriced);
+            }
+        }
+    }
+    m.insert("inTurn".into(), json!(n.in_turn));
+    Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_rates_are_fractions_or_percentages() {
+        assert_eq!(parse_min_rate(0.5), Some(0.5));
+        assert_eq!(parse_min_rate(1.0), Some(1.0));
+        assert_eq!(parse_min_rate(61.0), Some(0.61));
+        assert_eq!(parse_min_rate(101.0), None);
+        assert_eq!(parse_min_rate(-0.1), None);
+        assert_eq!(parse_min_rate(f64::NAN), None);
+    }
+
+    #[test]
+    fn an_undefined_rate_fails_the_threshold() {
+        let none = Totals::default();
+        let t = Threshold::check(0.1, &none);
+        assert!(!t.passed);
+        assert_eq!(t.json["passed"], Value::Bool(false));
+        let hit = Totals {
+            requests: 1.0,
+            input: 10.0,
+            output: 1.0,
+            cache_read: 90.0,
+            cache_write: 0.0,
+        };
+        let t = Threshold::check(0.5, &hit);
+        assert!(t.passed, "{}", t.message);
+        assert!(t.message.starts_with("cache hit rate 90"), "{}", t.message);
+        assert!(!Threshold::check(0.95, &hit).passed);
+    }
+}
