@@ -267,8 +267,8 @@ async function main() {
 		}
 		cases = adapted;
 		if (!sweep) {
-			const { releaseCases, threadCases } = await import("./release-cases.mjs");
-			for (const c of [...releaseCases(release, getBuiltinModel), ...threadCases(release, getBuiltinModel)]) {
+			const { releaseCases, threadCases, strictCases } = await import("./release-cases.mjs");
+			for (const c of [...releaseCases(release, getBuiltinModel), ...threadCases(release, getBuiltinModel), ...strictCases(release, getBuiltinModel)]) {
 				if (c.absent) console.error(`gen-wire-cases: ${release}: skip ${c.name} (${c.absent} not in the catalog)`);
 				else cases.push(c);
 			}
