@@ -112,7 +112,8 @@ async function runScenario(spec) {
 	delete process.env.PI_CACHE_RETENTION;
 
 	// 1.6 message threads: answer Anthropic requests with the scripted reply (see the header).
-	const answerAnthropic = atLeast(RELEASE, "1.6.0");
+	// A scenario may ask for it before 1.6 (a scripted strict-limit rejection needs an answer).
+	const answerAnthropic = atLeast(RELEASE, "1.6.0") || spec.answerAnthropic === true;
 	let pendingReply = null;
 	let pendingReject = null;
 	const wireLog = captureFetch({
