@@ -485,7 +485,10 @@ fn strict_marked(session: &Session) -> std::collections::HashSet<usize> {
         if marked {
             out.insert(i);
         } else if e.raw().is_ok_and(|r| r.contains("_strict_tools_fallback"))
-            && e.value().ok().and_then(|v| strict_fallback(&v["message"])).is_some()
+            && e.value()
+                .ok()
+                .and_then(|v| strict_fallback(&v["message"]))
+                .is_some()
         {
             marked = true;
         }
@@ -814,9 +817,9 @@ fn walk(
                 let from_start = recorded_model
                     && recorded_strict.is_none()
                     && marked.as_ref().is_some_and(|m| m.contains(&i))
-                    && model
-                        .api()
-                        .is_some_and(|api| forge_replay_wire::strict::diagnostic(release, api).is_some());
+                    && model.api().is_some_and(|api| {
+                        forge_replay_wire::strict::diagnostic(release, api).is_some()
+                    });
                 let first = build(from_start).map_err(asm_err)?;
                 // A recorded strict-tools fallback: the first attempt was rejected, the resend
                 // (non-strict) produced the reply.
@@ -837,14 +840,13 @@ fn walk(
                     Some(_) => (build(true).map_err(asm_err)?, Some(first)),
                     None => (first, None),
                 };
-                let strict_fallback_seen =
-                    strict_rejection
-                        .zip(rejected_first.as_ref())
-                        .map(|((diagnostic, message), first)| StrictFallback {
-                            diagnostic,
-                            message,
-                            rejected_payload: first.payload.clone(),
-                        });
+                let strict_fallback_seen = strict_rejection.zip(rejected_first.as_ref()).map(
+                    |((diagnostic, message), first)| StrictFallback {
+                        diagnostic,
+                        message,
+                        rejected_payload: first.payload.clone(),
+                    },
+                );
                 let mut wire = assembled.wire.clone();
                 let mut thread = None;
                 let mut thread_fallback_seen = None;

@@ -314,7 +314,8 @@ pub fn prefers_json_schema_strict_sampling(tool: &Value) -> bool {
     let config = tool.field("constrainedSampling");
     js::truthy(config)
         && config.is_some_and(|c| {
-            js::str_of(c, "type") == Some("json_schema") && js::str_of(c, "strict") == Some("prefer")
+            js::str_of(c, "type") == Some("json_schema")
+                && js::str_of(c, "strict") == Some("prefer")
         })
 }
 

@@ -115,7 +115,15 @@ pub fn assemble(
     entry: Entry,
     env: &Env,
 ) -> Result<Assembled, AssembleError> {
-    assemble_with(release, model, context, options, entry, env, Build::default())
+    assemble_with(
+        release,
+        model,
+        context,
+        options,
+        entry,
+        env,
+        Build::default(),
+    )
 }
 
 /// [`assemble`] in the form `build` names (a strict-tools fallback's resend).
@@ -181,7 +189,8 @@ pub fn assemble_with(
             return Err(AssembleError::rejected(message));
         }
     }
-    let disable = build.disable_preferred_strict_tools && strict::diagnostic(release, api).is_some();
+    let disable =
+        build.disable_preferred_strict_tools && strict::diagnostic(release, api).is_some();
     let strict_tools = strict::StrictTools::new(disable);
     let input = ApiInput {
         release,

@@ -306,11 +306,9 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
         match (&step.strict_fallback, payloads) {
             (None, []) => {}
             (Some(f), [first, last]) => {
-                if let Some(d) = first_difference(
-                    &f.rejected_payload,
-                    first,
-                    &format!("{at}.payloads[0]"),
-                ) {
+                if let Some(d) =
+                    first_difference(&f.rejected_payload, first, &format!("{at}.payloads[0]"))
+                {
                     return Err(d);
                 }
                 if let Some(d) =
@@ -436,7 +434,10 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
                 return Err(format!(
                     "{at}.reply.diagnostics: ours {:?} vs pi-ai {}",
                     f.as_ref().map(|f| (f.diagnostic, &f.message)),
-                    d.iter().map(|d| stringify(d)).collect::<Vec<_>>().join(", ")
+                    d.iter()
+                        .map(|d| stringify(d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             }
         }

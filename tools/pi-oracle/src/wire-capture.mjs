@@ -298,7 +298,7 @@ function anthropicErrorResponse(reject) {
  * `send` replaced by a stub: `onSend(command)` returns the response or throws. Nothing leaves
  * the machine.
  */
-async function stubBedrockSend(onSend) {
+export async function stubBedrockSend(onSend) {
 	const { createRequire } = await import("node:module");
 	const { releaseDir } = await import("./lib/release.mjs");
 	const require = createRequire(join(releaseDir(currentRelease()), "node_modules", "@earendil-works", "pi-ai", "package.json"));
@@ -310,7 +310,7 @@ async function stubBedrockSend(onSend) {
 }
 
 /** A Bedrock ConverseStream response answering with the scripted reply `r` (one text block). */
-function bedrockReplyResponse(r) {
+export function bedrockReplyResponse(r) {
 	const events = [
 		{ messageStart: { role: "assistant" } },
 		{ contentBlockDelta: { contentBlockIndex: 0, delta: { text: r.text } } },

@@ -343,6 +343,24 @@ const anthropicStrictFallback = {
 };
 
 /**
+ * The same on Bedrock (1.6.0): the first command is rejected with a `ValidationException` naming
+ * a strict-tool limit, resent non-strict (`bedrock_strict_tools_fallback`), and the session's
+ * later commands are non-strict from the start. The AWS SDK's `send` is stubbed (no wire request).
+ */
+const bedrockStrictFallback = {
+	name: "bedrock-strict-fallback",
+	about: "bedrock-converse-stream anthropic.claude-sonnet-4-6 with the agent's strict-preferring tools: the first command is rejected for Claude's strict-tool limits (ValidationException) and resent non-strict (bedrock_strict_tools_fallback); the later commands of the session are non-strict from the start (payload only: AWS SDK transport, wire null)",
+	sessionId: "019c0018-0000-7000-8000-0000000000f8",
+	model: ["amazon-bedrock", "anthropic.claude-sonnet-4-6"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash", "edit", "write"],
+	rejectBedrock: { 1: { message: "Schemas contains too many parameters with union types (17 > 16)" } },
+	replies: anthropicStrictFallback.replies,
+	drive: anthropicStrictFallback.drive,
+};
+
+/**
  * /tree navigation after a thinking-level change (1.3.0 and later): the agent keeps its current
  * level (and model) after navigateTree, so the requests after navigation use `high` although the
  * path's last thinking_level_change says `low`; 1.6 also appends a thinking_level_change on the
@@ -400,5 +418,6 @@ export function scenariosFor(release) {
 	out.push(responsesTreeThinking);
 	if (atLeast16) out.push(anthropicThread);
 	out.push(anthropicStrictFallback);
+	if (atLeast16) out.push(bedrockStrictFallback);
 	return out;
 }
