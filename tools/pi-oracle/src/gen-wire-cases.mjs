@@ -14,8 +14,9 @@
 // 0.87.1: the same case inputs as 0.87.1's (built against 0.87.1's catalog; provider
 // `azure-openai-responses` becomes `azure`; a case whose model R's catalog lacks is skipped and
 // listed), every case file gains `"pi": R`, pi-ai's refusal or payload is kept whichever it is, and
-// the golden run (no sweep flag) adds src/release-cases.mjs (release-aimed cases, and for 1.6.0 the
-// Anthropic thread sequences) and writes DIFF-vs-0.87.1.json: per shared case, "equal" or the JSON
+// the golden run (no sweep flag) adds src/release-cases.mjs (release-aimed cases, for 1.6.0 the
+// Anthropic thread sequences, for 1.3.0 and later the strict-tool limit fallback sequences) and
+// writes DIFF-vs-0.87.1.json: per shared case, "equal" or the JSON
 // paths of payload / wire body / headers that differ from fixtures/wire's 0.87.1 golden.
 //
 // For every case in src/wire-cases.mjs it writes

@@ -5,8 +5,9 @@
 //   single cases   `{name, case: {pi, model, context, options, entry?, env?}}`, like fixtures/wire
 //   sequences      `{name, case: {pi, model, requests: [{context, options, reply?, reject?}], env?}}`:
 //                  several requests run in ONE process, in order, so pi-ai's per-process state
-//                  (Anthropic message threads, 1.6) carries from one request to the next
-//                  (see `captureSequence` in wire-capture.mjs).
+//                  (Anthropic message threads, 1.6; sessions over Claude's strict-tool limits,
+//                  1.6) carries from one request to the next (see `captureSequence` in
+//                  wire-capture.mjs).
 // Every case runs on every release it is built for; a model missing from a release's catalog is
 // skipped there (listed in DIFF-vs-0.87.1.json). Deterministic: fixed ids, timestamps and data.
 import {
