@@ -180,6 +180,9 @@ pub enum Change {
     AnthropicThinkingDisabledWins,
     /// Anthropic strict tools: unsupported schema keywords make a "prefer" tool non-strict.
     AnthropicStrictKeywordRules,
+    /// Anthropic: a request whose preferred strict tools exceed Claude's limits is resent once
+    /// with them non-strict (per request).
+    AnthropicStrictToolsFallback,
     /// Responses: `configuration_update` items carry the thinking level.
     ResponsesConfigurationUpdate,
     /// Responses: an OpenAI key not starting with `sk-` is a ChatGPT sign-in.
@@ -232,6 +235,9 @@ pub enum Change {
     AnthropicFlushBeforeSentAssistant,
     /// Anthropic: a non-strict `input_schema` keeps `additionalProperties`, `$defs`, `definitions`.
     AnthropicNonStrictSchemaKeywords,
+    /// A session whose strict tools exceeded Claude's limits sends preferred strict tools
+    /// non-strict from then on (Anthropic and Bedrock, per process).
+    StrictToolLimitsPerSession,
     // --- 1.6.0: shared request steps and the APIs other than Anthropic
     /// Google/Vertex: `config.automaticContinuation: false` in the payload (not on the wire).
     GoogleAutomaticContinuationOff,
@@ -269,6 +275,9 @@ pub enum Change {
     CompletionsNonNullAssistantContent,
     /// Mistral: strict tools only with `compat.supportsStrictMode`.
     MistralStrictModeOptIn,
+    /// Bedrock: a request whose preferred strict tools exceed Claude's limits is resent once with
+    /// them non-strict.
+    BedrockStrictToolsFallback,
     /// `clampMaxTokensToContext` keeps a margin of 15% of the input and a 32,768 output floor.
     ClampRatioMargin,
     /// A request identity with `attribution` adds provider attribution headers.
@@ -423,6 +432,15 @@ pub const CHANGES: &[ChangeInfo] = &[
         apis: ANTHROPIC,
         summary: "strict tool schemas may not use minimum/maximum/multipleOf/maxItems/…, minItems other than 0 or 1, or formats outside Anthropic's list; a \"prefer\" tool with one is sent non-strict",
         follows: "pi-ai dist/api/anthropic-messages.js isAnthropicStrictUnsupportedKeyword",
+    },
+    ChangeInfo {
+        change: Change::AnthropicStrictToolsFallback,
+        name: "anthropic-strict-tools-fallback",
+        since: PiRelease::V1_3_0,
+        layer: Layer::Api,
+        apis: ANTHROPIC,
+        summary: "a request with `prefer` tools sent strict that the API rejects (400 `invalid_request_error`: `The compiled grammar is too large`, `Too many strict tools (`, `Schemas contains too many parameters with union types (`) is rebuilt once with every `prefer` tool non-strict (`onPayload` runs again) and resent; the reply records an `anthropic_strict_tools_fallback` diagnostic. Per request only: the next request tries strict again",
+        follows: "pi-ai dist/api/anthropic-messages.js streamAnthropic (disablePreferredStrictTools), buildParams (hasPreferredStrictTools), convertTools",
     },
     ChangeInfo {
         change: Change::ResponsesConfigurationUpdate,
@@ -641,6 +659,15 @@ pub const CHANGES: &[ChangeInfo] = &[
         summary: "a non-strict tool's `input_schema` keeps the root `additionalProperties`, `$defs` and `definitions` after `type`/`properties`/`required`",
         follows: "pi-ai dist/api/anthropic-messages.js convertTools (legacyInputSchema)",
     },
+    ChangeInfo {
+        change: Change::StrictToolLimitsPerSession,
+        name: "strict-tool-limits-per-session",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: &["anthropic-messages", "bedrock-converse-stream"],
+        summary: "after a strict-limit fallback the session id is remembered in the process (at most 10,000 sessions, freed when the agent session is disposed), and every later request of that session, Anthropic or Bedrock, sends its `prefer` tools non-strict from the first attempt (no rejection, no diagnostic); a new process tries strict again",
+        follows: "pi-ai dist/api/strict-tool-limits.js markStrictToolLimitsExceeded, hasExceededStrictToolLimits; anthropic-messages.js, bedrock-converse-stream.js",
+    },
     // --- 1.6.0: shared request steps and the APIs other than Anthropic
     ChangeInfo {
         change: Change::GoogleAutomaticContinuationOff,
@@ -805,6 +832,15 @@ pub const CHANGES: &[ChangeInfo] = &[
         follows: "pi-ai dist/api/mistral-conversations.js buildChatPayload, toFunctionTools",
     },
     ChangeInfo {
+        change: Change::BedrockStrictToolsFallback,
+        name: "bedrock-strict-tools-fallback",
+        since: PiRelease::V1_6_0,
+        layer: Layer::Api,
+        apis: BEDROCK,
+        summary: "a command with `prefer` tools sent strict that Bedrock rejects with a `ValidationException` naming a strict-tool limit is rebuilt once with every `prefer` tool non-strict (`onPayload` runs again) and resent; the reply records a `bedrock_strict_tools_fallback` diagnostic",
+        follows: "pi-ai dist/api/bedrock-converse-stream.js streamBedrock (disablePreferredStrictTools), convertToolConfig; strict-tool-limits.js isStrictToolLimitErrorMessage",
+    },
+    ChangeInfo {
         change: Change::ClampRatioMargin,
         name: "clamp-ratio-margin",
         since: PiRelease::V1_6_0,
@@ -937,7 +973,7 @@ pub const MARKERS: &[Marker] = &[
         name: "anthropic-strict-tools-fallback",
         since: "1.3.0",
         what: "an `anthropic_strict_tools_fallback` diagnostic",
-        change: Some(Change::AnthropicStrictKeywordRules),
+        change: Some(Change::AnthropicStrictToolsFallback),
     },
     Marker {
         name: "cost-total-from-provider",
@@ -961,7 +997,7 @@ pub const MARKERS: &[Marker] = &[
         name: "bedrock-strict-tools-fallback",
         since: "1.6.0",
         what: "a `bedrock_strict_tools_fallback` diagnostic",
-        change: Some(Change::SessionNewDiagnostics),
+        change: Some(Change::BedrockStrictToolsFallback),
     },
     Marker {
         name: "thinking-level-on-branch",

@@ -26,8 +26,11 @@ use forge_replay_model::json;
 use forge_replay_model::release::Change;
 use forge_replay_session::{llm, ProjectError, Session};
 use forge_replay_wire::api::Api;
+use forge_replay_wire::strict::{fallback_diagnostic, Rejected};
 use forge_replay_wire::thread::{Answer, Fallback, Rejection, ThreadForm, Threads};
-use forge_replay_wire::{AssembleError, Catalog, CatalogError, Entry, Env, Model, WireRequest};
+use forge_replay_wire::{
+    AssembleError, Build, Catalog, CatalogError, Entry, Env, Model, StrictFallback, WireRequest,
+};
 use serde_json::{json, Map, Value};
 
 /// The representative catalog model of each API (`--api`, `--all-apis`, the verify matrix).
@@ -218,6 +221,15 @@ pub struct Request {
     /// (what a fresh process sends), whose body without `thread` is the whole prompt the
     /// endpoint holds for it. What a prompt cache sees.
     pub created: Option<WireRequest>,
+    /// The strict-tools fallback the session recorded for the request
+    /// (`anthropic_strict_tools_fallback`, `bedrock_strict_tools_fallback`): the first attempt,
+    /// with `prefer` tools strict, was rejected for Claude's limits, and `payload` and `wire`
+    /// are the resend's, with them non-strict. `None` for a target model other than the recorded.
+    pub strict_fallback: Option<StrictFallback>,
+    /// Whether the request went out with its `prefer` strict tools non-strict: the resend of a
+    /// [`Request::strict_fallback`], or (1.6, [`Change::StrictToolLimitsPerSession`]) a later
+    /// request of a session an earlier fallback marked.
+    pub strict_tools_disabled: bool,
 }
 
 impl Request {
@@ -443,6 +455,58 @@ fn thread_fallback(message: &Value) -> Option<(String, Option<String>)> {
         })
 }
 
+/// The strict-tools fallback diagnostic an assistant message recorded: its type and
+/// `error.message`.
+fn strict_fallback(message: &Value) -> Option<(String, String)> {
+    message
+        .get("diagnostics")?
+        .as_array()?
+        .iter()
+        .find(|d| {
+            matches!(
+                d.get("type").and_then(Value::as_str),
+                Some(
+                    forge_replay_wire::strict::ANTHROPIC_DIAGNOSTIC
+                        | forge_replay_wire::strict::BEDROCK_DIAGNOSTIC
+                )
+            )
+        })
+        .map(|d| {
+            (
+                d["type"].as_str().unwrap_or_default().to_string(),
+                d.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+}
+
+/// The assistant entries a strict-tools fallback earlier in the file precedes (1.6,
+/// [`Change::StrictToolLimitsPerSession`]): pi-ai marks the session id, which every branch of
+/// the file shares, so file order decides, not the path. Like thread state, the mark lives in
+/// one process: a session reopened in a new Pi tries strict again, which the file does not show.
+fn strict_marked(session: &Session) -> std::collections::HashSet<usize> {
+    let mut out = std::collections::HashSet::new();
+    let mut marked = false;
+    for (i, e) in session.entries().enumerate() {
+        if !e.is_assistant_message() {
+            continue;
+        }
+        if marked {
+            out.insert(i);
+        } else if e.raw().is_ok_and(|r| r.contains("_strict_tools_fallback"))
+            && e.value()
+                .ok()
+                .and_then(|v| strict_fallback(&v["message"]))
+                .is_some()
+        {
+            marked = true;
+        }
+    }
+    out
+}
+
 /// One pass over the file ([`ThreadHistory`]); assistant messages are parsed only when their
 /// line names the diagnostic.
 fn thread_history(session: &Session) -> ThreadHistory {
@@ -629,6 +693,11 @@ fn walk(
         .release()
         .has(Change::AnthropicMessageThreads)
         .then(|| thread_history(session));
+    let marked = opts
+        .catalog
+        .release()
+        .has(Change::StrictToolLimitsPerSession)
+        .then(|| strict_marked(session));
     // One process per target model (with the recorded models: one, keyed by session id).
     let mut threads: Vec<Threads> = Vec::new();
     let mut previous_on_path: Option<usize> = None;
@@ -729,15 +798,72 @@ fn walk(
                 } else {
                     Vec::new()
                 };
-                let assembled = forge_replay_wire::assemble(
-                    opts.catalog.release(),
-                    &model,
-                    context,
-                    options,
-                    Entry::StreamSimple,
-                    &opts.env,
-                )
-                .map_err(asm_err)?;
+                let release = opts.catalog.release();
+                let build = |disable: bool| {
+                    forge_replay_wire::assemble_with(
+                        release,
+                        &model,
+                        context,
+                        options,
+                        Entry::StreamSimple,
+                        &opts.env,
+                        Build {
+                            disable_preferred_strict_tools: disable,
+                        },
+                    )
+                };
+                // What the endpoint answered (strict-limit and thread rejections) is recorded for
+                // the recorded model only.
+                let mut message = session
+                    .entry(i)
+                    .value()
+                    .ok()
+                    .and_then(|mut v| v.get_mut("message").map(Value::take))
+                    .unwrap_or(Value::Null);
+                if opts.assume_reply_ids {
+                    if let Some(m) = message.as_object_mut() {
+                        m.entry("responseId")
+                            .or_insert_with(|| Value::String(format!("assumed:{entry_id}")));
+                    }
+                }
+                let recorded_model = fixed.is_empty();
+                let recorded_strict = strict_fallback(&message).filter(|_| recorded_model);
+                // 1.6: a strict-limit fallback earlier in the file marked the session, so this
+                // request starts with `prefer` tools non-strict; unless it records a fallback of
+                // its own (its first attempt was strict: a new process had forgotten the mark).
+                let from_start = recorded_model
+                    && recorded_strict.is_none()
+                    && marked.as_ref().is_some_and(|m| m.contains(&i))
+                    && model.api().is_some_and(|api| {
+                        forge_replay_wire::strict::diagnostic(release, api).is_some()
+                    });
+                let first = build(from_start).map_err(asm_err)?;
+                // A recorded strict-tools fallback: the first attempt was rejected, the resend
+                // (non-strict) produced the reply.
+                let strict_rejection = recorded_strict.and_then(|(kind, msg)| {
+                    let diagnostic = fallback_diagnostic(
+                        release,
+                        first.api,
+                        first.strict_tools_disabled,
+                        first.has_preferred_strict_tools,
+                        &Rejected {
+                            status: Some(400),
+                            message: &msg,
+                        },
+                    )?;
+                    (diagnostic == kind).then_some((diagnostic, msg))
+                });
+                let (assembled, rejected_first) = match &strict_rejection {
+                    Some(_) => (build(true).map_err(asm_err)?, Some(first)),
+                    None => (first, None),
+                };
+                let strict_fallback_seen = strict_rejection.zip(rejected_first.as_ref()).map(
+                    |((diagnostic, message), first)| StrictFallback {
+                        diagnostic,
+                        message,
+                        rejected_payload: first.payload.clone(),
+                    },
+                );
                 let mut wire = assembled.wire.clone();
                 let mut thread = None;
                 let mut thread_fallback_seen = None;
@@ -752,20 +878,17 @@ fn walk(
                     if h.off.contains(&i) {
                         t.turn_off(&info.session);
                     }
-                    let mut message = session
-                        .entry(i)
-                        .value()
-                        .ok()
-                        .and_then(|mut v| v.get_mut("message").map(Value::take))
-                        .unwrap_or(Value::Null);
-                    if opts.assume_reply_ids {
-                        if let Some(m) = message.as_object_mut() {
-                            m.entry("responseId")
-                                .or_insert_with(|| Value::String(format!("assumed:{entry_id}")));
-                        }
+                    // The strict attempt went through the thread state first (consuming a
+                    // continuation point) and was rejected; the resend prepares again.
+                    if let (Some(first), Some(f)) = (&rejected_first, &strict_fallback_seen) {
+                        let rejection = Rejection {
+                            status: 400,
+                            error_code: None,
+                            message: f.message.clone(),
+                        };
+                        t.send(&model, first, &Answer::Rejected(rejection));
                     }
-                    // What the endpoint answered is recorded for the recorded model only.
-                    let answer = match thread_fallback(&message).filter(|_| fixed.is_empty()) {
+                    let answer = match thread_fallback(&message).filter(|_| recorded_model) {
                         Some((reason, msg)) => {
                             Answer::Rejected(Rejection::from_reason(&reason, msg.as_deref()))
                         }
@@ -808,6 +931,8 @@ fn walk(
                     thread,
                     thread_fallback: thread_fallback_seen,
                     created,
+                    strict_tools_disabled: assembled.strict_tools_disabled,
+                    strict_fallback: strict_fallback_seen,
                 })))
                 .map_err(ReplayError::Sink)?;
             }

@@ -877,3 +877,113 @@ fn a_20000_step_scenario_compiles_to_a_clean_session() {
     let findings = forge_replay_engine::recovery::check(&session);
     assert!(findings.is_empty(), "{findings:?}");
 }
+
+/// Claude's strict-tool limits on real agent sessions (`tools/pi-oracle` scenario
+/// `anthropic-strict-fallback`, Pi 1.3.0 and 1.6.0): the first request was rejected with `Too
+/// many strict tools` and resent with the agent's `prefer` tools non-strict. Replay says so on
+/// that request, with the strict first attempt; 1.3 sends the later requests strict again, 1.6
+/// keeps the session non-strict and continues the thread the resend created.
+#[test]
+fn strict_tools_fallback_on_real_agent_sessions() {
+    use forge_replay_engine::replay::{replay, ReplayOptions};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_session::Session;
+    use forge_replay_wire::thread::ThreadForm;
+    use forge_replay_wire::Catalog;
+    use serde_json::Value;
+    for release in [PiRelease::V1_3_0, PiRelease::V1_6_0] {
+        let path = root().join(format!(
+            "fixtures/releases/{release}/agent/anthropic-strict-fallback/session.jsonl"
+        ));
+        let (session, _) = Session::open(&path).unwrap();
+        let requests = replay(&session, &ReplayOptions::new(Catalog::builtin(release))).unwrap();
+        assert_eq!(requests.len(), 5, "{release}");
+        let strict_tools = |payload: &Value| -> Vec<bool> {
+            payload["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["name"] != "__pi_deferred_placeholder__")
+                .map(|t| t["strict"] == true)
+                .collect()
+        };
+        let first = requests[0].strict_fallback.as_ref().expect("fallback");
+        assert_eq!(first.diagnostic, "anthropic_strict_tools_fallback");
+        assert!(first.message.contains("Too many strict tools (21 > 20)"));
+        assert_eq!(strict_tools(&first.rejected_payload), [true; 4]);
+        assert_eq!(strict_tools(&requests[0].payload), [false; 4]);
+        assert!(requests[1..].iter().all(|r| r.strict_fallback.is_none()));
+        let sticky = release == PiRelease::V1_6_0;
+        let disabled: Vec<bool> = requests.iter().map(|r| r.strict_tools_disabled).collect();
+        assert_eq!(
+            disabled,
+            [true, sticky, sticky, sticky, sticky],
+            "{release}"
+        );
+        for r in &requests[1..] {
+            assert_eq!(strict_tools(&r.payload), [!sticky; 4], "{release}");
+        }
+        let forms: Vec<Option<&str>> = requests
+            .iter()
+            .map(|r| r.thread.as_ref().map(ThreadForm::name))
+            .collect();
+        if sticky {
+            assert_eq!(
+                forms,
+                [
+                    Some("create"),
+                    Some("continue"),
+                    Some("continue"),
+                    Some("continue"),
+                    Some("continue")
+                ]
+            );
+        } else {
+            assert!(forms.iter().all(Option::is_none));
+        }
+    }
+}
+
+/// The same on Bedrock (`bedrock-strict-fallback`, Pi 1.6.0, a real agent session through a
+/// stubbed AWS SDK `send`): the first command, rejected with a `ValidationException` naming a
+/// strict-tool limit, is the non-strict resend, and the session stays non-strict after it.
+#[test]
+fn bedrock_strict_tools_fallback_on_a_real_agent_session() {
+    use forge_replay_engine::replay::{replay, ReplayOptions};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_session::Session;
+    use forge_replay_wire::Catalog;
+    let path = root().join("fixtures/releases/1.6.0/agent/bedrock-strict-fallback/session.jsonl");
+    let (session, _) = Session::open(&path).unwrap();
+    let requests = replay(
+        &session,
+        &ReplayOptions::new(Catalog::builtin(PiRelease::V1_6_0)),
+    )
+    .unwrap();
+    assert_eq!(requests.len(), 5);
+    let strict = |p: &serde_json::Value| -> Vec<bool> {
+        p["toolConfig"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["toolSpec"]["strict"] == true)
+            .collect()
+    };
+    let f = requests[0].strict_fallback.as_ref().expect("fallback");
+    assert_eq!(f.diagnostic, "bedrock_strict_tools_fallback");
+    assert_eq!(strict(&f.rejected_payload), [true; 4]);
+    for r in &requests {
+        assert!(r.strict_tools_disabled && r.wire.is_none());
+        assert_eq!(strict(&r.payload), [false; 4]);
+    }
+    // On 1.3.0 Bedrock has no fallback: the recorded diagnostic is not one it writes, and the
+    // requests are rebuilt strict.
+    let old = replay(
+        &session,
+        &ReplayOptions::new(Catalog::builtin(PiRelease::V1_3_0)),
+    )
+    .unwrap();
+    assert!(old
+        .iter()
+        .all(|r| r.strict_fallback.is_none() && strict(&r.payload) == [true; 4]));
+}

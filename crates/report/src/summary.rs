@@ -339,6 +339,11 @@ pub fn sequence_text(steps: &[forge_replay_wire::Step]) -> String {
         if let Some(e) = &step.exchange.error {
             notes.push(format!("failed: {e}"));
         }
+        if let Some(f) = &step.strict_fallback {
+            notes.push(format!("resent non-strict ({})", f.diagnostic));
+        } else if step.assembled.strict_tools_disabled {
+            notes.push("non-strict (session over the strict-tool limits)".to_owned());
+        }
         s.push_str(&format!(
             "{i:03}  {:<27}  {msgs:>4}  {thread:<8}  {:>6}  {}\n",
             step.model.id(),

@@ -308,6 +308,17 @@ fn resolve_strict(
     Ok(None)
 }
 
+/// `prefersJsonSchemaStrictSampling(tool)`: a tool that asks for strict JSON-schema sampling only
+/// when possible (`constrainedSampling: {type: "json_schema", strict: "prefer"}`).
+pub fn prefers_json_schema_strict_sampling(tool: &Value) -> bool {
+    let config = tool.field("constrainedSampling");
+    js::truthy(config)
+        && config.is_some_and(|c| {
+            js::str_of(c, "type") == Some("json_schema")
+                && js::str_of(c, "strict") == Some("prefer")
+        })
+}
+
 /// `getJsonSchemaToolParameters(tool, strict)`.
 pub fn json_schema_tool_parameters(tool: &Value, strict: Option<bool>) -> Value {
     let params = tool.field("parameters").cloned().unwrap_or(Value::Null);

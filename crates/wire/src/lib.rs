@@ -33,6 +33,7 @@ pub mod model;
 pub mod options;
 pub mod redact;
 pub mod sequence;
+pub mod strict;
 pub mod thread;
 pub mod transcript;
 pub mod transform;
@@ -48,7 +49,7 @@ pub use catalog::{Catalog, CatalogError, ModelSpec};
 pub use error::AssembleError;
 pub use model::Model;
 pub use options::Env;
-pub use sequence::{assemble_sequence, Step};
+pub use sequence::{assemble_sequence, Step, StrictFallback};
 pub use transcript::normalize_context;
 
 /// An assembled request.
@@ -64,6 +65,22 @@ pub struct Assembled {
     pub wire: Option<WireRequest>,
     /// The request's message-thread settings, when threads apply.
     pub thread: Option<thread::ThreadInfo>,
+    /// Whether it was built with `prefer` strict tools non-strict
+    /// ([`Build::disable_preferred_strict_tools`]; Anthropic from 1.3, Bedrock from 1.6).
+    pub strict_tools_disabled: bool,
+    /// Whether a `prefer` tool went out strict (`hasPreferredStrictTools`): a rejection for
+    /// Claude's strict-tool limits makes pi-ai resend it non-strict ([`strict`]).
+    pub has_preferred_strict_tools: bool,
+}
+
+/// How a request is built beyond its case: the form of a retry pi-ai makes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Build {
+    /// `disablePreferredStrictTools`: every `prefer` strict tool is sent non-strict (the resend
+    /// after a strict-limit rejection, and in 1.6 every later request of that session). Honoured
+    /// where the release has the fallback ([`strict::diagnostic`]): Anthropic from 1.3, Bedrock
+    /// from 1.6.
+    pub disable_preferred_strict_tools: bool,
 }
 
 impl Assembled {
@@ -97,6 +114,27 @@ pub fn assemble(
     options: &Map<String, Value>,
     entry: Entry,
     env: &Env,
+) -> Result<Assembled, AssembleError> {
+    assemble_with(
+        release,
+        model,
+        context,
+        options,
+        entry,
+        env,
+        Build::default(),
+    )
+}
+
+/// [`assemble`] in the form `build` names (a strict-tools fallback's resend).
+pub fn assemble_with(
+    release: PiRelease,
+    model: &Model,
+    context: &Value,
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+    build: Build,
 ) -> Result<Assembled, AssembleError> {
     let api = model.api().ok_or_else(|| AssembleError::UnknownApi {
         api: model.api_name().to_string(),
@@ -151,6 +189,9 @@ pub fn assemble(
             return Err(AssembleError::rejected(message));
         }
     }
+    let disable =
+        build.disable_preferred_strict_tools && strict::diagnostic(release, api).is_some();
+    let strict_tools = strict::StrictTools::new(disable);
     let input = ApiInput {
         release,
         model,
@@ -158,6 +199,7 @@ pub fn assemble(
         options,
         entry,
         env,
+        strict: &strict_tools,
     };
     js::take_fault();
     let mut thread = None;
@@ -180,6 +222,8 @@ pub fn assemble(
         payload: out.payload,
         wire: out.wire,
         thread,
+        strict_tools_disabled: disable,
+        has_preferred_strict_tools: strict_tools.preferred_sent(),
     })
 }
 

@@ -4,7 +4,10 @@
 //! Follows `tools/pi-oracle`'s `captureSequence`: each request is assembled and sent; an
 //! `anthropic-messages` endpoint answers the first attempt with the request's `reject` (if any)
 //! and every other attempt with its `reply`, a one-text-block message whose id becomes the
-//! continuation point. Requests of other APIs are assembled but not answered.
+//! continuation point. A `bedrock-converse-stream` request's `reject` is a `ValidationException`
+//! with its message. A rejection naming Claude's strict-tool limits makes pi-ai resend the request
+//! with its `prefer` tools non-strict ([`crate::strict`]; 1.6 remembers the session for the
+//! requests after it). Requests of other APIs are assembled but not answered.
 
 use serde_json::{Map, Value};
 
@@ -14,8 +17,9 @@ use crate::catalog::Catalog;
 use crate::error::AssembleError;
 use crate::js::obj;
 use crate::model::Model;
+use crate::strict::{fallback_diagnostic, Rejected, StrictLimits};
 use crate::thread::{Answer, Exchange, Rejection, Threads};
-use crate::Assembled;
+use crate::{Assembled, Build};
 
 /// One request of a sequence, as sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +34,21 @@ pub struct Step {
     /// The assistant message pi-ai assembled from the reply (`None` when the request failed or
     /// its API is not answered).
     pub reply: Option<Value>,
+    /// The strict-tools fallback of the request ([`crate::strict`]): the first attempt, with
+    /// `prefer` tools strict, was rejected for Claude's limits and `assembled` is the resend.
+    pub strict_fallback: Option<StrictFallback>,
+}
+
+/// A strict-tools fallback: what pi-ai records and the first attempt it replaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrictFallback {
+    /// The diagnostic type (`anthropic_strict_tools_fallback`, `bedrock_strict_tools_fallback`).
+    pub diagnostic: &'static str,
+    /// Its `error.message`: the rejection's message.
+    pub message: String,
+    /// The `onPayload` object of the rejected first attempt (the resend's is
+    /// `Step::assembled.payload`).
+    pub rejected_payload: Value,
 }
 
 impl Step {
@@ -94,6 +113,16 @@ impl Step {
         if let Some(e) = &self.exchange.error {
             m.insert("error".into(), Value::String(e.clone()));
         }
+        if let Some(f) = &self.strict_fallback {
+            m.insert(
+                "strictFallback".into(),
+                obj!([
+                    ("type", Value::String(f.diagnostic.into())),
+                    ("message", Value::String(f.message.clone())),
+                    ("rejectedPayload", f.rejected_payload.clone()),
+                ]),
+            );
+        }
         Value::Object(m)
     }
 }
@@ -131,40 +160,128 @@ pub fn assemble_sequence(
     }
     let release = catalog.release();
     let mut threads = Threads::new();
+    let mut limits = StrictLimits::new();
     let mut out = Vec::with_capacity(sequence.requests.len());
     for request in &sequence.requests {
         let step = (|| {
             let model = catalog.resolve(request.model.as_ref().unwrap_or(&sequence.model))?;
-            let assembled = crate::assemble(
-                release,
-                &model,
-                &request.context,
-                &request.options,
-                request.entry,
-                &sequence.env,
-            )?;
+            let build = |disable: bool| {
+                crate::assemble_with(
+                    release,
+                    &model,
+                    &request.context,
+                    &request.options,
+                    request.entry,
+                    &sequence.env,
+                    Build {
+                        disable_preferred_strict_tools: disable,
+                    },
+                )
+            };
+            // 1.6: a session over the strict-tool limits starts non-strict.
+            let from_start = model
+                .api()
+                .is_some_and(|api| limits.starts_non_strict(release, api, &request.options));
+            let mut assembled = build(from_start)?;
+            let no_exchange = |error: Option<String>| Exchange {
+                rejected: Vec::new(),
+                sent: None,
+                fallback: None,
+                error,
+            };
+            if assembled.api == Api::BedrockConverseStream {
+                // The AWS SDK answers a rejection with a `ValidationException` carrying `message`.
+                let Some(r) = &request.reject else {
+                    return Ok(Step {
+                        model,
+                        exchange: no_exchange(None),
+                        assembled,
+                        reply: None,
+                        strict_fallback: None,
+                    });
+                };
+                let rejected = Rejected {
+                    status: None,
+                    message: &r.message,
+                };
+                let Some(diagnostic) = fallback_diagnostic(
+                    release,
+                    assembled.api,
+                    assembled.strict_tools_disabled,
+                    assembled.has_preferred_strict_tools,
+                    &rejected,
+                ) else {
+                    return Ok(Step {
+                        model,
+                        exchange: no_exchange(Some(r.message.clone())),
+                        assembled,
+                        reply: None,
+                        strict_fallback: None,
+                    });
+                };
+                limits.after_fallback(release, &request.options);
+                let retry = build(true)?;
+                let rejected_payload = std::mem::replace(&mut assembled, retry).payload;
+                return Ok(Step {
+                    model,
+                    exchange: no_exchange(None),
+                    assembled,
+                    reply: None,
+                    strict_fallback: Some(StrictFallback {
+                        diagnostic,
+                        message: r.message.clone(),
+                        rejected_payload,
+                    }),
+                });
+            }
             if assembled.api != Api::AnthropicMessages {
                 return Ok(Step {
                     model,
-                    exchange: Exchange {
-                        rejected: Vec::new(),
-                        sent: None,
-                        fallback: None,
-                        error: None,
-                    },
+                    exchange: no_exchange(None),
                     assembled,
                     reply: None,
+                    strict_fallback: None,
                 });
             }
-            let answer = match &request.reject {
-                Some(r) => Answer::Rejected(Rejection::anthropic(
-                    r.status,
-                    r.error_code.as_deref(),
-                    &r.message,
-                )),
+            let rejection = request
+                .reject
+                .as_ref()
+                .map(|r| Rejection::anthropic(r.status, r.error_code.as_deref(), &r.message));
+            let answer = match &rejection {
+                Some(r) => Answer::Rejected(r.clone()),
                 None => Answer::Accepted,
             };
-            let exchange = threads.send(&model, &assembled, &answer);
+            let mut exchange = threads.send(&model, &assembled, &answer);
+            let mut strict_fallback = None;
+            // A rejection not about the thread may be a strict-limit one: rebuilt non-strict and
+            // resent (through the thread state again, as `buildParams` and
+            // `prepareThreadRequest` run again in pi-ai's loop).
+            if let (Some(_), Some(r)) = (&exchange.error, &rejection) {
+                let diagnostic = fallback_diagnostic(
+                    release,
+                    assembled.api,
+                    assembled.strict_tools_disabled,
+                    assembled.has_preferred_strict_tools,
+                    &Rejected {
+                        status: Some(r.status),
+                        message: &r.message,
+                    },
+                );
+                if let Some(diagnostic) = diagnostic {
+                    limits.after_fallback(release, &request.options);
+                    let retry = build(true)?;
+                    let resent = threads.send(&model, &retry, &Answer::Accepted);
+                    let mut rejected = std::mem::take(&mut exchange.rejected);
+                    rejected.extend(resent.rejected);
+                    exchange = Exchange { rejected, ..resent };
+                    let rejected_payload = std::mem::replace(&mut assembled, retry).payload;
+                    strict_fallback = Some(StrictFallback {
+                        diagnostic,
+                        message: r.message.clone(),
+                        rejected_payload,
+                    });
+                }
+            }
             let reply = if exchange.error.is_none() {
                 let reply = reply_message(&model, request);
                 threads.record_reply(release, &model, &assembled, &exchange, &reply)?;
@@ -177,6 +294,7 @@ pub fn assemble_sequence(
                 assembled,
                 exchange,
                 reply,
+                strict_fallback,
             })
         })();
         out.push(step);

@@ -297,11 +297,45 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
         ) {
             return Err(d);
         }
+        // Every `onPayload` object when there were several (a strict-tools fallback rebuilds the
+        // params): the rejected first attempt's, then the resend's.
+        let payloads = e
+            .get("payloads")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        match (&step.strict_fallback, payloads) {
+            (None, []) => {}
+            (Some(f), [first, last]) => {
+                if let Some(d) =
+                    first_difference(&f.rejected_payload, first, &format!("{at}.payloads[0]"))
+                {
+                    return Err(d);
+                }
+                if let Some(d) =
+                    first_difference(&step.assembled.payload, last, &format!("{at}.payloads[1]"))
+                {
+                    return Err(d);
+                }
+            }
+            (f, p) => {
+                return Err(format!(
+                    "{at}.payloads: ours {} vs pi-ai {}",
+                    if f.is_some() { 2 } else { 1 },
+                    p.len().max(1)
+                ))
+            }
+        }
+        // The golden's `wire` is the last request the stub saw: the answered one, or the
+        // rejected one of a request that failed; `rejected` the ones before it.
+        let (last, rejected_before) = match &step.exchange.sent {
+            Some(a) => (Some(a), &step.exchange.rejected[..]),
+            None => match step.exchange.rejected.split_last() {
+                Some((a, before)) => (Some(a), before),
+                None => (None, &[][..]),
+            },
+        };
         let want_thread = e.get("thread").cloned().unwrap_or(Value::Null);
-        let got_thread = step
-            .exchange
-            .sent
-            .as_ref()
+        let got_thread = last
             .and_then(|a| a.thread.as_ref())
             .map_or(Value::Null, |t| Value::String(t.name().into()));
         if got_thread != want_thread {
@@ -310,7 +344,7 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
             ));
         }
         let exp_wire = e.get("wire").cloned().unwrap_or(Value::Null);
-        match (&step.exchange.sent, &exp_wire) {
+        match (last, &exp_wire) {
             (None, Value::Null) => {}
             (Some(a), e_wire) if !e_wire.is_null() => {
                 check_wire(&a.wire, e_wire, e.get("bodyText"), &format!("{at}.wire"))?
@@ -327,14 +361,14 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
             .get("rejected")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
-        if rejected.len() != step.exchange.rejected.len() {
+        if rejected.len() != rejected_before.len() {
             return Err(format!(
                 "{at}.rejected: {} (ours) vs {} (pi-ai)",
-                step.exchange.rejected.len(),
+                rejected_before.len(),
                 rejected.len()
             ));
         }
-        for (j, (a, r)) in step.exchange.rejected.iter().zip(rejected).enumerate() {
+        for (j, (a, r)) in rejected_before.iter().zip(rejected).enumerate() {
             let kind = a
                 .thread
                 .as_ref()
@@ -373,6 +407,37 @@ fn check_sequence(g: &Golden, seq: &Sequence, expected: &Value) -> Result<bool, 
                     "{at}.reply.diagnostics: ours {:?} vs pi-ai {} fallback diagnostic(s)",
                     f.as_ref().map(|f| &f.reason),
                     d.len()
+                ))
+            }
+        }
+        let strict: Vec<&Value> = e
+            .pointer("/reply/diagnostics")
+            .and_then(Value::as_array)
+            .map(|d| {
+                d.iter()
+                    .filter(|d| {
+                        d["type"] == forge_replay_wire::strict::ANTHROPIC_DIAGNOSTIC
+                            || d["type"] == forge_replay_wire::strict::BEDROCK_DIAGNOSTIC
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        match (&step.strict_fallback, strict.as_slice()) {
+            (None, []) => {}
+            (Some(f), [d])
+                if d["type"] == f.diagnostic
+                    && d.pointer("/error/message").and_then(Value::as_str)
+                        == Some(f.message.as_str())
+                    && d.pointer("/details/reason").and_then(Value::as_str)
+                        == Some("strict_tool_limits_exceeded") => {}
+            (f, d) => {
+                return Err(format!(
+                    "{at}.reply.diagnostics: ours {:?} vs pi-ai {}",
+                    f.as_ref().map(|f| (f.diagnostic, &f.message)),
+                    d.iter()
+                        .map(|d| stringify(d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             }
         }

@@ -112,7 +112,8 @@ async function runScenario(spec) {
 	delete process.env.PI_CACHE_RETENTION;
 
 	// 1.6 message threads: answer Anthropic requests with the scripted reply (see the header).
-	const answerAnthropic = atLeast(RELEASE, "1.6.0");
+	// A scenario may ask for it before 1.6 (a scripted strict-limit rejection needs an answer).
+	const answerAnthropic = atLeast(RELEASE, "1.6.0") || spec.answerAnthropic === true;
 	let pendingReply = null;
 	let pendingReject = null;
 	const wireLog = captureFetch({
@@ -157,8 +158,25 @@ async function runScenario(spec) {
 	const apiModules = new Map();
 	const NON_FETCH = new Set(["bedrock-converse-stream", "openai-codex-responses"]);
 
+	// Bedrock with scripted rejections (`spec.rejectBedrock`: session request number → `{message}`):
+	// the AWS SDK's `send` is stubbed, the first attempt answered with a `ValidationException`, the
+	// others with a one-text-block stream, so pi-ai's strict-tools fallback runs as against Bedrock.
+	let bedrockReject = null;
+	let bedrockSends = 0;
+	if (spec.rejectBedrock) {
+		const { stubBedrockSend, bedrockReplyResponse } = await import("./wire-capture.mjs");
+		await stubBedrockSend((_command, sdk) => {
+			bedrockSends++;
+			if (bedrockReject && bedrockSends === 1) throw new sdk.ValidationException({ message: bedrockReject.message, $metadata: { httpStatusCode: 400 } });
+			return bedrockReplyResponse({ id: "req-oracle-bedrock", text: "ok", usage: { input_tokens: 1000, output_tokens: 10 } });
+		});
+	}
+
 	async function record(model, context, options, reply, reject = null) {
 		if (!apiModules.has(model.api)) apiModules.set(model.api, await import(`@earendil-works/pi-ai/api/${model.api}`));
+		const stubbedBedrock = spec.rejectBedrock !== undefined && model.api === "bedrock-converse-stream";
+		bedrockSends = 0;
+		bedrockReject = stubbedBedrock ? reject : null;
 		const api = apiModules.get(model.api);
 		const summarization = options?.sessionId !== sessionManager.getSessionId();
 		const transcript = structuredClone(context.messages);
@@ -177,7 +195,7 @@ async function runScenario(spec) {
 				const next = (await onPayload?.(p, m)) ?? p;
 				// The JSON view of the object, as pi-forge's payload capture would save it.
 				payload = JSON.parse(JSON.stringify(next));
-				if (NON_FETCH.has(model.api)) throw new Error("ORACLE_STOP");
+				if (NON_FETCH.has(model.api) && !stubbedBedrock) throw new Error("ORACLE_STOP");
 				return next;
 			},
 		});
@@ -232,6 +250,14 @@ async function runScenario(spec) {
 					const reject = summarization ? null : (spec.rejectThread?.[sessionRequests] ?? null);
 					const { final } = await record(model, context, options, message.stopReason === "error" ? null : message, reject);
 					// What pi-ai noted on its reply (1.6 thread fallbacks) is part of the recorded message.
+					if (final?.diagnostics?.length) message.diagnostics = final.diagnostics;
+					core.setResponses([() => message]);
+				} else if (spec.rejectBedrock && model.api === "bedrock-converse-stream") {
+					// The scripted reply is what the session records; pi-ai's diagnostics of the
+					// stubbed exchange (a strict-tools fallback) are noted on it, as on a real reply.
+					const reject = summarization ? null : (spec.rejectBedrock[sessionRequests] ?? null);
+					const { final } = await record(model, context, options, null, reject);
+					const message = step(context, options, undefined, model);
 					if (final?.diagnostics?.length) message.diagnostics = final.diagnostics;
 					core.setResponses([() => message]);
 				} else {

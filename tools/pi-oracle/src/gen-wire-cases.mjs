@@ -14,8 +14,9 @@
 // 0.87.1: the same case inputs as 0.87.1's (built against 0.87.1's catalog; provider
 // `azure-openai-responses` becomes `azure`; a case whose model R's catalog lacks is skipped and
 // listed), every case file gains `"pi": R`, pi-ai's refusal or payload is kept whichever it is, and
-// the golden run (no sweep flag) adds src/release-cases.mjs (release-aimed cases, and for 1.6.0 the
-// Anthropic thread sequences) and writes DIFF-vs-0.87.1.json: per shared case, "equal" or the JSON
+// the golden run (no sweep flag) adds src/release-cases.mjs (release-aimed cases, for 1.6.0 the
+// Anthropic thread sequences, for 1.3.0 and later the strict-tool limit fallback sequences) and
+// writes DIFF-vs-0.87.1.json: per shared case, "equal" or the JSON
 // paths of payload / wire body / headers that differ from fixtures/wire's 0.87.1 golden.
 //
 // For every case in src/wire-cases.mjs it writes
@@ -267,8 +268,8 @@ async function main() {
 		}
 		cases = adapted;
 		if (!sweep) {
-			const { releaseCases, threadCases } = await import("./release-cases.mjs");
-			for (const c of [...releaseCases(release, getBuiltinModel), ...threadCases(release, getBuiltinModel)]) {
+			const { releaseCases, threadCases, strictCases } = await import("./release-cases.mjs");
+			for (const c of [...releaseCases(release, getBuiltinModel), ...threadCases(release, getBuiltinModel), ...strictCases(release, getBuiltinModel)]) {
 				if (c.absent) console.error(`gen-wire-cases: ${release}: skip ${c.name} (${c.absent} not in the catalog)`);
 				else cases.push(c);
 			}

@@ -5,8 +5,9 @@
 //   single cases   `{name, case: {pi, model, context, options, entry?, env?}}`, like fixtures/wire
 //   sequences      `{name, case: {pi, model, requests: [{context, options, reply?, reject?}], env?}}`:
 //                  several requests run in ONE process, in order, so pi-ai's per-process state
-//                  (Anthropic message threads, 1.6) carries from one request to the next
-//                  (see `captureSequence` in wire-capture.mjs).
+//                  (Anthropic message threads, 1.6; sessions over Claude's strict-tool limits,
+//                  1.6) carries from one request to the next (see `captureSequence` in
+//                  wire-capture.mjs).
 // Every case runs on every release it is built for; a model missing from a release's catalog is
 // skipped there (listed in DIFF-vs-0.87.1.json). Deterministic: fixed ids, timestamps and data.
 import {
@@ -516,6 +517,50 @@ function threadTable() {
 	return c;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Strict-tool limit fallbacks (1.3 Anthropic per request; 1.6 Anthropic and Bedrock, remembered
+// per session): request sequences in one process whose first attempt the endpoint rejects with
+// a limit message. Run on 1.3.0 and 1.6.0; one case per process, as the state is per process.
+
+/** `prefer` tools that can be made strict on both APIs, a `require` tool and a plain one. */
+const STRICT_TOOLS = [
+	{ ...TOOLS.read, constrainedSampling: { type: "json_schema", strict: "prefer" } },
+	{ ...TOOLS.grep, constrainedSampling: { type: "json_schema", strict: "require" } },
+	TOOLS.edit,
+	{ name: "note", description: "Record a note", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+];
+
+/** Limit rejections, as Claude words them (Anthropic: a 400 invalid_request_error; Bedrock: a ValidationException). */
+const STRICT_REJECTIONS = {
+	tooMany: { status: 400, message: "Too many strict tools (21 > 20)" },
+	grammar: { status: 400, message: "The compiled grammar is too large" },
+	unions: { status: 400, message: "Schemas contains too many parameters with union types (17 > 16)" },
+	other: { status: 400, message: "prompt is too long: 250000 tokens > 200000 maximum" },
+};
+
+function strictTable() {
+	const c = [];
+	const add = (name, model, build) => c.push({ name: `strict-${name}`, model, build });
+	const opus48 = { provider: "anthropic", id: "claude-opus-4-8" };
+	const sonnet46 = { provider: "anthropic", id: "claude-sonnet-4-6" };
+	const bedrock46 = { provider: "amazon-bedrock", id: "anthropic.claude-sonnet-4-6" };
+	const seq = (self, o) => threadSequence(self, { tools: STRICT_TOOLS, ...o });
+	add("anthropic-first-turn", opus48, (self) => seq(self, { turns: 3, options: { ...S, reasoning: "medium" }, reject: { 0: STRICT_REJECTIONS.tooMany } }));
+	add("anthropic-later-turn", sonnet46, (self) => seq(self, { turns: 3, reject: { 1: STRICT_REJECTIONS.grammar } }));
+	add("anthropic-unions-other-session", opus48, (self) => seq(self, { turns: 3, reject: { 0: STRICT_REJECTIONS.unions }, optionsAt: { 2: { sessionId: "019a0000-0000-7000-8000-0000000000ff" } } }));
+	add("anthropic-cache-none", opus48, (self) => seq(self, { turns: 2, options: { ...S, cacheRetention: "none" }, reject: { 0: STRICT_REJECTIONS.tooMany } }));
+	add("anthropic-other-error", opus48, (self) => seq(self, { turns: 2, reject: { 0: STRICT_REJECTIONS.other } }));
+	add("anthropic-require-only", opus48, (self) =>
+		threadSequence(self, { turns: 2, tools: [STRICT_TOOLS[1], TOOLS.bash], reject: { 0: STRICT_REJECTIONS.tooMany } }),
+	);
+	add("bedrock-first-turn", bedrock46, (self) => seq(self, { turns: 3, options: { ...S, reasoning: "medium" }, reject: { 0: STRICT_REJECTIONS.tooMany } }));
+	add("bedrock-no-session", bedrock46, (self) => seq(self, { turns: 2, options: {}, reject: { 0: STRICT_REJECTIONS.grammar } }));
+	// The sessions over the limits are shared by both APIs: Anthropic's fallback makes the
+	// session's next Bedrock request non-strict (1.6).
+	add("anthropic-then-bedrock", opus48, (self) => seq(self, { turns: 2, reject: { 0: STRICT_REJECTIONS.tooMany } }).map((r, i) => (i === 1 ? { ...r, model: bedrock46 } : r)));
+	return c;
+}
+
 /** The release's own single cases, built against its catalog (`lookup`). */
 export function releaseCases(release, lookup) {
 	const out = [];
@@ -549,6 +594,21 @@ export function threadCases(release, lookup) {
 		const c = { pi: release, model, requests };
 		if (env) c.env = env;
 		out.push({ name, case: c, expectError: "any", sequence: true });
+	}
+	return out;
+}
+
+/** Strict-tool limit fallback sequences (1.3.0 and later). */
+export function strictCases(release, lookup) {
+	if (!atLeast(release, "1.3.0")) return [];
+	const out = [];
+	for (const { name, model, build } of strictTable()) {
+		if (!lookup(model.provider, model.id)) {
+			out.push({ name, absent: `${model.provider}/${model.id}` });
+			continue;
+		}
+		const self = selfOf(model, lookup);
+		out.push({ name, case: { pi: release, model, requests: build(self) }, expectError: "any", sequence: true });
 	}
 	return out;
 }

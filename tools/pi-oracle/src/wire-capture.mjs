@@ -292,6 +292,40 @@ function anthropicErrorResponse(reject) {
 	return new Response(JSON.stringify({ type: "error", error }), { status: reject.status ?? 400, headers: { "content-type": "application/json", "request-id": "req_oracle_rejected" } });
 }
 
+/**
+ * The AWS SDK client pi-ai's bedrock-converse-stream uses (the same module instance: the package
+ * has no `exports`, so pi-ai's `import` loads its CommonJS `main`, as `require` does here), with
+ * `send` replaced by a stub: `onSend(command)` returns the response or throws. Nothing leaves
+ * the machine.
+ */
+export async function stubBedrockSend(onSend) {
+	const { createRequire } = await import("node:module");
+	const { releaseDir } = await import("./lib/release.mjs");
+	const require = createRequire(join(releaseDir(currentRelease()), "node_modules", "@earendil-works", "pi-ai", "package.json"));
+	const sdk = require("@aws-sdk/client-bedrock-runtime");
+	sdk.BedrockRuntimeClient.prototype.send = async function (command) {
+		return onSend(command, sdk);
+	};
+	return sdk;
+}
+
+/** A Bedrock ConverseStream response answering with the scripted reply `r` (one text block). */
+export function bedrockReplyResponse(r) {
+	const events = [
+		{ messageStart: { role: "assistant" } },
+		{ contentBlockDelta: { contentBlockIndex: 0, delta: { text: r.text } } },
+		{ contentBlockStop: { contentBlockIndex: 0 } },
+		{ messageStop: { stopReason: "end_turn" } },
+		{ metadata: { usage: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens, totalTokens: r.usage.input_tokens + r.usage.output_tokens } } },
+	];
+	return {
+		$metadata: { httpStatusCode: 200, requestId: `req_${r.id}` },
+		stream: (async function* () {
+			yield* events;
+		})(),
+	};
+}
+
 function threadKind(body) {
 	const t = body && typeof body === "object" ? body.thread : undefined;
 	return t && typeof t === "object" ? (t.type ?? null) : null;
@@ -299,8 +333,10 @@ function threadKind(body) {
 
 /**
  * Run a sequence case `{model, requests: [{context, options?, model?, reply?, reject?}], env?}` in
- * this process, in order. Only anthropic-messages is answered (with `reply` as an SSE stream, or
- * first with `reject` as an HTTP error, which pi-ai's thread fallback resends); pi-ai's
+ * this process, in order. anthropic-messages is answered with `reply` as an SSE stream, or first
+ * with `reject` as an HTTP error (which pi-ai's thread or strict-tools fallback resends);
+ * bedrock-converse-stream through a stubbed AWS SDK `send` (`reply` as a ConverseStream, or first
+ * `reject` as a `ValidationException` with its message; no wire request). pi-ai's
  * per-process thread state carries from one request to the next. Returns, per request, the
  * onPayload object, the HTTP request the stub answered with the reply (`wire`, `bodyText`, the
  * `thread` form it carried), the ones it rejected before (`rejected`), and the reply pi-ai
@@ -327,17 +363,28 @@ export async function captureSequence(caseJson) {
 			response = anthropicErrorResponse(req.reject);
 			current.attempts.push({ ...rec, status: req.reject.status ?? 400 });
 		} else {
-			const r = req.reply ?? { id: `msg_oracle_${results.length + 1}`, text: "ok", usage: { input_tokens: 10, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
-			response = anthropicReplyStream(rec.body, r);
+			response = anthropicReplyStream(rec.body, scriptedReply(req));
 			current.attempts.push({ ...rec, status: 200 });
 		}
 		return response;
 	};
+	const scriptedReply = (req) => req.reply ?? { id: `msg_oracle_${results.length + 1}`, text: "ok", usage: { input_tokens: 10, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+	let bedrockStubbed = false;
 	for (const request of caseJson.requests) {
 		const model = await resolveModel(request.model ?? caseJson.model);
+		if (model.api === "bedrock-converse-stream" && !bedrockStubbed) {
+			bedrockStubbed = true;
+			await stubBedrockSend((command, sdk) => {
+				const req = current.request;
+				const first = current.sends.length === 0;
+				current.sends.push(command.input);
+				if (req.reject && first) throw new sdk.ValidationException({ message: req.reject.message, $metadata: { httpStatusCode: req.reject.status ?? 400 } });
+				return bedrockReplyResponse(scriptedReply(req));
+			});
+		}
 		const apiModule = await import(`@earendil-works/pi-ai/api/${model.api}`);
 		const entry = request.entry ?? caseJson.entry ?? "streamSimple";
-		current = { request, model, attempts: [], payloads: [] };
+		current = { request, model, attempts: [], payloads: [], sends: [] };
 		const options = {
 			apiKey: dummyKeyFor(model.api),
 			maxRetries: 0,

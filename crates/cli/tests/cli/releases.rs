@@ -165,3 +165,31 @@ fn a_1_3_session_is_detected() {
     // The input is never modified.
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
+
+/// A 1.6.0 strict-tool limit sequence (real pi-ai golden): the first request is resent with its
+/// `prefer` tools non-strict, the session's later requests start non-strict.
+#[test]
+fn assemble_names_strict_tools_fallbacks() {
+    let case = fixture("releases/1.6.0/wire/strict-anthropic-first-turn.case.json");
+    Test::new()
+        .args(["assemble", "--format", "text", &case])
+        .stdout_contains("resent non-strict (anthropic_strict_tools_fallback)")
+        .stdout_contains("non-strict (session over the strict-tool limits)")
+        .run();
+    let out = Test::new()
+        .args(["assemble", "--format", "json", &case])
+        .run();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let r = &v["requests"];
+    assert_eq!(
+        r[0]["strictFallback"]["type"],
+        "anthropic_strict_tools_fallback"
+    );
+    assert_eq!(
+        r[0]["strictFallback"]["rejectedPayload"]["tools"][0]["strict"],
+        true
+    );
+    assert!(r[0]["payload"]["tools"][0].get("strict").is_none());
+    assert!(r[1].get("strictFallback").is_none());
+    assert_eq!(r[1]["thread"], "continue");
+}

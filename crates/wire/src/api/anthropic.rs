@@ -21,6 +21,7 @@ use crate::options::{
     adjust_max_tokens_for_thinking, build_base_options, clamp_max_tokens_to_context,
     resolve_cache_retention,
 };
+use crate::strict::StrictTools;
 use crate::thread::ThreadInfo;
 use crate::transcript::{
     current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
@@ -568,6 +569,7 @@ fn build_params(
             None,
             keyword,
             keep_keywords,
+            input.strict,
         )
     };
     let tool_changes = match (native, inline) {
@@ -676,6 +678,7 @@ fn build_params(
             tool_cache,
             keyword,
             keep_keywords,
+            input.strict,
         )?;
         tools.push(deferred_placeholder());
         if !inline {
@@ -697,6 +700,7 @@ fn build_params(
                 None,
                 keyword,
                 keep_keywords,
+                input.strict,
             )? {
                 if let Some(m) = t.as_object_mut() {
                     m.insert("defer_loading".into(), Value::Bool(true));
@@ -718,6 +722,7 @@ fn build_params(
                     tool_cache,
                     keyword,
                     keep_keywords,
+                    input.strict,
                 )?),
             );
         }
@@ -851,6 +856,7 @@ fn is_strict_unsupported_keyword(key: &str, value: &Value) -> bool {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn convert_tools(
     tools: &[Value],
     is_oauth: bool,
@@ -859,10 +865,15 @@ fn convert_tools(
     cache: Option<&Value>,
     keyword: Option<KeywordRule>,
     keep_keywords: bool,
+    strict_tools: &StrictTools,
 ) -> Result<Vec<Value>, AssembleError> {
     let mut out = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
-        let strict = resolve_json_schema_strict_sampling_with(tool, strict_supported, keyword)?;
+        // 1.3: `disablePreferredStrictTools` sends a `prefer` tool non-strict (the resend after a
+        // strict-limit rejection); a `prefer` tool sent strict sets `hasPreferredStrictTools`.
+        let strict = strict_tools.resolve(tool, || {
+            resolve_json_schema_strict_sampling_with(tool, strict_supported, keyword)
+        })?;
         let parameters = json_schema_tool_parameters(tool, strict);
         // `parameters.properties` on a tool without parameters is pi-ai's TypeError.
         if let Some(e) = match parameters {

@@ -484,19 +484,24 @@ fn convert_messages<'a>(
     Ok(result)
 }
 
-/// `convertToolConfig(tools, toolChoice, supportsStrictMode)`.
+/// `convertToolConfig(tools, toolChoice, supportsStrictMode, disablePreferredStrictTools)` (1.6:
+/// a `prefer` tool is non-strict in the resend after a strict-limit rejection, and one sent
+/// strict sets `hasPreferredStrictTools`).
 fn tool_config(
     release: PiRelease,
     tools: &[Value],
     choice: Option<&Value>,
     supports_strict: bool,
+    strict_tools: &crate::strict::StrictTools,
 ) -> Result<Option<Value>, AssembleError> {
     if tools.is_empty() || choice.and_then(Value::as_str) == Some("none") {
         return Ok(None);
     }
     let mut specs = Vec::with_capacity(tools.len());
     for tool in tools {
-        let strict = resolve_json_schema_strict_sampling(release, tool, supports_strict)?;
+        let strict = strict_tools.resolve(tool, || {
+            resolve_json_schema_strict_sampling(release, tool, supports_strict)
+        })?;
         let mut spec = Map::new();
         if let Some(v) = tool.field("name") {
             spec.insert("name".into(), v.clone());
@@ -785,6 +790,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         head.map_or(&[], |h| js::arr(h, "toolsAdded")),
         options.field("toolChoice"),
         supports_strict,
+        input.strict,
     )? {
         p.insert("toolConfig".into(), tc);
     }

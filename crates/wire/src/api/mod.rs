@@ -127,6 +127,9 @@ pub struct ApiInput<'a> {
     pub entry: Entry,
     /// Process environment stand-in (the case's `env`).
     pub env: &'a Env,
+    /// Whether `prefer` strict tools are sent non-strict (`disablePreferredStrictTools`, Anthropic
+    /// and Bedrock), and where the builder notes a `prefer` tool it sent strict.
+    pub strict: &'a crate::strict::StrictTools,
 }
 
 /// The API key pi-ai sees when a case names none: the oracle harness's dummy key.

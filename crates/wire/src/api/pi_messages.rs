@@ -103,6 +103,7 @@ mod tests {
             options: &options,
             entry: Entry::StreamSimple,
             env: &env,
+            strict: &Default::default(),
         })
         .unwrap();
         let wire = out.wire.unwrap();

@@ -310,6 +310,57 @@ const anthropicThread = {
 };
 
 /**
+ * Claude's strict-tool limits (1.3.0 and later): the agent's `read`, `bash`, `edit` and `write` ask
+ * for strict sampling (`strict: "prefer"`). The first request is rejected with `Too many strict
+ * tools`, so pi-ai resends it with those tools non-strict and notes
+ * `anthropic_strict_tools_fallback` on the reply. 1.3 tries strict again on the next request; 1.6
+ * remembers the session, so every later request is non-strict from the start (and, on
+ * api.anthropic.com, continues the thread the resend created).
+ */
+const anthropicStrictFallback = {
+	name: "anthropic-strict-fallback",
+	about: "anthropic-messages claude-opus-4-8 with the agent's strict-preferring tools: the first request is rejected for Claude's strict-tool limits and resent non-strict (anthropic_strict_tools_fallback); 1.3 sends the later requests strict again, 1.6 non-strict for the rest of the session",
+	sessionId: "019c0017-0000-7000-8000-0000000000f7",
+	model: ["anthropic", "claude-opus-4-8"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash", "edit", "write"],
+	// Answer Anthropic requests through the fetch stub in 1.3 too (1.6 always does).
+	answerAnthropic: true,
+	rejectThread: { 1: { status: 400, message: "Too many strict tools (21 > 20)" } },
+	replies: ({ msg, text, think, call }) => [
+		() => msg([think("List first."), text("Listing."), call("toolu_S1", "bash", { command: "ls" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md and src/.")]),
+		() => msg([call("toolu_S2", "read", { path: "README.md" })], { stopReason: "toolUse" }),
+		() => msg([text("README.md says hello.")]),
+		() => msg([text("Nothing else to do.")]),
+	],
+	async drive(session) {
+		await session.prompt("List the files.");
+		await session.prompt("Read README.md.");
+		await session.prompt("Anything else?");
+	},
+};
+
+/**
+ * The same on Bedrock (1.6.0): the first command is rejected with a `ValidationException` naming
+ * a strict-tool limit, resent non-strict (`bedrock_strict_tools_fallback`), and the session's
+ * later commands are non-strict from the start. The AWS SDK's `send` is stubbed (no wire request).
+ */
+const bedrockStrictFallback = {
+	name: "bedrock-strict-fallback",
+	about: "bedrock-converse-stream anthropic.claude-sonnet-4-6 with the agent's strict-preferring tools: the first command is rejected for Claude's strict-tool limits (ValidationException) and resent non-strict (bedrock_strict_tools_fallback); the later commands of the session are non-strict from the start (payload only: AWS SDK transport, wire null)",
+	sessionId: "019c0018-0000-7000-8000-0000000000f8",
+	model: ["amazon-bedrock", "anthropic.claude-sonnet-4-6"],
+	extraModels: [],
+	thinkingLevel: "medium",
+	tools: ["read", "bash", "edit", "write"],
+	rejectBedrock: { 1: { message: "Schemas contains too many parameters with union types (17 > 16)" } },
+	replies: anthropicStrictFallback.replies,
+	drive: anthropicStrictFallback.drive,
+};
+
+/**
  * /tree navigation after a thinking-level change (1.3.0 and later): the agent keeps its current
  * level (and model) after navigateTree, so the requests after navigation use `high` although the
  * path's last thinking_level_change says `low`; 1.6 also appends a thinking_level_change on the
@@ -366,5 +417,7 @@ export function scenariosFor(release) {
 	}
 	out.push(responsesTreeThinking);
 	if (atLeast16) out.push(anthropicThread);
+	out.push(anthropicStrictFallback);
+	if (atLeast16) out.push(bedrockStrictFallback);
 	return out;
 }
