@@ -4,6 +4,8 @@
 # (scripts/gen-scale-session.py):
 #   chain   an alternating user/assistant chain (every request's context is the whole chain)
 #   comb    one leaf per node (a chain whose every entry has a second child, a leaf)
+#   small   the chain with entries of about 130 bytes (1,000,000 entries: 128 MiB, near the
+#           90 MB file of issue 17), for the linear commands
 #   forest  a wide tree of short conversations (the file grows, the paths do not)
 # plus a generated scenario of 20,000 steps through `scenario` and `verify`.
 # Commands: check, cache explain, replay --format text, capabilities, usage, context. On chain
@@ -16,6 +18,7 @@
 #        bench-scale reports are kept)
 # Env:   SIZES ("1000 10000 100000": chain and comb)  FOREST ("10000 100000 1000000")
 #        LARGE_CHAIN ("1000000": chain, the linear commands)
+#        SMALL ("10000 100000 1000000": small-entry chain, the linear commands)
 #        STEPS (20000)  TIMEOUT (300 s per run)  BASELINE (another forge-replay binary: its
 #        figures are shown beside, e.g. a build of main before this change)
 #        BENCH_DIR (/tmp/forge-bench-scale)  CARGO_TARGET_DIR (~/.cache/forge-replay-target)
@@ -27,6 +30,7 @@ REPORT=${1:-$ROOT/docs/bench/bench-scale.md}
 SIZES=${SIZES:-1000 10000 100000}
 FOREST=${FOREST:-10000 100000 1000000}
 LARGE_CHAIN=${LARGE_CHAIN:-1000000}
+SMALL=${SMALL:-10000 100000 1000000}
 STEPS=${STEPS:-20000}
 TIMEOUT=${TIMEOUT:-300}
 BASELINE=${BASELINE:-}
@@ -102,6 +106,9 @@ done
 for n in $LARGE_CHAIN; do
 	rows_for chain "$n" "$LINEAR"
 done
+for n in $SMALL; do
+	rows_for small "$n" "$LINEAR"
+done
 for n in $FOREST; do
 	rows_for forest "$n" "$ALL"
 done
@@ -162,7 +169,7 @@ cat >"$REPORT" <<EOF
 Machine: $(nproc) cores, $(uname -sr), load average at the end $(cut -d' ' -f1-3 /proc/loadavg).
 Release build of $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD || echo " (with local changes)")${BASELINE:+; "before" is \`$BASELINE\`}.
 One run each, timeout $TIMEOUT s (\`>$TIMEOUT\`: killed). SIZES="$SIZES" LARGE_CHAIN="$LARGE_CHAIN"
-FOREST="$FOREST" STEPS="$STEPS". Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is
+SMALL="$SMALL" FOREST="$FOREST" STEPS="$STEPS". Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is
 that over the file size.
 
 | shape | entries | file (MiB) | command ${head_before}| wall (s) | peak (MiB) | peak/file |

@@ -6,6 +6,8 @@ Usage: gen-scale-session.py SHAPE ENTRIES OUT.jsonl
           context is the whole chain before it)
   comb    one leaf per node: a user/assistant chain where every chain entry also has a second
           child, an alternative assistant reply that is a leaf (ENTRIES/2 leaves)
+  small   the chain with small entries (about 90 bytes, no timestamps or usage details, as in
+          the issue-17 file: 1,000,000 entries are about 90 MB)
   forest  a wide tree of bounded depth: conversations of 40 to 80 entries that restart from an
           entry of the first 20 (Pi's /tree navigation); the paths stay short however large the
           file, so the work of `replay`, `context`, `capabilities` and `cache explain` on the
@@ -85,6 +87,23 @@ with open(out, "w") as f:
             if w.k < n:
                 w.assistant(cur, i, alt=True)  # the leaf beside the chain entry
             cur = nxt
+            i += 1
+    elif shape == "small":
+        def small(parent, body):
+            w.k += 1
+            eid = f"{w.k:08x}"
+            p = "null" if parent is None else f'"{parent}"'
+            f.write(f'{{"type":"message","id":"{eid}","parentId":{p},"message":{body}}}\n')
+            return eid
+
+        cur = w.system(None)
+        i = 1
+        while w.k < n:
+            if i % 2:
+                cur = small(cur, '{"role":"user","content":"q%d"}' % i)
+            else:
+                cur = small(cur, '{"role":"assistant","content":[{"type":"text","text":"a%d"}],'
+                            '"model":"m","usage":{"input":9}}' % i)
             i += 1
     elif shape == "forest":
         # Small entries (about 100 bytes, no timestamps), as in a large real file.

@@ -14,7 +14,7 @@ use forge_replay_usage::report::{
     CorpusReport, GroupView, NestedView, PricingView, ReportedView, TotalsView, UnpricedView,
 };
 use forge_replay_usage::session_report::SessionUsage;
-use forge_replay_usage::{format_rate, format_totals_rate, NestedTotals, RequestRow, Role, Totals};
+use forge_replay_usage::{format_rate, format_totals_rate, NestedTotals, RequestRow, Totals};
 
 use crate::plot::{BreakMarker, CorpusPlot, ModelBar, NestedPoint, RequestPoint, SessionPlot};
 use crate::table::{Table, TableStyle};
@@ -87,28 +87,20 @@ fn pricing_line(p: &PricingView, release: &str, unpriced: &[UnpricedView]) -> St
 /// The confirmed breaks of the session (cache explain), as markers on the usage rows; none when
 /// Nested reports with cache counts along the branch, placed after the main requests before
 /// them.
-pub fn nested_points(branch: &[&forge_replay_usage::EntryRecord]) -> Vec<NestedPoint> {
-    let mut before = 0usize;
-    let mut out = Vec::new();
-    for e in branch {
-        let Some(m) = &e.message else { continue };
-        if m.request.is_some() {
-            before += 1;
-        }
-        if m.role != Role::ToolResult {
-            continue;
-        }
-        if let Some(t) = m.nested.and_then(|n| n.known_totals()) {
-            out.push(NestedPoint {
-                after: before,
+pub fn nested_points(nested: &[forge_replay_usage::report::NestedRow]) -> Vec<NestedPoint> {
+    nested
+        .iter()
+        .filter_map(|n| {
+            let t = n.report.known_totals()?;
+            Some(NestedPoint {
+                after: n.requests_before,
                 requests: t.requests,
                 input: t.input,
                 cache_read: t.cache_read,
                 cache_write: t.cache_write,
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 /// The session plot's data; `breaks` lets a cache diagnosis mark requests.
@@ -270,10 +262,10 @@ pub fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -
         for r in rows {
             t.push([
                 r.index.to_string(),
-                r.entry_id.clone().unwrap_or_default(),
+                r.entry_id.as_deref().unwrap_or_default().to_owned(),
                 r.timestamp.as_deref().map(rfc3339).unwrap_or_default(),
-                r.provider.clone().unwrap_or_default(),
-                r.model.clone().unwrap_or_default(),
+                r.provider.as_deref().unwrap_or_default().to_owned(),
+                r.model.as_deref().unwrap_or_default().to_owned(),
                 num(r.totals.input),
                 num(r.totals.cache_read),
                 num(r.totals.cache_write),
@@ -306,7 +298,7 @@ pub fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -
     for r in rows {
         let model = match (&r.provider, &r.model) {
             (Some(p), Some(m)) => format!("{p}/{m}"),
-            (None, Some(m)) => m.clone(),
+            (None, Some(m)) => m.to_string(),
             _ => String::new(),
         };
         let priced = match r.price(pricer) {
@@ -315,8 +307,8 @@ pub fn requests_table(rows: &[RequestRow], pricer: &Pricer<'_>, machine: bool) -
         };
         t.push([
             (r.index + 1).to_string(),
-            r.entry_id.clone().unwrap_or_default(),
-            r.timestamp.clone().unwrap_or_default(),
+            r.entry_id.as_deref().unwrap_or_default().to_owned(),
+            r.timestamp.as_deref().unwrap_or_default().to_owned(),
             model,
             num(r.totals.input),
             num(r.totals.cache_read),

@@ -566,29 +566,46 @@ pub struct NestedRow {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub in_turn: bool,
+    /// Main requests on the branch up to and including this entry.
+    pub requests_before: usize,
 }
 
 /// The tool results with a nested report on a branch, in order.
 pub fn nested_rows(branch: &[&EntryRecord]) -> Vec<NestedRow> {
     let start = turn_start(branch.iter().copied());
     let mut out = Vec::new();
+    let mut requests = 0;
     for (i, e) in branch.iter().enumerate() {
         let Some(m) = &e.message else { continue };
+        requests += usize::from(m.request.is_some());
         if m.role != Role::ToolResult {
             continue;
         }
         let Some(report) = m.nested else { continue };
-        let link = m.nested_link.as_deref();
-        out.push(NestedRow {
-            entry_id: e.id.as_deref().map(str::to_owned),
-            line: e.line,
-            report,
-            provider: link.and_then(|l| l.provider.as_deref()).map(str::to_owned),
-            model: link.and_then(|l| l.model.as_deref()).map(str::to_owned),
-            in_turn: i >= start,
-        });
+        let mut row = nested_row(e, report, requests);
+        row.in_turn = i >= start;
+        out.push(row);
     }
     out
+}
+
+/// The row of tool result `e` with nested `report`, after `requests_before` main requests;
+/// `in_turn` is left false for the caller.
+pub(crate) fn nested_row(
+    e: &EntryRecord,
+    report: NestedReport,
+    requests_before: usize,
+) -> NestedRow {
+    let link = e.message.as_ref().and_then(|m| m.nested_link.as_deref());
+    NestedRow {
+        entry_id: e.id.as_deref().map(str::to_owned),
+        line: e.line,
+        report,
+        provider: link.and_then(|l| l.provider.as_deref()).map(str::to_owned),
+        model: link.and_then(|l| l.model.as_deref()).map(str::to_owned),
+        in_turn: false,
+        requests_before,
+    }
 }
 
 /// The recorded cost and the price of one session's requests and nested reports.

@@ -398,22 +398,27 @@ pub fn session_branch(
     session: &forge_replay_session::Session,
     path: &[usize],
 ) -> Result<Vec<EntryRecord>, forge_replay_session::ProjectError> {
-    path.iter()
-        .map(|&i| {
-            let entry = session.entry(i);
-            let line = u32::try_from(entry.line()).unwrap_or(u32::MAX);
-            Ok(match parse_line(&entry.raw()?, line) {
-                Ok(Line::Entry(e)) => e,
-                _ => EntryRecord {
-                    line,
-                    id: entry.id().map(Box::from),
-                    parent_id: entry.parent_id().map(Box::from),
-                    message: None,
-                    markers: 0,
-                },
-            })
-        })
-        .collect()
+    path.iter().map(|&i| branch_record(session, i)).collect()
+}
+
+/// The usage record of entry `i` of `session` (re-read from the file): what [`session_branch`]
+/// holds for it.
+pub fn branch_record(
+    session: &forge_replay_session::Session,
+    i: usize,
+) -> Result<EntryRecord, forge_replay_session::ProjectError> {
+    let entry = session.entry(i);
+    let line = u32::try_from(entry.line()).unwrap_or(u32::MAX);
+    Ok(match parse_line(&entry.raw()?, line) {
+        Ok(Line::Entry(e)) => e,
+        _ => EntryRecord {
+            line,
+            id: entry.id().map(Box::from),
+            parent_id: entry.parent_id().map(Box::from),
+            message: None,
+            markers: 0,
+        },
+    })
 }
 
 /// One row per main request on a branch, with running totals.
@@ -425,27 +430,38 @@ pub fn request_rows(branch: &[&EntryRecord]) -> Vec<RequestRow> {
         let Some(m) = &e.message else { continue };
         let Some(t) = m.request else { continue };
         cumulative.add(&t);
-        let meta = m.meta.as_deref();
-        let s = |f: fn(&crate::scan::RequestMeta) -> &Option<Box<str>>| {
-            meta.and_then(|x| f(x).as_deref()).map(str::to_owned)
-        };
-        rows.push(RequestRow {
-            index: rows.len(),
-            entry_id: e.id.as_deref().map(str::to_owned),
-            line: e.line,
-            timestamp: s(|x| &x.timestamp),
-            model: s(|x| &x.model),
-            provider: s(|x| &x.provider),
-            api: s(|x| &x.api),
-            stop_reason: s(|x| &x.stop_reason),
-            cost: meta.map_or(0.0, |x| x.cost),
-            cache_write_1h: meta.map_or(0.0, |x| x.cache_write_1h),
-            totals: t,
-            cumulative,
-            in_turn: index >= start,
-        });
+        let mut row = request_row(e, rows.len(), t, cumulative);
+        row.in_turn = index >= start;
+        rows.push(row);
     }
     rows
+}
+
+/// The row of request `e` (its message has `request` usage `t`), number `index` on the branch,
+/// with the running sum `cumulative`; `in_turn` is left false for the caller.
+pub(crate) fn request_row(
+    e: &EntryRecord,
+    index: usize,
+    t: Totals,
+    cumulative: Totals,
+) -> RequestRow {
+    let meta = e.message.as_ref().and_then(|m| m.meta.as_deref());
+    let s = |f: fn(&crate::scan::RequestMeta) -> &Option<Box<str>>| meta.and_then(|x| f(x).clone());
+    RequestRow {
+        index,
+        entry_id: e.id.clone(),
+        line: e.line,
+        timestamp: s(|x| &x.timestamp),
+        model: s(|x| &x.model),
+        provider: s(|x| &x.provider),
+        api: s(|x| &x.api),
+        stop_reason: s(|x| &x.stop_reason),
+        cost: meta.map_or(0.0, |x| x.cost),
+        cache_write_1h: meta.map_or(0.0, |x| x.cache_write_1h),
+        totals: t,
+        cumulative,
+        in_turn: false,
+    }
 }
 
 /// One main request on a branch (`--requests`).
@@ -453,13 +469,13 @@ pub fn request_rows(branch: &[&EntryRecord]) -> Vec<RequestRow> {
 pub struct RequestRow {
     /// 0-based request number along the branch.
     pub index: usize,
-    pub entry_id: Option<String>,
+    pub entry_id: Option<Box<str>>,
     pub line: u32,
-    pub timestamp: Option<String>,
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    pub api: Option<String>,
-    pub stop_reason: Option<String>,
+    pub timestamp: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    pub provider: Option<Box<str>>,
+    pub api: Option<Box<str>>,
+    pub stop_reason: Option<Box<str>>,
     pub cost: f64,
     /// `usage.cacheWrite1h` (0 when absent).
     pub cache_write_1h: f64,

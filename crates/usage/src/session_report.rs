@@ -8,11 +8,11 @@ use serde_json::{json, Map, Value};
 
 use crate::nested::NestedReport;
 use crate::pricing::{Price, Pricer, Unpriced};
-use crate::report::{nested_price, nested_rows, NestedRow, SessionPricing};
-use crate::scan::EntryRecord;
-use crate::session::{request_rows, session_branch, RequestRow};
+use crate::report::{nested_price, nested_row, NestedRow, SessionPricing};
+use crate::scan::Role;
+use crate::session::{branch_record, request_row, RequestRow};
 use crate::totals::{format_rate, rate_json, Totals};
-use crate::view::{summarize, SessionCacheUsage};
+use crate::view::SessionCacheUsage;
 
 /// The `--min-hit-rate` check of one set of totals.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,10 +63,12 @@ impl Threshold {
 }
 
 /// One session's usage along the path to a leaf.
+///
+/// Built in one pass over the path: each entry is re-read, reduced to its rows and dropped, so
+/// what is held is the rows, not the branch's records (a 1,000,000-entry chain holds 500,000
+/// rows, not a million records as well).
 #[derive(Debug, Clone)]
 pub struct SessionUsage<'c> {
-    /// The branch's records, root first.
-    pub records: Vec<EntryRecord>,
     pub view: SessionCacheUsage,
     pub rows: Vec<RequestRow>,
     pub nested: Vec<NestedRow>,
@@ -85,22 +87,36 @@ pub struct SessionUsage<'c> {
 impl<'c> SessionUsage<'c> {
     /// Reads the branch to `leaf` (none: an empty branch) and prices it with `catalog`; an error
     /// when an entry cannot be read again (the file changed since it was opened).
+    ///
+    /// Equal to [`summarize`](crate::summarize), [`request_rows`](crate::request_rows) and
+    /// [`nested_rows`] over [`session_branch`](crate::session_branch) (a test holds them equal):
+    /// "in turn" is "after the last user message", a suffix of the rows, so it is set once the
+    /// path has been read.
     pub fn build(
         session: &Session,
         leaf: Option<usize>,
         catalog: &'c forge_replay_wire::Catalog,
     ) -> Result<SessionUsage<'c>, ProjectError> {
         let branch_path = leaf.map(|l| session.path_to(l)).unwrap_or_default();
-        let records = session_branch(session, &branch_path)?;
-        let branch: Vec<_> = records.iter().collect();
-        let view = summarize(&branch);
-        let rows = request_rows(&branch);
-        let nested = nested_rows(&branch);
-        let pricer = Pricer::of(catalog);
-        let pricing = SessionPricing::build(&rows, &nested, &pricer);
+        // At most one row per assistant message: reserved once, so the rows are not copied as
+        // they grow (the largest part of what is held on a long chain).
+        let assistants = branch_path
+            .iter()
+            .filter(|&&i| session.entry(i).is_assistant_message())
+            .count();
+        let mut rows: Vec<RequestRow> = Vec::with_capacity(assistants);
+        let mut nested: Vec<NestedRow> = Vec::new();
         let mut findings: Vec<(u32, String)> = Vec::new();
-        for e in &records {
+        // Rows and nested rows before the last user message seen so far.
+        let (mut rows_before_turn, mut nested_before_turn) = (0, 0);
+        let mut cumulative = Totals::default();
+        for &i in &branch_path {
+            let e = branch_record(session, i)?;
             let Some(m) = &e.message else { continue };
+            if m.role == Role::User {
+                rows_before_turn = rows.len();
+                nested_before_turn = nested.len();
+            }
             for msg in m.usage_problems.messages() {
                 findings.push((e.line, msg));
             }
@@ -110,7 +126,34 @@ impl<'c> SessionUsage<'c> {
                     format!("malformed nested report ignored (invalidCalls): {why}"),
                 ));
             }
+            if let Some(t) = m.request {
+                cumulative.add(&t);
+                rows.push(request_row(&e, rows.len(), t, cumulative));
+            }
+            if m.role == Role::ToolResult {
+                if let Some(report) = m.nested {
+                    nested.push(nested_row(&e, report, rows.len()));
+                }
+            }
         }
+        let mut view = SessionCacheUsage::default();
+        for (k, r) in rows.iter_mut().enumerate() {
+            r.in_turn = k >= rows_before_turn;
+            view.main_session.add(&r.totals);
+            if r.in_turn {
+                view.main_turn.add(&r.totals);
+            }
+            view.last_request = Some(r.totals);
+        }
+        for (k, n) in nested.iter_mut().enumerate() {
+            n.in_turn = k >= nested_before_turn;
+            n.report.add_to(&mut view.nested_session);
+            if n.in_turn {
+                n.report.add_to(&mut view.nested_turn);
+            }
+        }
+        let pricer = Pricer::of(catalog);
+        let pricing = SessionPricing::build(&rows, &nested, &pricer);
         Ok(SessionUsage {
             view,
             rows,
@@ -122,13 +165,7 @@ impl<'c> SessionUsage<'c> {
             leaf_id: leaf.and_then(|l| session.entry(l).id()).map(str::to_owned),
             path_entries: branch_path.len(),
             entries: session.entry_count(),
-            records,
         })
-    }
-
-    /// The branch's records by reference.
-    pub fn branch(&self) -> Vec<&EntryRecord> {
-        self.records.iter().collect()
     }
 
     /// `usage SESSION --format json`: pi-forge's view, hit rates, combined totals, pricing, the

@@ -577,3 +577,51 @@ fn tiny_reader_buffers_read_the_same_records() {
     assert_eq!(last.bad_lines.len(), 1);
     assert_eq!(last.bad_lines[0].line, 5);
 }
+
+/// `SessionUsage::build` reads a branch in one pass and keeps only rows; it must equal the
+/// slice functions over the branch's records (`summarize`, `request_rows`, `nested_rows`) on
+/// every leaf of every committed session fixture.
+#[test]
+fn one_pass_session_usage_equals_the_branch_functions() {
+    use forge_replay_usage::report::nested_rows;
+    use forge_replay_usage::session_report::SessionUsage;
+    use forge_replay_usage::{request_rows, session_branch, summarize};
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let catalog =
+        forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::LATEST);
+    let (mut sessions, mut leaves, mut with_rows) = (0, 0, 0);
+    for f in &files {
+        let Ok((session, _)) = forge_replay_session::Session::open(f) else {
+            continue;
+        };
+        sessions += 1;
+        for leaf in session.tree().leaves().collect::<Vec<_>>() {
+            leaves += 1;
+            let records = session_branch(&session, &session.path_to(leaf)).unwrap();
+            let branch: Vec<_> = records.iter().collect();
+            let u = SessionUsage::build(&session, Some(leaf), catalog).unwrap();
+            let at = format!("{} leaf {leaf}", f.display());
+            assert_eq!(u.view, summarize(&branch), "{at}");
+            assert_eq!(u.rows, request_rows(&branch), "{at}");
+            assert_eq!(u.nested, nested_rows(&branch), "{at}");
+            with_rows += usize::from(!u.rows.is_empty() && !u.nested.is_empty());
+        }
+    }
+    assert!(
+        sessions > 50 && leaves > sessions && with_rows > 0,
+        "{sessions} {leaves} {with_rows}"
+    );
+}

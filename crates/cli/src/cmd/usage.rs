@@ -174,7 +174,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             }
         };
         let mut data = render::session_plot(title, &usage.rows, breaks);
-        data.nested = render::nested_points(&usage.branch());
+        data.nested = render::nested_points(&usage.nested);
         data.cumulative = true;
         plot::plot_session(&data, file).with_context(|| format!("plotting {}", file.display()))?;
         out::note!("wrote {}", file.display());

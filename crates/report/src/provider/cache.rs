@@ -201,20 +201,20 @@ pub fn analyze_session(path: &Path, models: &[CatalogModel]) -> Result<SessionCa
     let mut requests: Vec<RequestPoint> = rows
         .iter()
         .map(|r| {
-            let provider = r.provider.clone().unwrap_or_default();
-            let model = r.model.clone().unwrap_or_default();
+            let provider = r.provider.as_deref().unwrap_or_default().to_owned();
+            let model = r.model.as_deref().unwrap_or_default().to_owned();
             let native = models.iter().any(|m| {
                 m.provider == provider
                     && m.id == model
                     && m.mode().contains(&"supportsMidConvoSystemMessages")
             });
-            let entry_id = r.entry_id.clone().unwrap_or_default();
+            let entry_id = r.entry_id.as_deref().unwrap_or_default().to_owned();
             RequestPoint {
                 change: change_before.get(entry_id.as_str()).cloned(),
                 entry_id,
                 provider,
                 model,
-                api: r.api.clone().unwrap_or_default(),
+                api: r.api.as_deref().unwrap_or_default().to_owned(),
                 input: r.totals.input,
                 cache_read: r.totals.cache_read,
                 cache_write: r.totals.cache_write,
