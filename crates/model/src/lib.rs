@@ -6,7 +6,8 @@
 //!   also write goes through it.
 //! * [`js`]: every other JavaScript semantic Pi relies on (truthiness, `String()`, `Number()`,
 //!   UTF-16 lengths and order, `trim()`, `Date`, V8's `JSON.parse` messages), checked against Node.
-//! * [`session`]: typed views of Pi 0.87.1 session JSONL entries.
+//! * [`session`]: the session header, entry types, the known message fields and the one rule of
+//!   what is a Pi session ([`session::check_header`]).
 //! * [`cursor`]: a validating cursor over JSON text, for scanners that skip the tree.
 //! * [`redact`]: secret redaction for everything forge-replay prints or writes (key rules and
 //!   credential-shaped values, over JSON values, JSON text and plain text).

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use forge_replay_model::json;
-use forge_replay_model::session::{EntryType, TypedEntry};
+use forge_replay_model::session::EntryType;
 use serde_json::Value;
 
 use crate::error::ProjectError;
@@ -86,18 +86,6 @@ impl<'s> Entry<'s> {
             line: self.line(),
             source,
         })
-    }
-
-    /// A typed view of the entry, for known types.
-    pub fn typed(&self) -> Result<Option<TypedEntry>, ProjectError> {
-        if matches!(
-            self.entry_type(),
-            EntryType::Unknown(_) | EntryType::Missing | EntryType::Session
-        ) {
-            return Ok(None);
-        }
-        let v = self.value()?;
-        Ok(serde_json::from_value(v).ok())
     }
 
     pub fn entry_type(&self) -> &'s EntryType {

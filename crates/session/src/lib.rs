@@ -12,9 +12,8 @@
 //!   [`ReadError`] for files Pi cannot load (missing header, empty, version 4, …).
 //! * [`Entry`]: one line, as a handle on the session's compact index (type, role, ids, flags:
 //!   a few dozen bytes per entry). The text is not kept: [`Entry::raw`] reads the line again
-//!   from the file by offset (checking it did not change), [`Entry::value`] parses it, and
-//!   [`Entry::typed`] gives a [`forge_replay_model::session::TypedEntry`] view. Memory is the
-//!   index plus what the current projection holds, not the file.
+//!   from the file by offset (checking it did not change) and [`Entry::value`] parses it.
+//!   Memory is the index plus what the current projection holds, not the file.
 //! * [`input`]: opening input files without hanging (FIFOs, sockets and devices are refused
 //!   before they are opened), for every crate that reads one.
 //! * [`Tree`] ([`Session::tree`]): id → entry index (the last entry with an id wins, as in Pi),
