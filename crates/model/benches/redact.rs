@@ -12,7 +12,7 @@ use std::time::Instant;
 use forge_replay_model::{json, redact};
 
 fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agent");
+    let root = forge_replay_testkit::fixture("agent");
     let mut docs = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(&root)
         .expect("fixtures/agent")

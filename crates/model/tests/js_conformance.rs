@@ -2,7 +2,6 @@
 //! (made by `tools/pi-oracle/src/js-conformance.mjs`; see its header for the row format).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use forge_replay_model::js;
 use forge_replay_model::json::{self, format_f64};
@@ -112,7 +111,7 @@ fn matches(op: &str, got: &Value, want: &Value) -> bool {
 
 #[test]
 fn every_row_matches_node_22() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/js/conformance.jsonl");
+    let path = forge_replay_testkit::fixture("js/conformance.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines().enumerate();
     let (_, header) = lines.next().expect("a header line");

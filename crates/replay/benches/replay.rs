@@ -10,7 +10,7 @@
 //! Peak RSS is the process high-water mark (`VmHWM`), so run one measurement per process for
 //! clean RSS figures (scripts/bench-replay.sh does).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use forge_replay_engine::golden::GoldenStore;
@@ -22,7 +22,7 @@ use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 fn peak_rss_mib() -> f64 {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use forge_replay_engine::scenario;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 fn scenarios() -> Vec<PathBuf> {

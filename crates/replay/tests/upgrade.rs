@@ -15,7 +15,7 @@ use forge_replay_model::release::PiRelease;
 use serde_json::Value;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 #[path = "../../wire/tests/shared/headers.rs"]

@@ -135,8 +135,7 @@ fn the_session_report_renders_in_chromium_with_the_fixture_numbers() {
         );
         return;
     };
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cache/report/session.jsonl");
+    let fixture = forge_replay_testkit::fixture("cache/report/session.jsonl");
     let (session, diagnostics) = Session::open(&fixture).unwrap();
     let report = build(
         &session,

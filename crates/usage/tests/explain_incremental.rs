@@ -14,7 +14,7 @@ use forge_replay_usage::explain::{explain, explain_reference, ExplainOptions};
 use forge_replay_wire::{Api, Catalog};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 /// The line of `text` holding byte `at`, as the whole-text diagnosis read it.

@@ -2,8 +2,6 @@
 //! `continue` sends only the new messages on the wire, but the server holds the earlier ones, so
 //! explain (which compares the full `onPayload` requests) must not see a cache break there.
 
-use std::path::PathBuf;
-
 use forge_replay_engine::replay::{replay, ReplayOptions};
 use forge_replay_model::release::PiRelease;
 use forge_replay_session::Session;
@@ -13,8 +11,9 @@ use forge_replay_wire::Catalog;
 
 #[test]
 fn a_thread_continue_is_not_a_cache_break() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/releases/1.6.0/agent/anthropic-thread-continue/session.jsonl");
+    let path = forge_replay_testkit::fixture(
+        "releases/1.6.0/agent/anthropic-thread-continue/session.jsonl",
+    );
     let (session, _) = Session::open(&path).unwrap();
     let catalog = Catalog::builtin(PiRelease::V1_6_0);
     // Up to the fourth reply: create, continue, continue, create (after a thread_not_found

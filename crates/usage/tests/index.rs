@@ -126,7 +126,7 @@ fn the_index_changes_nothing_over_random_edits() {
     )
     .unwrap();
     // Sub-agent layouts too (fork copies, run sessions, transcripts).
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/usage/subagents");
+    let fixtures = forge_replay_testkit::fixture("usage/subagents");
     for layout in ["fork", "run", "transcript"] {
         copy_dir(&fixtures.join(layout), &dir.join(format!("sub-{layout}")));
     }

@@ -13,7 +13,7 @@ use forge_replay_wire::{Catalog, Model};
 use serde_json::{Map, Value};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 fn load(path: &Path) -> Value {

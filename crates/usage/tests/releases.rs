@@ -273,7 +273,7 @@ fn the_scan_detects_the_release_as_the_session_reader_does() {
         .iter()
         .map(|(name, text)| write(dir.path(), &format!("{name}.jsonl"), text))
         .collect();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = forge_replay_testkit::fixtures_root();
     paths.extend(forge_replay_usage::corpus::find_session_files(&[root]).0);
     let mut seen_13 = 0;
     for p in &paths {

@@ -11,9 +11,7 @@ use forge_replay_usage::subagents::ChildKind;
 use forge_replay_usage::{NestedTotals, SessionData, Totals};
 
 fn layout(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/usage/subagents")
-        .join(name)
+    forge_replay_testkit::fixture("usage/subagents").join(name)
 }
 
 fn filters() -> FiltersView {

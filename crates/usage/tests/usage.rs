@@ -10,9 +10,7 @@ use forge_replay_usage::{hit_rate, SessionData, Totals};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/usage")
-        .join(name)
+    forge_replay_testkit::fixture("usage").join(name)
 }
 
 fn view(name: &str, leaf: Option<&str>) -> Value {
@@ -285,7 +283,7 @@ fn generated_sessions_follow_pi_layout() {
 
 /// The bytes of every `*.jsonl` file under `fixtures/`.
 fn fixture_files() -> Vec<Vec<u8>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = forge_replay_testkit::fixtures_root();
     let mut stack = vec![root];
     let mut files = Vec::new();
     while let Some(dir) = stack.pop() {
@@ -586,7 +584,7 @@ fn one_pass_session_usage_equals_the_branch_functions() {
     use forge_replay_usage::report::nested_rows;
     use forge_replay_usage::session_report::SessionUsage;
     use forge_replay_usage::{request_rows, session_branch, summarize};
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = forge_replay_testkit::fixtures_root();
     let mut files = Vec::new();
     let mut dirs = vec![root];
     while let Some(d) = dirs.pop() {

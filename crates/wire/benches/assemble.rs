@@ -127,8 +127,8 @@ fn main() {
         }
         // The shared contexts (fixtures/wire/bench, also timed by tools/pi-oracle/bench-wire.mjs),
         // else the same generator here.
-        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("../../fixtures/wire/bench/{api}.case.json"));
+        let shared =
+            forge_replay_testkit::fixtures_root().join(format!("wire/bench/{api}.case.json"));
         let case_json = match std::fs::read_to_string(&shared)
             .ok()
             .and_then(|t| forge_replay_model::json::parse(&t).ok())

@@ -37,7 +37,7 @@ struct Golden {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 /// The golden folders and their releases: `WIRE_GOLDENS_DIR` alone, or every committed one.

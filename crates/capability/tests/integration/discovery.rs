@@ -9,7 +9,7 @@ use forge_replay_capability::fingerprint::sha256_hex;
 use serde_json::json;
 
 fn library() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/capabilities/library")
+    forge_replay_testkit::fixture("capabilities/library")
 }
 
 fn scratch(name: &str) -> PathBuf {

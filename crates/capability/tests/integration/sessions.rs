@@ -10,10 +10,9 @@ use forge_replay_session::Session;
 use serde_json::{json, Value};
 
 pub fn fixture(name: &str) -> Session {
-    let path = format!(
-        "{}/../../fixtures/capabilities/sessions/{name}.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = forge_replay_testkit::fixture(format!("capabilities/sessions/{name}.jsonl"))
+        .display()
+        .to_string();
     Session::open(&path)
         .unwrap_or_else(|e| panic!("{path}: {e}"))
         .0
@@ -395,7 +394,7 @@ fn ts(m: &Value) -> Value {
 /// project to exactly Pi's messages; the one with a placeholder fingerprint fails closed.
 #[test]
 fn pi_fixtures_without_capabilities_are_unchanged() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = forge_replay_testkit::fixtures_root();
     let mut seen = 0;
     for group in ["sessions", "agent"] {
         let Ok(dirs) = std::fs::read_dir(root.join(group)) else {
@@ -444,7 +443,7 @@ fn pi_fixtures_without_capabilities_are_unchanged() {
 fn status_inputs_equal_the_full_projection_on_every_leaf() {
     use forge_replay_capability::context::status_inputs_at;
     use forge_replay_capability::status::current_tools;
-    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let root = forge_replay_testkit::repo_root().display().to_string();
     let mut paths: Vec<std::path::PathBuf> =
         std::fs::read_dir(format!("{root}/fixtures/capabilities/sessions"))
             .unwrap()

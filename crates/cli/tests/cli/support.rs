@@ -11,15 +11,14 @@
 #![allow(dead_code)]
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 /// A path under the repository's `fixtures/` directory.
 pub fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
+    forge_replay_testkit::fixtures_root()
         .join(rel)
         .display()
         .to_string()
@@ -33,7 +32,7 @@ pub fn test_cache_home() -> PathBuf {
 }
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    forge_replay_testkit::repo_root()
 }
 
 #[derive(Debug)]

@@ -1,6 +1,5 @@
 //! `forge-replay usage` and `forge-replay gen-corpus`.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -13,8 +12,7 @@ fn bin() -> Command {
 }
 
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/usage")
+    forge_replay_testkit::fixture("usage")
         .join(name)
         .display()
         .to_string()

@@ -2,7 +2,7 @@
 //! (`fixtures/report/pi-ai`, written by `tools/pi-oracle/src/report-probes.mjs`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ use forge_replay_model::release::PiRelease;
 use forge_replay_wire::Catalog;
 
 pub(crate) fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/report/pi-ai")
+    forge_replay_testkit::fixture("report/pi-ai")
 }
 
 /// Answers from the captured pi-ai payloads; `alter` may change a payload before it is returned.
@@ -285,8 +285,7 @@ fn wire_assemblers_measure_like_pi_ai() {
 
 #[test]
 fn cache_section_places_requests_around_tool_changes() {
-    let session = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/agent/anthropic-opus-tools/session.jsonl");
+    let session = forge_replay_testkit::fixture("agent/anthropic-opus-tools/session.jsonl");
     let s = super::cache::analyze_session(&session, &catalog_models()).expect("session");
     assert_eq!(s.tool_changes, 1, "{s:?}");
     let phases: Vec<super::cache::Phase> = s.requests.iter().map(|r| r.phase).collect();

@@ -8,9 +8,7 @@ use super::html::{escape, render, tokens, usd};
 use super::*;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(name)
+    forge_replay_testkit::fixtures_root().join(name)
 }
 
 fn report(name: &str) -> SessionReport {

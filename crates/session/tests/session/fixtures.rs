@@ -10,7 +10,7 @@ use forge_replay_session::{llm, Session};
 use serde_json::Value;
 
 fn fixture_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = forge_replay_testkit::fixtures_root();
     let mut dirs = Vec::new();
     for group in ["sessions", "agent"] {
         let Ok(rd) = std::fs::read_dir(root.join(group)) else {

@@ -14,7 +14,7 @@ use forge_replay_session::Session;
 use serde_json::Value;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    forge_replay_testkit::fixtures_root()
 }
 
 fn agent_dir(release: PiRelease) -> PathBuf {

@@ -1265,8 +1265,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/cache")
+        forge_replay_testkit::fixture("cache")
             .join(name)
             .join("session.jsonl")
     }
