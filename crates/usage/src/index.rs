@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::markers::ReleaseMarkers;
@@ -85,16 +85,40 @@ fn hash_bytes(b: &[u8]) -> u64 {
     h.finish()
 }
 
+/// `len` bytes at `at` (one positioned read: no seek).
 fn read_range(f: &mut std::fs::File, at: u64, len: u64) -> Option<Vec<u8>> {
-    f.seek(SeekFrom::Start(at)).ok()?;
     let mut buf = vec![0; usize::try_from(len).ok()?];
-    f.read_exact(&mut buf).ok()?;
+    read_into(f, at, &mut buf)?;
     Some(buf)
+}
+
+#[cfg(unix)]
+fn read_into(f: &mut std::fs::File, at: u64, buf: &mut [u8]) -> Option<()> {
+    use std::os::unix::fs::FileExt;
+    f.read_exact_at(buf, at).ok()
+}
+
+#[cfg(not(unix))]
+fn read_into(f: &mut std::fs::File, at: u64, buf: &mut [u8]) -> Option<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(at)).ok()?;
+    f.read_exact(buf).ok()
+}
+
+/// The hash of `len <= 1 KiB` bytes at `at`, read into a buffer on the stack.
+fn hash_range(f: &mut std::fs::File, at: u64, len: u64) -> Option<u64> {
+    let mut buf = [0u8; KIB as usize];
+    let buf = buf.get_mut(..usize::try_from(len).ok()?)?;
+    read_into(f, at, buf)?;
+    Some(hash_bytes(buf))
 }
 
 /// The metadata part of the identity (no read).
 fn stat(path: &Path) -> Option<Identity> {
-    let m = std::fs::metadata(path).ok()?;
+    of_metadata(&std::fs::metadata(path).ok()?)
+}
+
+fn of_metadata(m: &std::fs::Metadata) -> Option<Identity> {
     if !m.is_file() {
         return None;
     }
@@ -122,17 +146,17 @@ fn stat(path: &Path) -> Option<Identity> {
     })
 }
 
-/// The full identity of the file as it is now: stat plus the head and tail hashes.
+/// The full identity of the file as it is now: its metadata (of the file opened) plus the head
+/// and tail hashes.
 fn identity(path: &Path) -> Option<Identity> {
-    let mut id = stat(path)?;
     let mut f = forge_replay_session::input::open(path).ok()?;
-    let head = read_range(&mut f, 0, id.size.min(KIB))?;
-    id.head = hash_bytes(&head);
-    let tail_len = id.size.min(KIB);
-    id.tail = if tail_len == id.size {
+    let mut id = of_metadata(&f.metadata().ok()?)?;
+    let len = id.size.min(KIB);
+    id.head = hash_range(&mut f, 0, len)?;
+    id.tail = if len == id.size {
         id.head
     } else {
-        hash_bytes(&read_range(&mut f, id.size - tail_len, tail_len)?)
+        hash_range(&mut f, id.size - len, len)?
     };
     Some(id)
 }
@@ -290,9 +314,7 @@ fn prefix_unchanged(path: &Path, old: &Entry) -> bool {
     let Ok(mut f) = forge_replay_session::input::open(path) else {
         return false;
     };
-    let head_len = old.id.size.min(KIB);
-    let head = read_range(&mut f, 0, head_len).map(|b| hash_bytes(&b));
-    if head != Some(old.id.head) {
+    if hash_range(&mut f, 0, old.id.size.min(KIB)) != Some(old.id.head) {
         return false;
     }
     let r = &old.records.resume;
