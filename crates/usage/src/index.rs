@@ -31,7 +31,7 @@ use crate::totals::Totals;
 
 const MAGIC: &[u8; 8] = b"FRUSAGE\0";
 /// Bump when the encoding or the records change.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// What the stored records depend on besides the files: the format, the tool and the markers.
 fn schema() -> String {
@@ -401,53 +401,71 @@ pub(crate) fn write_index(path: &Path, sections: &[(PathBuf, Section)]) -> Resul
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
-/// A fast 64-bit checksum (FNV-style over 8-byte words), to detect damage, not tampering.
+/// A fast 64-bit checksum, to detect damage, not tampering: four independent FNV-style lanes over
+/// the 8-byte words of each 32-byte block (four multiplications in flight instead of one chain:
+/// the check of a 25 MB index was a twentieth of a warm run), folded together at the end.
 #[derive(Debug)]
 struct Checksum {
-    h: u64,
+    lanes: [u64; 4],
     pending: Vec<u8>,
+    len: u64,
 }
 
 impl Default for Checksum {
     fn default() -> Self {
         Checksum {
-            h: 0xcbf2_9ce4_8422_2325,
+            lanes: [
+                0xcbf2_9ce4_8422_2325,
+                0x8422_2325_cbf2_9ce4,
+                0x9e37_79b9_7f4a_7c15,
+                0x7f4a_7c15_9e37_79b9,
+            ],
             pending: Vec::new(),
+            len: 0,
         }
     }
 }
 
+const BLOCK: usize = 32;
+
+fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
+}
+
 impl Checksum {
-    fn word(&mut self, w: u64) {
-        self.h = (self.h ^ w)
-            .wrapping_mul(0x0000_0100_0000_01b3)
-            .rotate_left(29);
+    fn block(&mut self, b: &[u8]) {
+        for (lane, c) in self.lanes.iter_mut().zip(b.chunks_exact(8)) {
+            *lane = mix(*lane, u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
     }
     fn update(&mut self, mut b: &[u8]) {
+        self.len += b.len() as u64;
         if !self.pending.is_empty() {
-            let need = 8 - self.pending.len();
-            let take = need.min(b.len());
+            let take = (BLOCK - self.pending.len()).min(b.len());
             self.pending.extend_from_slice(&b[..take]);
             b = &b[take..];
-            if self.pending.len() == 8 {
-                let w = u64::from_le_bytes(self.pending[..].try_into().unwrap_or([0; 8]));
-                self.word(w);
+            if self.pending.len() == BLOCK {
+                let block = std::mem::take(&mut self.pending);
+                self.block(&block);
+                self.pending = block;
                 self.pending.clear();
             }
         }
-        let mut chunks = b.chunks_exact(8);
-        for c in &mut chunks {
-            self.word(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        let mut blocks = b.chunks_exact(BLOCK);
+        for c in &mut blocks {
+            self.block(c);
         }
-        self.pending.extend_from_slice(chunks.remainder());
+        self.pending.extend_from_slice(blocks.remainder());
     }
     fn finish(mut self) -> u64 {
-        let n = self.pending.len() as u64;
-        let mut last = [0u8; 8];
+        let mut last = [0u8; BLOCK];
         last[..self.pending.len()].copy_from_slice(&self.pending);
-        self.word(u64::from_le_bytes(last));
-        self.word(n);
-        self.h
+        self.block(&last);
+        let mut h = mix(0xcbf2_9ce4_8422_2325, self.len);
+        for lane in self.lanes {
+            h = mix(h, lane);
+        }
+        h
     }
 }
 
@@ -932,14 +950,31 @@ mod tests {
     fn checksum_is_the_same_streamed_in_pieces() {
         let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
         let whole = checksum(&data);
-        for cut in [0, 1, 3, 8, 13, 500, 999, 1000] {
+        for cut in [0, 1, 3, 8, 13, 31, 32, 33, 64, 500, 999, 1000] {
             let mut c = Checksum::default();
             c.update(&data[..cut]);
             c.update(&data[cut..]);
             assert_eq!(c.finish(), whole, "{cut}");
         }
+        // In three pieces, across block boundaries.
+        for (a, b) in [(5, 40), (31, 33), (32, 64), (100, 997)] {
+            let mut c = Checksum::default();
+            c.update(&data[..a]);
+            c.update(&data[a..b]);
+            c.update(&data[b..]);
+            assert_eq!(c.finish(), whole, "{a} {b}");
+        }
         let mut other = data.clone();
         other[500] ^= 1;
         assert_ne!(checksum(&other), whole);
+        // Every lane counts, and so does the length (a trailing zero byte is damage too).
+        for at in [0, 8, 16, 24, 999] {
+            let mut other = data.clone();
+            other[at] ^= 0x80;
+            assert_ne!(checksum(&other), whole, "{at}");
+        }
+        let mut longer = data.clone();
+        longer.push(0);
+        assert_ne!(checksum(&longer), whole);
     }
 }
