@@ -60,6 +60,21 @@ pub enum CorpusPricing<'c> {
 }
 
 impl CorpusPricing<'_> {
+    /// Parses ahead the embedded catalog most files will be priced with (the release named, or
+    /// for detected releases the default one: what a session without newer markers is), so a
+    /// caller can do it beside other work instead of on the first file's worker.
+    pub(crate) fn prepare(&self) {
+        match self {
+            CorpusPricing::Detected => {
+                forge_replay_wire::Catalog::builtin(PiRelease::DEFAULT);
+            }
+            CorpusPricing::Release(r) => {
+                forge_replay_wire::Catalog::builtin(*r);
+            }
+            CorpusPricing::Pricer(_) => {}
+        }
+    }
+
     /// The release a file with these markers is priced as.
     pub(crate) fn release_for(&self, markers: &crate::markers::ReleaseMarkers) -> PiRelease {
         match self {
@@ -835,7 +850,8 @@ impl Corpus {
         pricing: &CorpusPricing<'_>,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Corpus {
-        let (paths, walk_errors) = find_session_files(dirs);
+        let ((paths, walk_errors), ()) =
+            rayon::join(|| find_session_files(dirs), || pricing.prepare());
         Corpus::scan_files_with(&paths, walk_errors, pricing, None, progress).0
     }
 
@@ -867,13 +883,25 @@ impl Corpus {
         cache_dir: &Path,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> (Corpus, crate::index::IndexStats) {
-        let (paths, walk_errors) = find_session_files(dirs);
         let idx = crate::index::index_path(cache_dir, dirs);
         let mut stats = crate::index::IndexStats {
             path: idx.clone(),
             ..Default::default()
         };
-        let loaded = match crate::index::Loaded::open(&idx) {
+        // The index is read and checked while the directories are walked, and the catalog the
+        // files most likely need is parsed beside them: three sequential steps of a warm run,
+        // on two cores.
+        let mut opened = None;
+        let found = std::sync::OnceLock::new();
+        rayon::scope(|s| {
+            s.spawn(|_| pricing.prepare());
+            s.spawn(|_| {
+                let _ = found.set(find_session_files(dirs));
+            });
+            opened = Some(crate::index::Loaded::open(&idx));
+        });
+        let (paths, walk_errors) = found.into_inner().unwrap_or_default();
+        let loaded = match opened.unwrap_or_else(|| Err("not read".to_owned())) {
             Ok(l) => Some(l),
             Err(why) => {
                 stats.rebuilt = Some(why);
