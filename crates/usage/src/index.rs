@@ -31,7 +31,7 @@ use crate::totals::Totals;
 
 const MAGIC: &[u8; 8] = b"FRUSAGE\0";
 /// Bump when the encoding or the records change.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// What the stored records depend on besides the files: the format, the tool and the markers.
 fn schema() -> String {
@@ -562,16 +562,42 @@ impl Writer {
             }
         }
     }
+    /// LEB128.
+    fn var(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.0.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
+    }
+    /// A string index, `NONE` (absent) as 0.
+    fn index(&mut self, i: u32) {
+        self.var(u64::from(i.wrapping_add(1)));
+    }
+    /// A token count or other double: a non-negative integer below 2^52 as a varint of twice
+    /// its value, anything else (fractions, -0, NaN) as 1 and its 8 bytes.
+    fn num(&mut self, v: f64) {
+        if v >= 0.0 && v < (1u64 << 52) as f64 && v.fract() == 0.0 && v.to_bits() >> 63 == 0 {
+            self.var((v as u64) << 1);
+        } else {
+            self.var(1);
+            self.f64(v);
+        }
+    }
+    fn opt_var_i64(&mut self, v: Option<i64>) {
+        match v {
+            None => self.u8(0),
+            Some(v) => {
+                self.u8(1);
+                self.var(((v << 1) ^ (v >> 63)) as u64);
+            }
+        }
+    }
     fn lines(&mut self, v: &[BadLine]) {
         self.u32(v.len() as u32);
         for b in v {
             self.u32(b.line);
             self.str(&b.message);
-        }
-    }
-    fn totals(&mut self, t: &Totals) {
-        for v in [t.requests, t.input, t.output, t.cache_read, t.cache_write] {
-            self.f64(v);
         }
     }
 }
@@ -663,6 +689,38 @@ impl<'a> Reader<'a> {
         }
         Ok(n)
     }
+    fn var(&mut self) -> Result<u64, Corrupt> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(Corrupt)
+    }
+    fn var_u32(&mut self) -> Result<u32, Corrupt> {
+        u32::try_from(self.var()?).map_err(|_| Corrupt)
+    }
+    fn index(&mut self) -> Result<u32, Corrupt> {
+        Ok(self.var_u32()?.wrapping_sub(1))
+    }
+    fn num(&mut self) -> Result<f64, Corrupt> {
+        match self.var()? {
+            1 => self.f64(),
+            v if v & 1 == 0 => Ok((v >> 1) as f64),
+            _ => Err(Corrupt),
+        }
+    }
+    fn opt_var_i64(&mut self) -> Result<Option<i64>, Corrupt> {
+        Ok(if self.flag()? {
+            let z = self.var()?;
+            Some(((z >> 1) as i64) ^ -((z & 1) as i64))
+        } else {
+            None
+        })
+    }
     fn lines(&mut self) -> Result<Vec<BadLine>, Corrupt> {
         let n = self.count(8)?;
         (0..n)
@@ -673,15 +731,6 @@ impl<'a> Reader<'a> {
                 })
             })
             .collect()
-    }
-    fn totals(&mut self) -> Result<Totals, Corrupt> {
-        Ok(Totals {
-            requests: self.f64()?,
-            input: self.f64()?,
-            output: self.f64()?,
-            cache_read: self.f64()?,
-            cache_write: self.f64()?,
-        })
     }
 }
 
@@ -726,27 +775,45 @@ fn encode_entry(w: &mut Writer, id: &Identity, child: u8, r: &Records) -> Result
     w.lines(&r.findings);
     w.u32(r.entries);
     w.opt_u32(r.first_line);
+    // Per entry its id hash, and its parent's: 0 none, 1 the previous entry's id (the usual
+    // case), else 2 and the hash.
     w.u32(r.links.len() as u32);
-    for (a, b) in &r.links {
-        w.u64(*a);
-        w.u64(*b);
+    let mut prev = 0;
+    for &(id, parent) in &r.links {
+        w.u64(id);
+        match parent {
+            0 => w.u8(0),
+            p if p == prev && prev != 0 => w.u8(1),
+            p => {
+                w.u8(2);
+                w.u64(p);
+            }
+        }
+        prev = id;
     }
     w.u32(r.strings.len() as u32);
     for s in &r.strings {
         w.str(s);
     }
+    // Requests: entry and line as deltas from the previous request's, the rest as varints
+    // where they are small.
     w.u32(r.requests.len() as u32);
+    let (mut entry, mut line) = (0u32, 0u32);
     for q in &r.requests {
-        w.u32(q.entry);
+        w.var(u64::from(q.entry.checked_sub(entry).ok_or(Corrupt)?));
+        w.var(u64::from(q.line.checked_sub(line).ok_or(Corrupt)?));
+        (entry, line) = (q.entry, q.line);
         w.u64(q.key);
-        w.u32(q.line);
-        w.opt_i64(q.time_ms);
-        w.u32(q.model);
-        w.u32(q.provider);
-        w.u32(q.api);
-        w.totals(&q.totals);
+        w.opt_var_i64(q.time_ms);
+        w.index(q.model);
+        w.index(q.provider);
+        w.index(q.api);
+        let t = &q.totals;
+        for v in [t.requests, t.input, t.output, t.cache_read, t.cache_write] {
+            w.num(v);
+        }
         w.f64(q.cost);
-        w.f64(q.cache_write_1h);
+        w.num(q.cache_write_1h);
         w.opt_u64(q.call_key);
     }
     w.u32(r.nested.len() as u32);
@@ -839,10 +906,19 @@ fn decode_entry(b: &[u8]) -> Result<Entry, Corrupt> {
     let findings = r.lines()?;
     let entries = r.u32()?;
     let first_line = r.opt_u32()?;
-    let n = r.count(16)?;
+    let n = r.count(9)?;
     let mut links = Vec::with_capacity(n);
+    let mut prev = 0;
     for _ in 0..n {
-        links.push((r.u64()?, r.u64()?));
+        let id = r.u64()?;
+        let parent = match r.u8()? {
+            0 => 0,
+            1 if prev != 0 => prev,
+            2 => r.u64()?,
+            _ => return Err(Corrupt),
+        };
+        links.push((id, parent));
+        prev = id;
     }
     if links.len() != entries as usize {
         return Err(Corrupt);
@@ -850,20 +926,29 @@ fn decode_entry(b: &[u8]) -> Result<Entry, Corrupt> {
     let n = r.count(4)?;
     let strings = (0..n).map(|_| r.string()).collect::<Result<Vec<_>, _>>()?;
     let string_ok = |i: u32| i == u32::MAX || (i as usize) < strings.len();
-    let n = r.count(80)?;
+    let n = r.count(29)?;
     let mut requests = Vec::with_capacity(n);
+    let (mut entry, mut line) = (0u32, 0u32);
     for _ in 0..n {
+        entry = entry.checked_add(r.var_u32()?).ok_or(Corrupt)?;
+        line = line.checked_add(r.var_u32()?).ok_or(Corrupt)?;
         let q = RecRequest {
-            entry: r.u32()?,
+            entry,
+            line,
             key: r.u64()?,
-            line: r.u32()?,
-            time_ms: r.opt_i64()?,
-            model: r.u32()?,
-            provider: r.u32()?,
-            api: r.u32()?,
-            totals: r.totals()?,
+            time_ms: r.opt_var_i64()?,
+            model: r.index()?,
+            provider: r.index()?,
+            api: r.index()?,
+            totals: Totals {
+                requests: r.num()?,
+                input: r.num()?,
+                output: r.num()?,
+                cache_read: r.num()?,
+                cache_write: r.num()?,
+            },
             cost: r.f64()?,
-            cache_write_1h: r.f64()?,
+            cache_write_1h: r.num()?,
             call_key: r.opt_u64()?,
         };
         if q.entry >= entries || !string_ok(q.model) || !string_ok(q.provider) || !string_ok(q.api)
@@ -945,6 +1030,50 @@ fn decode_entry(b: &[u8]) -> Result<Entry, Corrupt> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_numbers_round_trip_bit_for_bit() {
+        let nums = [
+            0.0,
+            -0.0,
+            1.0,
+            127.0,
+            128.0,
+            1e15,
+            (1u64 << 52) as f64,
+            -3.0,
+            0.5,
+            f64::NAN,
+            f64::INFINITY,
+            1.234e-7,
+        ];
+        let times = [
+            None,
+            Some(0),
+            Some(-1),
+            Some(1_767_225_600_000),
+            Some(i64::MIN),
+            Some(i64::MAX),
+        ];
+        let indices = [u32::MAX, 0, 1, 300, u32::MAX - 1];
+        let mut w = Writer::default();
+        nums.iter().for_each(|&v| w.num(v));
+        times.iter().for_each(|&t| w.opt_var_i64(t));
+        indices.iter().for_each(|&i| w.index(i));
+        let mut r = Reader::new(&w.0);
+        for v in nums {
+            assert_eq!(r.num().unwrap().to_bits(), v.to_bits(), "{v}");
+        }
+        for t in times {
+            assert_eq!(r.opt_var_i64().unwrap(), t);
+        }
+        for i in indices {
+            assert_eq!(r.index().unwrap(), i);
+        }
+        assert_eq!(r.pos, w.0.len());
+        // An odd varint other than 1 is not a number.
+        assert!(Reader::new(&[3]).num().is_err());
+    }
 
     #[test]
     fn checksum_is_the_same_streamed_in_pieces() {
