@@ -61,6 +61,8 @@ LINES=$(find "$PLAIN" -name '*.jsonl' -print0 | xargs -0 cat | wc -l)
 # measure NAME CMD... → appends "name wall rss" (best wall of RUNS, max RSS of the runs)
 RESULTS=$BENCH_DIR/results.txt
 : > "$RESULTS"
+# The machine's load before and after the timed runs (shared machines: the wall times carry it).
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 measure() {
   local name=$1; shift
   local best="" rss=0 cpu=""
@@ -88,7 +90,7 @@ measure forge-replay "$FR" usage --corpus "$PLAIN" --format json --no-cache
 cp "$BENCH_DIR/out-forge-replay.txt" "$BENCH_DIR/forge-plain.json"
 measure forge-1core env RAYON_NUM_THREADS=1 "$FR" usage --corpus "$PLAIN" --format json --no-cache
 if [ -n "${BASELINE:-}" ]; then
-  measure baseline "$BASELINE" usage --corpus "$PLAIN" --format json
+  measure baseline "$BASELINE" usage --corpus "$PLAIN" --format json --no-cache
 fi
 measure ccusage env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$PLAIN" "$CC" pi daily --offline --json
 cp "$BENCH_DIR/out-ccusage.txt" "$BENCH_DIR/ccusage-plain.json"
@@ -140,6 +142,8 @@ rm -rf "$BENCH_DIR/relocated" && mkdir -p "$RELOC" && cp -r "$FORKED"/. "$RELOC"
 "$FR" usage --corpus "$RELOC" --format json --no-cache > "$BENCH_DIR/forge-relocated.json"
 env HOME="$HOME_FOR_CCUSAGE" PI_AGENT_DIR="$RELOC" "$CC" pi daily --offline --json > "$BENCH_DIR/ccusage-relocated.json"
 
+export LOAD_START LOAD_END
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 python3 - "$RESULTS" "$BENCH_DIR" "$BYTES" "$LINES" "$SESSIONS" "$ENTRIES" "$FORKS" "$REPORT" <<'PY'
 import json, sys, os
 results, d, nbytes, lines, sessions, entries, forks, report = sys.argv[1:]
@@ -162,7 +166,9 @@ build, warm, app, ccw = r["index-build"], r["warm-unchanged"], r["warm-append"],
 mib = int(nbytes) / 2**20
 out = []
 out.append(f"Corpus: {sessions} sessions x {entries} lines ({int(lines):,} lines, {int(nbytes)/2**20:.0f} MiB), "
-           f"{int(fp['totals']['requests']):,} requests; best of {os.environ.get('RUNS','3')} runs, warm page cache.\n")
+           f"{int(fp['totals']['requests']):,} requests; best of {os.environ.get('RUNS','3')} runs, warm page cache; "
+           f"load average {os.environ.get('LOAD_START')} at the start, {os.environ.get('LOAD_END')} at the end "
+           f"({os.cpu_count()} CPUs).\n")
 out.append("| command | wall (s) | peak RSS (MB) |")
 out.append("|---|---:|---:|")
 out.append(f"| `cat` of every file | {cat[0]:.2f} | {cat[1]/1024:.0f} |")

@@ -60,6 +60,21 @@ pub enum CorpusPricing<'c> {
 }
 
 impl CorpusPricing<'_> {
+    /// Parses ahead the embedded catalog most files will be priced with (the release named, or
+    /// for detected releases the default one: what a session without newer markers is), so a
+    /// caller can do it beside other work instead of on the first file's worker.
+    pub(crate) fn prepare(&self) {
+        match self {
+            CorpusPricing::Detected => {
+                forge_replay_wire::Catalog::builtin(PiRelease::DEFAULT);
+            }
+            CorpusPricing::Release(r) => {
+                forge_replay_wire::Catalog::builtin(*r);
+            }
+            CorpusPricing::Pricer(_) => {}
+        }
+    }
+
     /// The release a file with these markers is priced as.
     pub(crate) fn release_for(&self, markers: &crate::markers::ReleaseMarkers) -> PiRelease {
         match self {
@@ -835,7 +850,8 @@ impl Corpus {
         pricing: &CorpusPricing<'_>,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Corpus {
-        let (paths, walk_errors) = find_session_files(dirs);
+        let ((paths, walk_errors), ()) =
+            rayon::join(|| find_session_files(dirs), || pricing.prepare());
         Corpus::scan_files_with(&paths, walk_errors, pricing, None, progress).0
     }
 
@@ -867,13 +883,25 @@ impl Corpus {
         cache_dir: &Path,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> (Corpus, crate::index::IndexStats) {
-        let (paths, walk_errors) = find_session_files(dirs);
         let idx = crate::index::index_path(cache_dir, dirs);
         let mut stats = crate::index::IndexStats {
             path: idx.clone(),
             ..Default::default()
         };
-        let loaded = match crate::index::Loaded::open(&idx) {
+        // The index is read and checked while the directories are walked, and the catalog the
+        // files most likely need is parsed beside them: three sequential steps of a warm run,
+        // on two cores.
+        let mut opened = None;
+        let found = std::sync::OnceLock::new();
+        rayon::scope(|s| {
+            s.spawn(|_| pricing.prepare());
+            s.spawn(|_| {
+                let _ = found.set(find_session_files(dirs));
+            });
+            opened = Some(crate::index::Loaded::open(&idx));
+        });
+        let (paths, walk_errors) = found.into_inner().unwrap_or_default();
+        let loaded = match opened.unwrap_or_else(|| Err("not read".to_owned())) {
             Ok(l) => Some(l),
             Err(why) => {
                 stats.rebuilt = Some(why);
@@ -1186,8 +1214,72 @@ impl Corpus {
         by: GroupBy,
         filter: &Filter,
     ) -> Result<Vec<Group>, CorpusError> {
+        Ok(self.finish_groups(self.group_requests(df, by)?, by, filter))
+    }
+
+    /// [`Corpus::group`] without the request frame: the same groups, summed in the same (row)
+    /// order, straight from the requests. For a report that exports no rows, the frame (the
+    /// peak of a run's memory, and a sixth of a warm run's time) is never built.
+    pub fn group_rows(&self, by: GroupBy, filter: &Filter) -> Vec<Group> {
+        let mut index: HashMap<u64, usize> = HashMap::new();
+        let mut groups: Vec<(u64, Group)> = Vec::new();
+        for r in self.filtered(filter) {
+            let code = match by {
+                GroupBy::Session => u64::from(r.file),
+                GroupBy::Project => u64::from(self.files[r.file as usize].project),
+                GroupBy::Model => (u64::from(r.provider) << 32) | u64::from(r.model),
+                GroupBy::Provider => u64::from(r.provider),
+                GroupBy::Api => u64::from(r.api),
+                // No day (no time) is a group of its own.
+                GroupBy::Day => r
+                    .time_ms()
+                    .map_or(1 << 32, |t| u64::from(day_of_ms(t) as u32)),
+            };
+            let at = *index.entry(code).or_insert_with(|| {
+                groups.push((code, Group::default()));
+                groups.len() - 1
+            });
+            add_row(
+                &mut groups[at].1,
+                &r.totals(),
+                u32::from(!r.active) | (u32::from(r.subagent) << 1),
+                r.cost,
+                r.priced,
+            );
+        }
+        let groups = groups
+            .into_iter()
+            .map(|(code, mut g)| {
+                g.key = match by {
+                    GroupBy::Model => self.pair_name(code),
+                    GroupBy::Day if code == 1 << 32 => String::new(),
+                    GroupBy::Day => format_day(code as u32 as i32),
+                    _ => self.key_name(by, code as u32),
+                };
+                g
+            })
+            .collect();
+        self.finish_groups(groups, by, filter)
+    }
+
+    /// `provider/model` of a [`GroupBy::Model`] pair code (`provider << 32 | model`).
+    fn pair_name(&self, pair: u64) -> String {
+        format!(
+            "{}/{}",
+            self.dicts.providers[(pair >> 32) as usize],
+            self.dicts.models[(pair & u64::from(u32::MAX)) as usize]
+        )
+    }
+
+    /// Request groups (keys may repeat) merged by key, with the nested reports added.
+    fn finish_groups(
+        &self,
+        request_groups: Vec<Group>,
+        by: GroupBy,
+        filter: &Filter,
+    ) -> Vec<Group> {
         let mut out: BTreeMap<String, Group> = BTreeMap::new();
-        for g in self.group_requests(df, by)? {
+        for g in request_groups {
             match out.get_mut(&g.key) {
                 Some(x) => x.add(&g),
                 None => {
@@ -1222,7 +1314,7 @@ impl Corpus {
                 g.nested_priced_calls += 1.0;
             }
         }
-        Ok(out.into_values().collect())
+        out.into_values().collect()
     }
 
     /// The request part of [`Corpus::group`] (keys may repeat: sub-agent files share their
@@ -1264,14 +1356,7 @@ impl Corpus {
             GroupBy::Model => key_col
                 .u64()?
                 .iter()
-                .map(|pair| {
-                    let pair = pair.unwrap_or(0);
-                    format!(
-                        "{}/{}",
-                        self.dicts.providers[(pair >> 32) as usize],
-                        self.dicts.models[(pair & u64::from(u32::MAX)) as usize]
-                    )
-                })
+                .map(|pair| self.pair_name(pair.unwrap_or(0)))
                 .collect(),
             GroupBy::Day => key_col
                 .i32()?
@@ -1334,22 +1419,7 @@ impl Corpus {
                     cache_read: cr_c[r],
                     cache_write: cw_c[r],
                 };
-                let flags = flags_c[r];
-                if flags & 2 != 0 {
-                    out.subagents.add(&t);
-                } else {
-                    out.totals.add(&t);
-                }
-                out.abandoned_requests += f64::from(flags & 1);
-                out.cost += cost_c[r];
-                let p = priced_c[r];
-                if p.is_nan() {
-                    out.unpriced_requests += 1.0;
-                } else {
-                    out.priced += p;
-                    out.priced_requests += 1.0;
-                    out.recorded_of_priced += cost_c[r];
-                }
+                add_row(&mut out, &t, flags_c[r], cost_c[r], priced_c[r]);
             }
             groups.push(out);
         }
@@ -1745,6 +1815,25 @@ impl Corpus {
 
 /// A numeric column as doubles, read in Rust: `Column::cast` makes polars build its 8 MiB
 /// shared zero buffer for some inputs (peak memory).
+/// One request row into its group: `flags` bit 0 abandoned, bit 1 sub-agent call; `priced` NaN
+/// when not priced. The one summation both [`Corpus::group`] and [`Corpus::group_rows`] use.
+fn add_row(out: &mut Group, t: &Totals, flags: u32, cost: f64, priced: f64) {
+    if flags & 2 != 0 {
+        out.subagents.add(t);
+    } else {
+        out.totals.add(t);
+    }
+    out.abandoned_requests += f64::from(flags & 1);
+    out.cost += cost;
+    if priced.is_nan() {
+        out.unpriced_requests += 1.0;
+    } else {
+        out.priced += priced;
+        out.priced_requests += 1.0;
+        out.recorded_of_priced += cost;
+    }
+}
+
 fn numbers(c: &Column) -> Result<Vec<f64>, CorpusError> {
     let v = match c.dtype() {
         DataType::Float64 => c.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect(),

@@ -11,6 +11,7 @@ use std::io::{BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use forge_replay_model::error::chain as error_chain;
+use forge_replay_model::release::PiRelease;
 
 use crate::corpus::{
     call_key, dedup_key, nested_key, project_from_dir, reason_index, timestamp_ms, ChildFile,
@@ -374,7 +375,15 @@ impl Records {
         // dictionaries come out the same however the file was read.
         let mut strings: Vec<String> = Vec::new();
         let mut reasons = Vec::new();
-        let mut memo = PriceMemo::default();
+        // The builtin catalogs' prices are the same for every file of a release: one memo per
+        // worker and release (a file names few models, and reading a model's prices parses its
+        // cost object). Another pricer's memo lives for this file only.
+        let shared = !matches!(pricing, CorpusPricing::Pricer(_));
+        let mut memo = if shared {
+            take_memo(file.release)
+        } else {
+            PriceMemo::default()
+        };
         let s = |i: u32| -> Option<&str> { (i != NONE).then(|| self.strings[i as usize].as_str()) };
         let mut nested = Vec::with_capacity(self.nested.len());
         let mut requests = Vec::with_capacity(self.requests.len());
@@ -453,6 +462,9 @@ impl Records {
                 ));
             }
         }
+        if shared {
+            put_memo(file.release, memo);
+        }
         FileScan {
             file,
             project,
@@ -462,4 +474,24 @@ impl Records {
             reasons,
         }
     }
+}
+
+thread_local! {
+    /// [`Records::finish`]'s price memos of the builtin catalogs, per release, on this worker.
+    static MEMOS: std::cell::RefCell<Vec<(PiRelease, PriceMemo)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn take_memo(release: PiRelease) -> PriceMemo {
+    MEMOS.with(|m| {
+        let mut m = m.borrow_mut();
+        match m.iter().position(|(r, _)| *r == release) {
+            Some(i) => m.swap_remove(i).1,
+            None => PriceMemo::default(),
+        }
+    })
+}
+
+fn put_memo(release: PiRelease, memo: PriceMemo) {
+    MEMOS.with(|m| m.borrow_mut().push((release, memo)));
 }

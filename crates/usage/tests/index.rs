@@ -26,8 +26,13 @@ fn fingerprint(c: &Corpus) -> String {
         )
         .unwrap(),
     );
+    // The groups the CLI reports (straight from the requests), for two groupings.
+    let groups: Vec<_> = [GroupBy::Session, GroupBy::Day]
+        .into_iter()
+        .map(|by| c.group_rows(by, &Filter::default()))
+        .collect();
     format!(
-        "{}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{}\n{groups:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         serde_json::to_string(&report).unwrap(),
         c.files,
         c.requests,

@@ -292,3 +292,67 @@ fn unknown_models_are_not_priced_never_zero() {
     let gpt = groups.iter().find(|g| g.key == "openai/gpt-5.5").unwrap();
     assert!(gpt.pricing_disagrees());
 }
+
+/// The report's groups taken straight from the requests (`group_rows`, what `usage --corpus`
+/// uses unless rows are exported) equal the groups of the polars request frame, field by field
+/// and bit by bit, for every grouping and filter, on every sub-agent layout, the usage fixtures
+/// and a generated corpus with forks, nested reports and abandoned branches.
+#[test]
+fn groups_without_the_frame_equal_the_frame_groups() {
+    let gen = tempfile::tempdir().unwrap();
+    generate(
+        gen.path(),
+        &GenOptions {
+            sessions: 40,
+            entries: 60,
+            seed: 7,
+            forks: 0.3,
+        },
+    )
+    .unwrap();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(layout(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.push(layout("").join(".."));
+    dirs.push(gen.path().to_owned());
+    let filters = [
+        Filter::default(),
+        Filter {
+            model: Some("claude".into()),
+            ..Filter::default()
+        },
+        Filter {
+            since: Some(forge_replay_usage::corpus::parse_day("2026-01-15").unwrap()),
+            ..Filter::default()
+        },
+    ];
+    let mut compared = 0;
+    for dir in &dirs {
+        let c = Corpus::scan(std::slice::from_ref(dir));
+        for filter in &filters {
+            let df = c.frame(filter).unwrap();
+            for by in [
+                GroupBy::Session,
+                GroupBy::Project,
+                GroupBy::Model,
+                GroupBy::Provider,
+                GroupBy::Api,
+                GroupBy::Day,
+            ] {
+                let framed = c.group(&df, by, filter).unwrap();
+                let direct = c.group_rows(by, filter);
+                assert_eq!(
+                    format!("{framed:?}"),
+                    format!("{direct:?}"),
+                    "{} {by:?} {filter:?}",
+                    dir.display()
+                );
+                compared += framed.len();
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} groups compared");
+}

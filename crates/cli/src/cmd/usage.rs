@@ -305,8 +305,15 @@ fn run_corpus(
             shown.join(", ")
         );
     }
-    let df = corpus.frame(&filter)?;
-    let groups = corpus.group(&df, by, &filter)?;
+    // The request frame only for the row exports; the report's groups come straight from the
+    // requests (the same sums, without the frame's memory and time).
+    let exports = args.csv.is_some() || args.json.is_some() || args.parquet.is_some();
+    let df = if exports {
+        Some(corpus.frame(&filter)?)
+    } else {
+        None
+    };
+    let groups = corpus.group_rows(by, &filter);
     let report = CorpusReport::build(
         &corpus,
         &filter,
@@ -327,21 +334,21 @@ fn run_corpus(
         corpus.redact_strings();
     }
 
-    if let Some(p) = &args.csv {
+    if let (Some(p), Some(df)) = (&args.csv, &df) {
         corpus
-            .write_csv(&df, &filter, p)
+            .write_csv(df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-    if let Some(p) = &args.json {
+    if let (Some(p), Some(df)) = (&args.json, &df) {
         corpus
-            .write_ndjson(&df, &filter, p)
+            .write_ndjson(df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-    if let Some(p) = &args.parquet {
+    if let (Some(p), Some(df)) = (&args.parquet, &df) {
         let parts = corpus
-            .write_parquet_dataset(&df, &filter, p)
+            .write_parquet_dataset(df, &filter, p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!(
             "wrote {} under {}",
