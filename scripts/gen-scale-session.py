@@ -45,6 +45,14 @@ class W:
                      f'"message":{body}}}\n')
         return eid
 
+    def small(self, parent, body):
+        """An entry without a timestamp (about 100 bytes with a short body)."""
+        self.k += 1
+        eid = f"{self.k:08x}"
+        p = "null" if parent is None else f'"{parent}"'
+        self.f.write(f'{{"type":"message","id":"{eid}","parentId":{p},"message":{body}}}\n')
+        return eid
+
     def system(self, parent):
         _, ms = ts(self.k + 1)
         return self.entry(parent, '{"role":"system","content":"","sections":{"preamble":'
@@ -89,13 +97,7 @@ with open(out, "w") as f:
             cur = nxt
             i += 1
     elif shape == "small":
-        def small(parent, body):
-            w.k += 1
-            eid = f"{w.k:08x}"
-            p = "null" if parent is None else f'"{parent}"'
-            f.write(f'{{"type":"message","id":"{eid}","parentId":{p},"message":{body}}}\n')
-            return eid
-
+        small = w.small
         cur = w.system(None)
         i = 1
         while w.k < n:
@@ -109,13 +111,7 @@ with open(out, "w") as f:
         # Small entries (about 100 bytes, no timestamps), as in a large real file.
         import random
         rng = random.Random(7)
-
-        def small(parent, body):
-            w.k += 1
-            eid = f"{w.k:08x}"
-            p = "null" if parent is None else f'"{parent}"'
-            f.write(f'{{"type":"message","id":"{eid}","parentId":{p},"message":{body}}}\n')
-            return eid
+        small = w.small
 
         def turn(parent, i):
             if i % 2:

@@ -4,6 +4,7 @@
 //! * [`repo_root`]: the repository's root directory, found from this crate's own manifest, so
 //!   every test names a committed file the same way wherever cargo runs it from.
 //! * [`fixtures_root`] and [`fixture`]: the committed `fixtures/` tree, and one path in it.
+//! * [`jsonl_files`]: every `*.jsonl` file under a directory, sorted.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,25 @@ pub fn fixture(rel: impl AsRef<Path>) -> PathBuf {
     fixtures_root().join(rel)
 }
 
+/// Every `*.jsonl` file under `dir` (recursively), sorted; panics on an unreadable directory.
+pub fn jsonl_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.as_ref().to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        for e in entries {
+            let p = e.unwrap_or_else(|e| panic!("{}: {e}", d.display())).path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +56,10 @@ mod tests {
         assert!(repo_root().join("crates/testkit/Cargo.toml").is_file());
         assert!(fixtures_root().is_dir());
         assert!(fixture("usage").is_dir());
+        let files = jsonl_files(fixture("usage"));
+        assert!(files
+            .iter()
+            .any(|f| f.ends_with("usage/t-usage-branch.jsonl")));
+        assert!(files.windows(2).all(|w| w[0] < w[1]));
     }
 }

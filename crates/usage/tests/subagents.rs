@@ -253,21 +253,13 @@ fn unknown_models_are_not_priced_never_zero() {
     .unwrap();
     // Every generated model is in the catalog (the corpus must replay); an unknown one is made
     // here by renaming Mistral's model in the files to an id pi-ai 0.87.1 does not have.
-    let mut stack = vec![dir.path().to_owned()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                std::fs::write(
-                    &p,
-                    text.replace("devstral-medium-latest", "devstral-medium"),
-                )
-                .unwrap();
-            }
-        }
+    for p in forge_replay_testkit::jsonl_files(dir.path()) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(
+            &p,
+            text.replace("devstral-medium-latest", "devstral-medium"),
+        )
+        .unwrap();
     }
     let c = Corpus::scan(&[dir.path().to_owned()]);
     let df = c.frame(&Filter::default()).unwrap();

@@ -584,20 +584,7 @@ fn one_pass_session_usage_equals_the_branch_functions() {
     use forge_replay_usage::report::nested_rows;
     use forge_replay_usage::session_report::SessionUsage;
     use forge_replay_usage::{request_rows, session_branch, summarize};
-    let root = forge_replay_testkit::fixtures_root();
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = forge_replay_testkit::jsonl_files(forge_replay_testkit::fixtures_root());
     let catalog =
         forge_replay_wire::Catalog::builtin(forge_replay_model::release::PiRelease::LATEST);
     let (mut sessions, mut leaves, mut with_rows) = (0, 0, 0);
