@@ -882,27 +882,6 @@ pub fn explain_plot(e: &Explanation) -> SessionPlot {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_paths_keep_the_folder_and_file() {
-        assert_eq!(short_path("/a/b/c/s.jsonl"), "c/s.jsonl");
-        assert_eq!(short_path("c\\s.jsonl"), "c/s.jsonl");
-        assert_eq!(short_path("s.jsonl"), "s.jsonl");
-    }
-
-    #[test]
-    fn plurals_and_costs() {
-        assert_eq!(plural(1.0, "file", "files"), "1 file");
-        assert_eq!(plural(2.0, "file", "files"), "2 files");
-        assert_eq!(cost(1.005), "$1.00");
-        assert_eq!(rate_number(None), "");
-        assert_eq!(rate_number(Some(0.5)), "0.5");
-    }
-}
-
 /// What the corpus's scan says on stderr: the malformed lines and findings (the first 50 of
 /// each), unreadable and skipped files, and the sessions `--breaks` could not explain, one line
 /// each.
@@ -982,4 +961,25 @@ pub fn no_session_files_warning(dirs: &[std::path::PathBuf]) -> String {
         "forge-replay: warning: no session files (*.jsonl) under {}: nothing to count (Pi writes its sessions to $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)",
         shown.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_paths_keep_the_folder_and_file() {
+        assert_eq!(short_path("/a/b/c/s.jsonl"), "c/s.jsonl");
+        assert_eq!(short_path("c\\s.jsonl"), "c/s.jsonl");
+        assert_eq!(short_path("s.jsonl"), "s.jsonl");
+    }
+
+    #[test]
+    fn plurals_and_costs() {
+        assert_eq!(plural(1.0, "file", "files"), "1 file");
+        assert_eq!(plural(2.0, "file", "files"), "2 files");
+        assert_eq!(cost(1.005), "$1.00");
+        assert_eq!(rate_number(None), "");
+        assert_eq!(rate_number(Some(0.5)), "0.5");
+    }
 }
