@@ -123,3 +123,36 @@ impl Validation {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/capabilities/library")
+    }
+
+    #[test]
+    fn a_project_root_is_read_in_its_capability_directory() {
+        let v = Validation::of_paths(&[library()]).unwrap();
+        assert_eq!(v.files.len(), 6);
+        assert_eq!(v.invalid(), 4);
+        let doc = v.to_json();
+        assert_eq!(doc["invalid"], 4);
+        assert_eq!(doc["files"].as_array().map(Vec::len), Some(6));
+        let text = v.to_text();
+        assert!(text.ends_with("6 files, 2 valid, 4 invalid\n"), "{text}");
+        assert!(
+            text.contains("review.json: ok (project:review)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_missing_path_is_an_error_naming_it() {
+        let missing = library().join("none.json");
+        let e = Validation::of_paths(std::slice::from_ref(&missing)).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}: cannot read", missing.display()));
+        assert!(matches!(e, ValidateError::Metadata { .. }));
+    }
+}

@@ -982,4 +982,66 @@ mod tests {
         assert_eq!(rate_number(None), "");
         assert_eq!(rate_number(Some(0.5)), "0.5");
     }
+
+    fn empty_report(dir: &std::path::Path) -> CorpusReport {
+        use forge_replay_usage::corpus::{Corpus, Filter, GroupBy};
+        let corpus = Corpus::scan(&[dir.to_path_buf()]);
+        let filter = Filter::default();
+        let groups = corpus
+            .group(&corpus.frame(&filter).unwrap(), GroupBy::Model, &filter)
+            .unwrap();
+        CorpusReport::build(
+            &corpus,
+            &filter,
+            forge_replay_usage::report::FiltersView::default(),
+            GroupBy::Model,
+            &groups,
+        )
+    }
+
+    #[test]
+    fn corpus_diagnostics_show_fifty_of_each_then_count_the_rest() {
+        use forge_replay_usage::report::{Finding, NotSessionView};
+        let dir = tempfile::tempdir().unwrap();
+        let mut report = empty_report(dir.path());
+        assert!(corpus_diagnostics(&report, None).is_empty());
+        report.bad_lines = (1..=52)
+            .map(|line| Finding {
+                file: "a.jsonl".into(),
+                line,
+                message: "bad".into(),
+            })
+            .collect();
+        report.not_sessions = 1;
+        report.not_session_files = vec![NotSessionView {
+            file: "b.jsonl".into(),
+            line: None,
+            message: "no header".into(),
+        }];
+        let lines = corpus_diagnostics(&report, None);
+        assert_eq!(lines.len(), 50 + 1 + 1 + 1);
+        assert_eq!(lines[0], "a.jsonl:1: skipped malformed line: bad");
+        assert_eq!(lines[50], "… 2 more malformed lines");
+        assert_eq!(lines[51], "b.jsonl: skipped: no header");
+        assert_eq!(lines[52], "1 file is not a Pi session (named above)");
+    }
+
+    #[test]
+    fn index_notes_skip_a_first_build() {
+        let mut stats = forge_replay_usage::index::IndexStats {
+            path: "/c/usage.idx".into(),
+            rebuilt: Some("absent".into()),
+            ..Default::default()
+        };
+        assert!(index_notes(&stats).is_empty());
+        stats.rebuilt = Some("corrupt".into());
+        stats.write_error = Some("read-only".into());
+        assert_eq!(
+            index_notes(&stats),
+            [
+                "forge-replay: note: /c/usage.idx: usage index corrupt; rebuilt",
+                "forge-replay: warning: usage index not saved (read-only); the results are complete",
+            ]
+        );
+    }
 }

@@ -71,7 +71,10 @@ fn the_document_is_the_report_with_the_threshold_and_breaks() {
     let mut report = serde_json::to_value(&expected).unwrap();
     let report = report.as_object_mut().unwrap();
     let mut doc = doc.as_object().unwrap().clone();
-    assert_eq!(doc.remove("threshold").unwrap()["passed"], Value::Bool(true));
+    assert_eq!(
+        doc.remove("threshold").unwrap()["passed"],
+        Value::Bool(true)
+    );
     assert!(doc.remove("breaks").unwrap().is_object());
     assert_eq!(&doc, report);
 
