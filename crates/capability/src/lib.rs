@@ -64,4 +64,5 @@ pub mod resource;
 pub mod status;
 pub mod tools;
 pub mod valid;
+pub mod validation;
 pub mod warning;

@@ -561,6 +561,7 @@ pub struct ScenarioArgs {
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// Session file (omit with --corpus).
+    #[arg(required_unless_present = "corpus", conflicts_with = "corpus")]
     pub session: Option<PathBuf>,
     #[command(flatten)]
     pub leaf: LeafArg,

@@ -1,6 +1,8 @@
 //! `forge-replay context --format text`: one line per message (position, role, a short
 //! description), written as the messages come ([`Lines`]).
 
+use forge_replay_model::{json, transcode};
+use forge_replay_session::{ContextPlan, ProjectError};
 use serde_json::Value;
 
 /// The text lines of `context --format text`.
@@ -138,4 +140,93 @@ pub fn describe_message(m: &Value) -> String {
     } else {
         parts.join(" · ")
     }
+}
+
+/// Where `context` writes: framing bytes that hold no input data, JSON text, plain text. The
+/// caller redacts each piece it is given (one message at a time).
+pub trait ContextSink {
+    fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+    fn json(&mut self, text: &str) -> std::io::Result<()>;
+    fn text(&mut self, text: &str) -> std::io::Result<()>;
+}
+
+/// Errors of [`write_text`] and [`write_streamed`].
+#[derive(Debug, thiserror::Error)]
+pub enum ContextWriteError {
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// A context message, or with `llm` its `convertToLlm` form (`None`: dropped by it).
+fn converted(message: Value, llm: bool) -> Option<Value> {
+    if llm {
+        forge_replay_session::llm::convert_message(&message)
+    } else {
+        Some(message)
+    }
+}
+
+/// `context --format text`: one line per message (position, role, a short description), one
+/// context entry at a time as [`write_streamed`] does.
+pub fn write_text<S: ContextSink>(
+    out: &mut S,
+    plan: &ContextPlan<'_>,
+    llm: bool,
+) -> Result<(), ContextWriteError> {
+    let leaf = plan.leaf_id();
+    let mut lines = Lines::new(Some(&leaf));
+    for pos in 0..plan.entries().len() {
+        for message in plan.entry_messages(pos)? {
+            let Some(message) = converted(message, llm) else {
+                continue;
+            };
+            lines.push(&message);
+            out.text(&lines.take())?;
+        }
+    }
+    out.text(&lines.finish())?;
+    Ok(())
+}
+
+/// Writes `JSON.stringify({leafId, messages}, null, 2)` one context entry at a time, so a large
+/// context is never held in memory at once (the bytes equal `stringify_pretty` of the whole
+/// document; a test checks it). Each message is given to the sink on its own.
+pub fn write_streamed<S: ContextSink>(
+    out: &mut S,
+    plan: &ContextPlan<'_>,
+    llm: bool,
+) -> Result<(), ContextWriteError> {
+    out.frame(b"{\n  \"leafId\": ")?;
+    out.json(&json::stringify_pretty(&plan.leaf_id()))?;
+    out.frame(b",\n  \"messages\": [")?;
+    let mut first = true;
+    let mut text = String::new();
+    for pos in 0..plan.entries().len() {
+        // A message stored in canonical form is re-indented straight from the line's text.
+        if !llm {
+            if let Some(raw) = plan.entry_message_raw(pos) {
+                text.clear();
+                if transcode::transcode_pretty_requiring(&raw, 2, "content", &mut text) {
+                    out.frame(if first { b"\n    " } else { b",\n    " })?;
+                    first = false;
+                    out.json(&text)?;
+                    continue;
+                }
+            }
+        }
+        for message in plan.entry_messages(pos)? {
+            let Some(message) = converted(message, llm) else {
+                continue;
+            };
+            out.frame(if first { b"\n    " } else { b",\n    " })?;
+            first = false;
+            // JSON text has no raw newlines inside strings, so re-indenting lines is exact.
+            let text = json::stringify_pretty(&message);
+            out.json(&text.replace('\n', "\n    "))?;
+        }
+    }
+    out.frame(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
+    Ok(())
 }

@@ -882,6 +882,87 @@ pub fn explain_plot(e: &Explanation) -> SessionPlot {
     }
 }
 
+/// What the corpus's scan says on stderr: the malformed lines and findings (the first 50 of
+/// each), unreadable and skipped files, and the sessions `--breaks` could not explain, one line
+/// each.
+pub fn corpus_diagnostics(report: &CorpusReport, breaks: Option<&BreakSums>) -> Vec<String> {
+    const SHOWN: usize = 50;
+    let mut lines = Vec::new();
+    for b in report.bad_lines.iter().take(SHOWN) {
+        lines.push(format!(
+            "{}:{}: skipped malformed line: {}",
+            b.file, b.line, b.message
+        ));
+    }
+    if report.bad_lines.len() > SHOWN {
+        lines.push(format!(
+            "… {} more malformed lines",
+            report.bad_lines.len() - SHOWN
+        ));
+    }
+    for f in report.findings.iter().take(SHOWN) {
+        lines.push(format!("{}:{}: {}", f.file, f.line, f.message));
+    }
+    if report.findings.len() > SHOWN {
+        lines.push(format!(
+            "… {} more findings (all of them: --format json, `findings`)",
+            report.findings.len() - SHOWN
+        ));
+    }
+    for u in &report.unreadable {
+        lines.push(format!("{}: unreadable: {}", u.file, u.message));
+    }
+    for n in &report.not_session_files {
+        lines.push(match n.line {
+            Some(l) => format!("{}:{l}: skipped: {}", n.file, n.message),
+            None => format!("{}: skipped: {}", n.file, n.message),
+        });
+    }
+    if report.not_sessions > 0 {
+        lines.push(format!(
+            "{} (named above)",
+            if report.not_sessions == 1 {
+                "1 file is not a Pi session".to_owned()
+            } else {
+                format!("{} files are not Pi sessions", report.not_sessions)
+            }
+        ));
+    }
+    if let Some(b) = breaks {
+        for (f, m) in &b.failures {
+            lines.push(format!("{}: not explained: {m}", f.display()));
+        }
+    }
+    lines
+}
+
+/// What the incremental index did, when it is worth saying: rebuilt (other than absent), or not
+/// saved.
+pub fn index_notes(stats: &forge_replay_usage::index::IndexStats) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(why) = stats.rebuilt.as_deref().filter(|w| *w != "absent") {
+        lines.push(format!(
+            "forge-replay: note: {}: usage index {why}; rebuilt",
+            stats.path.display()
+        ));
+    }
+    if let Some(e) = &stats.write_error {
+        lines.push(format!(
+            "forge-replay: warning: usage index not saved ({e}); the results are complete"
+        ));
+    }
+    lines
+}
+
+/// The warning for a corpus without session files (not an error: the report is empty).
+pub fn no_session_files_warning(dirs: &[std::path::PathBuf]) -> String {
+    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    format!(
+        "forge-replay: warning: no session files (*.jsonl) under {}: nothing to count (Pi writes its sessions to $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)",
+        shown.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -900,5 +981,67 @@ mod tests {
         assert_eq!(cost(1.005), "$1.00");
         assert_eq!(rate_number(None), "");
         assert_eq!(rate_number(Some(0.5)), "0.5");
+    }
+
+    fn empty_report(dir: &std::path::Path) -> CorpusReport {
+        use forge_replay_usage::corpus::{Corpus, Filter, GroupBy};
+        let corpus = Corpus::scan(&[dir.to_path_buf()]);
+        let filter = Filter::default();
+        let groups = corpus
+            .group(&corpus.frame(&filter).unwrap(), GroupBy::Model, &filter)
+            .unwrap();
+        CorpusReport::build(
+            &corpus,
+            &filter,
+            forge_replay_usage::report::FiltersView::default(),
+            GroupBy::Model,
+            &groups,
+        )
+    }
+
+    #[test]
+    fn corpus_diagnostics_show_fifty_of_each_then_count_the_rest() {
+        use forge_replay_usage::report::{Finding, NotSessionView};
+        let dir = tempfile::tempdir().unwrap();
+        let mut report = empty_report(dir.path());
+        assert!(corpus_diagnostics(&report, None).is_empty());
+        report.bad_lines = (1..=52)
+            .map(|line| Finding {
+                file: "a.jsonl".into(),
+                line,
+                message: "bad".into(),
+            })
+            .collect();
+        report.not_sessions = 1;
+        report.not_session_files = vec![NotSessionView {
+            file: "b.jsonl".into(),
+            line: None,
+            message: "no header".into(),
+        }];
+        let lines = corpus_diagnostics(&report, None);
+        assert_eq!(lines.len(), 50 + 1 + 1 + 1);
+        assert_eq!(lines[0], "a.jsonl:1: skipped malformed line: bad");
+        assert_eq!(lines[50], "… 2 more malformed lines");
+        assert_eq!(lines[51], "b.jsonl: skipped: no header");
+        assert_eq!(lines[52], "1 file is not a Pi session (named above)");
+    }
+
+    #[test]
+    fn index_notes_skip_a_first_build() {
+        let mut stats = forge_replay_usage::index::IndexStats {
+            path: "/c/usage.idx".into(),
+            rebuilt: Some("absent".into()),
+            ..Default::default()
+        };
+        assert!(index_notes(&stats).is_empty());
+        stats.rebuilt = Some("corrupt".into());
+        stats.write_error = Some("read-only".into());
+        assert_eq!(
+            index_notes(&stats),
+            [
+                "forge-replay: note: /c/usage.idx: usage index corrupt; rebuilt",
+                "forge-replay: warning: usage index not saved (read-only); the results are complete",
+            ]
+        );
     }
 }

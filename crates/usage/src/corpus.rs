@@ -383,6 +383,8 @@ pub enum CorpusError {
     Polars(#[from] PolarsError),
     #[error(transparent)]
     Write(#[from] forge_replay_io::WriteError),
+    #[error("the request frame was released before this export")]
+    FrameReleased,
 }
 
 /// Every `*.jsonl` file under `dirs` (recursively; a file argument is taken as is), sorted.

@@ -14,7 +14,8 @@
 //!
 //! * [`session_report`] is what `usage SESSION` computes ([`session_report::SessionUsage`]) and
 //!   the `--min-hit-rate` rule ([`session_report::Threshold`]); [`report`] the serializable
-//!   corpus views; [`breaks`] sums `cache explain` over a corpus.
+//!   corpus views; [`breaks`] sums `cache explain` over a corpus; [`corpus_run`] is what
+//!   `usage --corpus` computes from them.
 //!
 //! * [`explain`] diagnoses cache breaks: it replays the path's requests (replay engine), compares
 //!   each with the previous one in the provider's cache order and names the cause of every break
@@ -22,6 +23,7 @@
 
 pub mod breaks;
 pub mod corpus;
+pub mod corpus_run;
 pub mod explain;
 mod fast;
 pub mod gen;

@@ -12,11 +12,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use forge_replay_model::json;
-use forge_replay_model::transcode;
 use forge_replay_session::{Diagnostic, Projection, Session};
 use serde_json::Value;
 
-use forge_replay_report::context::Lines;
+use forge_replay_report::context::{self, ContextSink, ContextWriteError, Lines};
 
 use crate::args::{ContextArgs, Format, Presentation, TextOrJson};
 use crate::out::{self, Out};
@@ -65,8 +64,12 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let mut out = Out::stdout();
     let text = Format::or_default(args.format).text_or_json() == TextOrJson::Text;
     match args.capabilities {
-        None if text => write_text(&mut out, &session.plan(leaf), args.llm)?,
-        None => write_streamed(&mut out, &session.plan(leaf), args.llm)?,
+        None if text => written(context::write_text(&mut out, &session.plan(leaf), args.llm))?,
+        None => written(context::write_streamed(
+            &mut out,
+            &session.plan(leaf),
+            args.llm,
+        ))?,
         Some(presentation) if text => {
             let projection = session.context(leaf)?;
             let doc = capability_context(&session, &projection, presentation, args.llm)?;
@@ -86,77 +89,24 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// `context --format text`: one line per message (position, role, a short description), one
-/// context entry at a time as [`write_streamed`] does.
-fn write_text<W: Write>(
-    out: &mut Out<W>,
-    plan: &forge_replay_session::ContextPlan<'_>,
-    llm: bool,
-) -> anyhow::Result<()> {
-    let leaf = plan.leaf_id();
-    let mut lines = Lines::new(Some(&leaf));
-    for pos in 0..plan.entries().len() {
-        for message in plan.entry_messages(pos)? {
-            let message = if llm {
-                match forge_replay_session::llm::convert_message(&message) {
-                    Some(m) => m,
-                    None => continue,
-                }
-            } else {
-                message
-            };
-            lines.push(&message);
-            out.text(&lines.take())?;
-        }
+impl<W: Write> ContextSink for Out<W> {
+    fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        Out::frame(self, bytes)
     }
-    out.text(&lines.finish())?;
-    Ok(())
+    fn json(&mut self, text: &str) -> std::io::Result<()> {
+        Out::json(self, text)
+    }
+    fn text(&mut self, text: &str) -> std::io::Result<()> {
+        Out::text(self, text)
+    }
 }
 
-/// Writes `JSON.stringify({leafId, messages}, null, 2)` one context entry at a time, so a large
-/// context is never held in memory at once (the bytes equal `stringify_pretty` of the whole
-/// document; a test checks it). Each message is redacted on its own.
-fn write_streamed<W: Write>(
-    out: &mut Out<W>,
-    plan: &forge_replay_session::ContextPlan<'_>,
-    llm: bool,
-) -> anyhow::Result<()> {
-    out.frame(b"{\n  \"leafId\": ")?;
-    out.json(&json::stringify_pretty(&plan.leaf_id()))?;
-    out.frame(b",\n  \"messages\": [")?;
-    let mut first = true;
-    let mut text = String::new();
-    for pos in 0..plan.entries().len() {
-        // A message stored in canonical form is re-indented straight from the line's text.
-        if !llm {
-            if let Some(raw) = plan.entry_message_raw(pos) {
-                text.clear();
-                if transcode::transcode_pretty_requiring(&raw, 2, "content", &mut text) {
-                    out.frame(if first { b"\n    " } else { b",\n    " })?;
-                    first = false;
-                    out.json(&text)?;
-                    continue;
-                }
-            }
-        }
-        for message in plan.entry_messages(pos)? {
-            let message = if llm {
-                match forge_replay_session::llm::convert_message(&message) {
-                    Some(m) => m,
-                    None => continue,
-                }
-            } else {
-                message
-            };
-            out.frame(if first { b"\n    " } else { b",\n    " })?;
-            first = false;
-            // JSON text has no raw newlines inside strings, so re-indenting lines is exact.
-            let text = json::stringify_pretty(&message);
-            out.json(&text.replace('\n', "\n    "))?;
-        }
-    }
-    out.frame(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
-    Ok(())
+/// The error as its own cause chain (an I/O error stays one, so a closed pipe is recognised).
+fn written(r: Result<(), ContextWriteError>) -> anyhow::Result<()> {
+    r.map_err(|e| match e {
+        ContextWriteError::Io(e) => anyhow::Error::from(e),
+        ContextWriteError::Project(e) => anyhow::Error::from(e),
+    })
 }
 
 /// Hook for `--capabilities` (issue 4): apply pi-forge's capability projection to `projection`

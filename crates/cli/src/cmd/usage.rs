@@ -13,40 +13,22 @@ use forge_replay_report::plot;
 use forge_replay_report::table::TableStyle;
 use forge_replay_report::usage as render;
 use forge_replay_session::Session;
-use forge_replay_usage::breaks::{self, BreakSums};
-use forge_replay_usage::corpus::{parse_day, Corpus, CorpusPricing, Filter, GroupBy};
+use forge_replay_usage::corpus::{parse_day, CorpusPricing, Filter, GroupBy};
+use forge_replay_usage::corpus_run::{CorpusOptions, CorpusRun, CorpusScan};
 use forge_replay_usage::explain::{self, ExplainOptions};
-use forge_replay_usage::report::{CorpusReport, FiltersView};
-use forge_replay_usage::session_report::{parse_min_rate, SessionUsage, Threshold};
-use forge_replay_usage::Totals;
-use serde_json::{Map, Value};
+use forge_replay_usage::report::FiltersView;
+use forge_replay_usage::session_report::{SessionUsage, Threshold};
 
 use crate::args::{Format, UsageArgs};
 use crate::out::{self, Out};
 use crate::Exit;
 
 pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
-    let threshold = match args.min_hit_rate {
-        None => None,
-        Some(r) => match parse_min_rate(r) {
-            Some(min) => Some(min),
-            None => {
-                out::error!("--min-hit-rate {r} is not a rate (0..1, or a percentage up to 100)");
-                return Ok(Exit::BadInput);
-            }
-        },
-    };
-    match (&args.corpus, &args.session) {
-        (Some(_), Some(_)) => {
-            out::error!("give either a SESSION file or --corpus, not both");
-            Ok(Exit::BadInput)
-        }
-        (Some(dirs), None) => run_corpus(&args, dirs.clone(), threshold),
-        (None, Some(session)) => run_session(&args, session, threshold),
-        (None, None) => {
-            out::error!("give a SESSION file or --corpus [DIR...]");
-            Ok(Exit::BadInput)
-        }
+    // clap has checked the rate (a fraction) and that exactly one of SESSION and --corpus is given.
+    let threshold = args.min_hit_rate;
+    match &args.session {
+        Some(session) => run_session(&args, session, threshold),
+        None => run_corpus(&args, args.corpus.clone().unwrap_or_default(), threshold),
     }
 }
 
@@ -188,9 +170,13 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
 /// Fewer files than this are read in about a second: no progress bar.
 const PROGRESS_MIN_FILES: usize = 200;
 
-fn progress_style(template: &str) -> indicatif::ProgressStyle {
-    indicatif::ProgressStyle::with_template(template)
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(total as u64);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
 }
 
 fn run_corpus(
@@ -239,18 +225,14 @@ fn run_corpus(
         project: args.project.clone(),
     };
     // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
-    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
     let on_terminal = std::io::stderr().is_terminal();
+    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
     let progress = |done: usize, total: usize| {
         if !on_terminal || total < PROGRESS_MIN_FILES {
             return;
         }
-        let b = bar.get_or_init(|| {
-            let pb = indicatif::ProgressBar::new(total as u64);
-            pb.set_style(progress_style("{bar:30} {pos}/{len} files read {elapsed}"));
-            pb
-        });
-        b.set_position(done as u64);
+        bar.get_or_init(|| progress_bar(total, "{bar:30} {pos}/{len} files read {elapsed}"))
+            .set_position(done as u64);
     };
     // Each session is priced with the catalog of the release that wrote it, unless --pi (or
     // FORGE_REPLAY_PI) names one for all.
@@ -270,85 +252,69 @@ fn run_corpus(
             .clone()
             .or_else(forge_replay_usage::index::default_cache_dir)
     };
-    let mut corpus = match &cache_dir {
-        None => Corpus::scan_with_reporting(&dirs, &pricing, &progress),
-        Some(dir) => {
-            let (corpus, stats) = Corpus::scan_indexed_reporting(&dirs, &pricing, dir, &progress);
-            if let Some(why) = stats.rebuilt.as_deref().filter(|w| *w != "absent") {
-                out::note!(
-                    "forge-replay: note: {}: usage index {why}; rebuilt",
-                    stats.path.display()
-                );
-            }
-            if let Some(e) = &stats.write_error {
-                out::note!(
-                    "forge-replay: warning: usage index not saved ({e}); the results are complete"
-                );
-            }
-            corpus
-        }
-    };
+    let scan = CorpusScan::scan(&dirs, &pricing, cache_dir.as_deref(), &progress);
+    for line in scan.index.iter().flat_map(render::index_notes) {
+        out::note!("{line}");
+    }
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
-    if corpus.files.is_empty() && !corpus.walk_errors.is_empty() {
-        for (p, m) in &corpus.walk_errors {
+    if let Some(errors) = scan.unreadable() {
+        for (p, m) in errors {
             out::error!("cannot read {}: {m}", p.display());
         }
         return Ok(Exit::BadInput);
     }
-    if corpus.files.is_empty() {
+    if scan.is_empty() {
         // Not an error (the report is empty, exit 0; a --min-hit-rate fails), but say why.
-        let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        out::note!(
-            "forge-replay: warning: no session files (*.jsonl) under {}: nothing to count (Pi writes its sessions to $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions)",
-            shown.join(", ")
-        );
+        out::note!("{}", render::no_session_files_warning(&dirs));
     }
-    // The request frame only for the row exports; the report's groups come straight from the
-    // requests (the same sums, without the frame's memory and time).
-    let exports = args.csv.is_some() || args.json.is_some() || args.parquet.is_some();
-    let df = if exports {
-        Some(corpus.frame(&filter)?)
-    } else {
-        None
+    // `cache explain` on every session for --breaks, with a progress bar on a terminal.
+    let explain_bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+    let explain_progress = |done: usize, total: usize| {
+        if !on_terminal {
+            return;
+        }
+        explain_bar
+            .get_or_init(|| {
+                progress_bar(total, "{bar:30} {pos}/{len} sessions explained {elapsed}")
+            })
+            .set_position(done as u64);
     };
-    let groups = corpus.group_rows(by, &filter);
-    let report = CorpusReport::build(
-        &corpus,
-        &filter,
-        FiltersView {
+    let options = CorpusOptions {
+        filter,
+        filters_view: FiltersView {
             since: args.since.clone(),
             until: args.until.clone(),
             model: args.model_filter.clone(),
             project: args.project.clone(),
         },
         by,
-        &groups,
-    );
-    // `cache explain` opens the files: before their paths are redacted.
-    let breaks = args.breaks.then(|| corpus_breaks(&corpus, &filter));
-    // Filters, groups and the report saw the real strings; the exports written from here on are
-    // redacted (paths, session ids, projects, models), and so is everything printed (`out`).
-    if out::redacting() {
-        corpus.redact_strings();
+        breaks: args.breaks,
+        threshold,
+        exports: args.csv.is_some() || args.json.is_some() || args.parquet.is_some(),
+        // Everything printed is redacted by `out`; the exports are written from redacted strings.
+        redact: out::redacting(),
+    };
+    let run = CorpusRun::build(scan.corpus, options, &explain_progress);
+    if let Some(b) = explain_bar.get() {
+        b.finish_and_clear();
     }
+    let mut run = run?;
 
-    if let (Some(p), Some(df)) = (&args.csv, &df) {
-        corpus
-            .write_csv(df, &filter, p)
+    if let Some(p) = &args.csv {
+        run.write_csv(p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-    if let (Some(p), Some(df)) = (&args.json, &df) {
-        corpus
-            .write_ndjson(df, &filter, p)
+    if let Some(p) = &args.json {
+        run.write_ndjson(p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-    if let (Some(p), Some(df)) = (&args.parquet, &df) {
-        let parts = corpus
-            .write_parquet_dataset(df, &filter, p)
+    if let Some(p) = &args.parquet {
+        let parts = run
+            .write_parquet_dataset(p)
             .with_context(|| format!("writing {}", p.display()))?;
         out::note!(
             "wrote {} under {}",
@@ -356,123 +322,24 @@ fn run_corpus(
             p.display()
         );
     }
-    drop(df);
+    run.release_frame();
     if let Some(p) = &args.plot {
-        plot::plot_corpus(&render::corpus_plot(&report), p)
+        plot::plot_corpus(&render::corpus_plot(&run.report), p)
             .with_context(|| format!("plotting {}", p.display()))?;
         out::note!("wrote {}", p.display());
     }
-    let t = &report.totals.totals;
-    let main = Totals {
-        requests: t.requests,
-        input: t.input,
-        output: t.output,
-        cache_read: t.cache_read,
-        cache_write: t.cache_write,
-    };
-    let check = threshold.map(|min| Threshold::check(min, &main));
-
+    let (report, breaks) = (&run.report, run.breaks.as_ref());
     match Format::or_default(args.format) {
-        Format::Json => {
-            let mut v = match serde_json::to_value(&report)? {
-                Value::Object(m) => m,
-                _ => Map::new(),
-            };
-            if let Some(b) = &breaks {
-                v.insert("breaks".into(), b.to_json());
-            }
-            if let Some(t) = &check {
-                v.insert("threshold".into(), t.json.clone());
-            }
-            print(&stringify_pretty(&Value::Object(v)), true)?;
-        }
-        Format::Csv => print(&render::groups_table(&report, true).to_csv(), false)?,
-        Format::Md => print(&render::corpus_markdown(&report, breaks.as_ref()), false)?,
-        _ => print(
-            &render::corpus_text(&report, breaks.as_ref(), style()),
-            false,
-        )?,
+        Format::Json => print(&stringify_pretty(&run.to_json()?), true)?,
+        Format::Csv => print(&render::groups_table(report, true).to_csv(), false)?,
+        Format::Md => print(&render::corpus_markdown(report, breaks), false)?,
+        _ => print(&render::corpus_text(report, breaks, style()), false)?,
     }
     // On stderr unless JSON was asked for (the document lists them).
     if args.format != Some(Format::Json) {
-        corpus_notes(&report, breaks.as_ref());
-    }
-    Ok(verdict(check))
-}
-
-/// The corpus's malformed lines, findings, unreadable and skipped files, on stderr.
-fn corpus_notes(report: &CorpusReport, breaks: Option<&BreakSums>) {
-    for b in report.bad_lines.iter().take(50) {
-        out::note!(
-            "{}:{}: skipped malformed line: {}",
-            b.file,
-            b.line,
-            b.message
-        );
-    }
-    if report.bad_lines.len() > 50 {
-        out::note!("… {} more malformed lines", report.bad_lines.len() - 50);
-    }
-    for f in report.findings.iter().take(50) {
-        out::note!("{}:{}: {}", f.file, f.line, f.message);
-    }
-    if report.findings.len() > 50 {
-        out::note!(
-            "… {} more findings (all of them: --format json, `findings`)",
-            report.findings.len() - 50
-        );
-    }
-    for u in &report.unreadable {
-        out::note!("{}: unreadable: {}", u.file, u.message);
-    }
-    for n in &report.not_session_files {
-        match n.line {
-            Some(l) => out::note!("{}:{l}: skipped: {}", n.file, n.message),
-            None => out::note!("{}: skipped: {}", n.file, n.message),
+        for line in render::corpus_diagnostics(report, breaks) {
+            out::note!("{line}");
         }
     }
-    if report.not_sessions > 0 {
-        out::note!(
-            "{} (named above)",
-            if report.not_sessions == 1 {
-                "1 file is not a Pi session".to_owned()
-            } else {
-                format!("{} files are not Pi sessions", report.not_sessions)
-            }
-        );
-    }
-    if let Some(b) = breaks {
-        for (f, m) in &b.failures {
-            out::note!("{}: not explained: {m}", f.display());
-        }
-    }
-}
-
-/// `cache explain` on every Pi session of the corpus (sub-agent sessions included), summed, with
-/// a progress bar on a terminal.
-fn corpus_breaks(corpus: &Corpus, filter: &Filter) -> BreakSums {
-    let inputs = breaks::corpus_inputs(corpus, filter);
-    let keep = |provider: &str, model: &str, time: Option<f64>| {
-        breaks::filter_keeps(filter, provider, model, time)
-    };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let pb = indicatif::ProgressBar::new(inputs.len() as u64);
-        pb.set_style(progress_style(
-            "{bar:30} {pos}/{len} sessions explained {elapsed}",
-        ));
-        pb
-    });
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let opts = ExplainOptions::new(forge_replay_wire::Catalog::builtin(
-        forge_replay_model::release::PiRelease::DEFAULT,
-    ));
-    let sums = breaks::corpus_breaks(&inputs, &opts, &keep, &tick);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    sums
+    Ok(verdict(run.check))
 }

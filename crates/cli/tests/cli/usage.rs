@@ -178,7 +178,25 @@ fn bad_input_exits_2() {
         run(&["usage", "/nonexistent/x.jsonl"]).status.code(),
         Some(2)
     );
-    assert_eq!(run(&["usage"]).status.code(), Some(2));
+    // Exactly one of SESSION and --corpus (clap says which).
+    let o = run(&["usage"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("forge-replay: error: the following required arguments were not provided:")
+            && err.contains("<SESSION>"),
+        "{err}"
+    );
+    let f = fixture("t-usage-branch.jsonl");
+    let o = run(&["usage", &f, "--corpus", "/tmp"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(
+            "forge-replay: error: the argument '[SESSION]' cannot be used with '--corpus"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
