@@ -24,7 +24,8 @@
 //!   deltas, checkpoint restatement, pending replay at the end, tool-only capabilities silent.
 //! * **Resources** ([`resource`], [`discovery`], [`binding`], [`fingerprint`]): the capability
 //!   JSON codec with pi-forge's diagnostics, library discovery (project over global), bindings
-//!   and overrides, `sha256:v1:` canonical-JSON fingerprints.
+//!   and overrides, `sha256:v1:` canonical-JSON fingerprints; [`validation`]: what
+//!   `forge-replay capability validate` reports for files and directories of resources.
 //! * **Status and tools** ([`status`], [`tools`], [`warning`]): the `/capability status` view,
 //!   effective tools (§5.10), prompt-cache warnings (§7).
 //!
