@@ -28,33 +28,6 @@ fn provider_model(s: &str) -> Result<String, String> {
 
 pub use crate::release::PiArg;
 
-/// `--min-hit-rate`: a fraction from 0 to 1 (`0.85`) or a percentage with `%` (`85%`); the
-/// value is the fraction.
-pub fn hit_rate(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, scale) = match t.strip_suffix('%') {
-        Some(p) => (p.trim_end(), 100.0),
-        None => (t, 1.0),
-    };
-    let bad = || {
-        format!(
-            "expected a fraction from 0 to 1 (0.85) or a percentage from 0% to 100% (85%){}",
-            if scale == 1.0 && num.parse::<f64>().is_ok_and(|v| v > 1.0 && v <= 100.0) {
-                format!("; for {num} percent write {num}%")
-            } else {
-                String::new()
-            }
-        )
-    };
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let v = v / scale;
-    if v.is_finite() && (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(bad())
-    }
-}
-
 /// `--forks`: a fraction from 0 to 1.
 fn fraction(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -607,7 +580,7 @@ pub struct UsageArgs {
     pub plot: Option<PathBuf>,
     /// Exit 1 when the main-agent hit rate is below this: a fraction from 0 to 1 (`0.85`) or a
     /// percentage with `%` (`85%`).
-    #[arg(long, value_name = "RATE", value_parser = hit_rate)]
+    #[arg(long, value_name = "RATE", value_parser = forge_replay_usage::session_report::parse_min_hit_rate)]
     pub min_hit_rate: Option<f64>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -769,17 +742,5 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "without help: {missing:?}");
-    }
-
-    #[test]
-    fn min_hit_rate_has_one_unit() {
-        assert_eq!(hit_rate("0.85"), Ok(0.85));
-        assert_eq!(hit_rate("85%"), Ok(0.85));
-        assert_eq!(hit_rate("1"), Ok(1.0));
-        assert_eq!(hit_rate("100%"), Ok(1.0));
-        assert_eq!(hit_rate("0"), Ok(0.0));
-        for bad in ["85", "1.5", "-0.1", "101%", "NaN", "inf", "", "%"] {
-            assert!(hit_rate(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -24,10 +24,32 @@ pub struct Threshold {
     pub message: String,
 }
 
-/// A `--min-hit-rate` value as a fraction: `0..=1` as given, `1..=100` a percentage; `None` when
-/// it is not a rate.
-pub fn parse_min_rate(r: f64) -> Option<f64> {
-    (r.is_finite() && (0.0..=100.0).contains(&r)).then(|| if r > 1.0 { r / 100.0 } else { r })
+/// A `--min-hit-rate` value (for `usage SESSION` and `usage --corpus`): a fraction from 0 to 1
+/// (`0.85`) or a percentage with `%` (`85%`), as the fraction. A bare number above 1 is refused
+/// (with the hint to write it with `%`), so a rate has one unit.
+pub fn parse_min_hit_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim_end(), 100.0),
+        None => (t, 1.0),
+    };
+    let bad = || {
+        format!(
+            "expected a fraction from 0 to 1 (0.85) or a percentage from 0% to 100% (85%){}",
+            if scale == 1.0 && num.parse::<f64>().is_ok_and(|v| v > 1.0 && v <= 100.0) {
+                format!("; for {num} percent write {num}%")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let v = v / scale;
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(bad())
+    }
 }
 
 impl Threshold {
@@ -314,13 +336,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn min_rates_are_fractions_or_percentages() {
-        assert_eq!(parse_min_rate(0.5), Some(0.5));
-        assert_eq!(parse_min_rate(1.0), Some(1.0));
-        assert_eq!(parse_min_rate(61.0), Some(0.61));
-        assert_eq!(parse_min_rate(101.0), None);
-        assert_eq!(parse_min_rate(-0.1), None);
-        assert_eq!(parse_min_rate(f64::NAN), None);
+    fn min_hit_rate_has_one_unit() {
+        assert_eq!(parse_min_hit_rate("0.85"), Ok(0.85));
+        assert_eq!(parse_min_hit_rate("85%"), Ok(0.85));
+        assert_eq!(parse_min_hit_rate("1"), Ok(1.0));
+        assert_eq!(parse_min_hit_rate("100%"), Ok(1.0));
+        assert_eq!(parse_min_hit_rate("0"), Ok(0.0));
+        for bad in ["85", "1.5", "-0.1", "101%", "NaN", "inf", "", "%"] {
+            assert!(parse_min_hit_rate(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
