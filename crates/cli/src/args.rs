@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
+use forge_replay_usage::corpus::GroupBy;
 
 /// The ten pi-ai APIs, as `--api` accepts them.
 fn api_names() -> PossibleValuesParser {
@@ -27,6 +28,29 @@ fn provider_model(s: &str) -> Result<String, String> {
 }
 
 pub use crate::release::PiArg;
+
+/// `--by`: the corpus grouping, listed in `--help`.
+fn group_by() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
+    use clap::builder::TypedValueParser as _;
+    PossibleValuesParser::new(["session", "project", "model", "provider", "api", "day"])
+        .map(|s| GroupBy::parse(&s).unwrap_or(GroupBy::Model))
+}
+
+/// A `--since`/`--until` day: as given (for the report's filters) and as days since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    pub text: String,
+    pub day: i32,
+}
+
+fn day(s: &str) -> Result<Day, String> {
+    forge_replay_usage::corpus::parse_day(s)
+        .map(|day| Day {
+            text: s.to_owned(),
+            day,
+        })
+        .ok_or_else(|| "expected YYYY-MM-DD or YYYYMMDD".to_owned())
+}
 
 /// `--forks`: a fraction from 0 to 1.
 fn fraction(s: &str) -> Result<f64, String> {
@@ -550,14 +574,14 @@ pub struct UsageArgs {
     #[arg(long, num_args = 0.., value_name = "DIR")]
     pub corpus: Option<Vec<PathBuf>>,
     /// With --corpus: one row per group (default: model).
-    #[arg(long, value_parser = PossibleValuesParser::new(["session", "project", "model", "provider", "api", "day"]))]
-    pub by: Option<String>,
+    #[arg(long, value_parser = group_by())]
+    pub by: Option<GroupBy>,
     /// With --corpus: only requests on or after this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DAY", value_parser = day)]
+    pub since: Option<Day>,
     /// With --corpus: only requests on or before this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "DAY", value_parser = day)]
+    pub until: Option<Day>,
     /// With --corpus: only models whose id contains this text, or exactly this `provider/model`.
     #[arg(long = "model", value_name = "MODEL")]
     pub model_filter: Option<String>,
@@ -742,5 +766,32 @@ mod tests {
             }
         }
         assert!(missing.is_empty(), "without help: {missing:?}");
+    }
+
+    #[test]
+    fn every_group_by_value_is_a_grouping_and_days_keep_their_text() {
+        use clap::builder::TypedValueParser as _;
+        let cmd = clap::Command::new("t");
+        let parser = group_by();
+        for (name, want) in [
+            ("session", GroupBy::Session),
+            ("project", GroupBy::Project),
+            ("model", GroupBy::Model),
+            ("provider", GroupBy::Provider),
+            ("api", GroupBy::Api),
+            ("day", GroupBy::Day),
+        ] {
+            let got = parser
+                .parse_ref(&cmd, None, std::ffi::OsStr::new(name))
+                .unwrap();
+            assert_eq!(got, want, "{name}");
+        }
+        assert!(parser
+            .parse_ref(&cmd, None, std::ffi::OsStr::new("week"))
+            .is_err());
+        let d = day("2026-02-01").unwrap();
+        assert_eq!((d.text.as_str(), d.day), ("2026-02-01", 20485));
+        assert_eq!(day("20260201").unwrap().day, 20485);
+        assert!(day("2026-2-1").is_err());
     }
 }

@@ -13,7 +13,7 @@ use forge_replay_report::plot;
 use forge_replay_report::table::TableStyle;
 use forge_replay_report::usage as render;
 use forge_replay_session::Session;
-use forge_replay_usage::corpus::{parse_day, CorpusPricing, Filter, GroupBy};
+use forge_replay_usage::corpus::{CorpusPricing, Filter, GroupBy};
 use forge_replay_usage::corpus_run::{CorpusOptions, CorpusRun, CorpusScan};
 use forge_replay_usage::explain::{self, ExplainOptions};
 use forge_replay_usage::report::FiltersView;
@@ -193,31 +193,11 @@ fn run_corpus(
             }
         }
     }
-    let by = match args.by.as_deref() {
-        None => GroupBy::Model,
-        Some(s) => match GroupBy::parse(s) {
-            Some(b) => b,
-            None => {
-                out::error!("--by {s}: expected session, project, model, provider, api or day");
-                return Ok(Exit::BadInput);
-            }
-        },
-    };
-    let day = |flag: &str, v: &Option<String>| -> Result<Option<i32>, String> {
-        match v {
-            None => Ok(None),
-            Some(s) => parse_day(s)
-                .map(Some)
-                .ok_or(format!("{flag} {s}: expected YYYY-MM-DD or YYYYMMDD")),
-        }
-    };
-    let (since, until) = match (day("--since", &args.since), day("--until", &args.until)) {
-        (Ok(s), Ok(u)) => (s, u),
-        (Err(m), _) | (_, Err(m)) => {
-            out::error!("{m}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let by = args.by.unwrap_or(GroupBy::Model);
+    let (since, until) = (
+        args.since.as_ref().map(|d| d.day),
+        args.until.as_ref().map(|d| d.day),
+    );
     let filter = Filter {
         since,
         until,
@@ -284,8 +264,8 @@ fn run_corpus(
     let options = CorpusOptions {
         filter,
         filters_view: FiltersView {
-            since: args.since.clone(),
-            until: args.until.clone(),
+            since: args.since.as_ref().map(|d| d.text.clone()),
+            until: args.until.as_ref().map(|d| d.text.clone()),
             model: args.model_filter.clone(),
             project: args.project.clone(),
         },
