@@ -6,6 +6,8 @@
 #   comb    one leaf per node (a chain whose every entry has a second child, a leaf)
 #   small   the chain with entries of about 130 bytes (1,000,000 entries: 128 MiB, near the
 #           90 MB file of issue 17), for the linear commands
+#   compacting  the chain compacted every 400 entries (keeping 20), as Pi compacts when the
+#           context fills: every request's context stays bounded, however long the session
 #   forest  a wide tree of short conversations (the file grows, the paths do not)
 # plus a generated scenario of 20,000 steps through `scenario` and `verify`.
 # Commands: check, cache explain, replay --format text, capabilities, usage, context. On chain
@@ -19,6 +21,7 @@
 # Env:   SIZES ("1000 10000 100000": chain and comb)  FOREST ("10000 100000 1000000")
 #        LARGE_CHAIN ("1000000": chain, the linear commands)
 #        SMALL ("10000 100000 1000000": small-entry chain, the linear commands)
+#        COMPACTING ("1000 10000 100000": the compacted chain, check, cache explain, replay)
 #        STEPS (20000)  TIMEOUT (300 s per run)  BASELINE (another forge-replay binary: its
 #        figures are shown beside, e.g. a build of main before this change)
 #        BENCH_DIR (/tmp/forge-bench-scale)  CARGO_TARGET_DIR (~/.cache/forge-replay-target)
@@ -31,6 +34,7 @@ SIZES=${SIZES:-1000 10000 100000}
 FOREST=${FOREST:-10000 100000 1000000}
 LARGE_CHAIN=${LARGE_CHAIN:-1000000}
 SMALL=${SMALL:-10000 100000 1000000}
+COMPACTING=${COMPACTING:-1000 10000 100000}
 STEPS=${STEPS:-20000}
 TIMEOUT=${TIMEOUT:-300}
 BASELINE=${BASELINE:-}
@@ -109,6 +113,9 @@ done
 for n in $SMALL; do
 	rows_for small "$n" "$LINEAR"
 done
+for n in $COMPACTING; do
+	rows_for compacting "$n" "check|cache explain|replay --format text"
+done
 for n in $FOREST; do
 	rows_for forest "$n" "$ALL"
 done
@@ -169,7 +176,7 @@ cat >"$REPORT" <<EOF
 Machine: $(nproc) cores, $(uname -sr), load average at the end $(cut -d' ' -f1-3 /proc/loadavg).
 Release build of $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD || echo " (with local changes)")${BASELINE:+; "before" is \`$BASELINE\`}.
 One run each, timeout $TIMEOUT s (\`>$TIMEOUT\`: killed). SIZES="$SIZES" LARGE_CHAIN="$LARGE_CHAIN"
-SMALL="$SMALL" FOREST="$FOREST" STEPS="$STEPS". Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is
+SMALL="$SMALL" COMPACTING="$COMPACTING" FOREST="$FOREST" STEPS="$STEPS". Peak is the peak resident set (\`/usr/bin/time\` %M); peak/file is
 that over the file size.
 
 | shape | entries | file (MiB) | command ${head_before}| wall (s) | peak (MiB) | peak/file |

@@ -8,6 +8,11 @@ Usage: gen-scale-session.py SHAPE ENTRIES OUT.jsonl
           child, an alternative assistant reply that is a leaf (ENTRIES/2 leaves)
   small   the chain with small entries (about 90 bytes, no timestamps or usage details, as in
           the issue-17 file: 1,000,000 entries are about 90 MB)
+  compacting
+          the chain, compacted as Pi compacts when the context fills: every 400 entries a
+          `compaction` entry keeps the last 20 (`firstKeptEntryId`) and carries the system
+          message, so every request's context stays under about 420 messages however long the
+          session
   forest  a wide tree of bounded depth: conversations of 40 to 80 entries that restart from an
           entry of the first 20 (Pi's /tree navigation); the paths stay short however large the
           file, so the work of `replay`, `context`, `capabilities` and `cache explain` on the
@@ -59,6 +64,18 @@ class W:
                           '"You are a careful coding assistant."},"timestamp":%d,'
                           '"toolsAdded":%s}' % (ms, TOOLS))
 
+    def compaction(self, parent, kept):
+        """A compaction keeping the path from entry id `kept`, carrying the system message."""
+        self.k += 1
+        eid = f"{self.k:08x}"
+        iso, _ = ts(self.k)
+        self.f.write(f'{{"type":"compaction","id":"{eid}","parentId":"{parent}","timestamp":"{iso}",'
+                     f'"summary":"Summary of the work so far.","firstKeptEntryId":"{kept}",'
+                     f'"tokensBefore":{40 * self.k},"systemMessage":{{"role":"system","content":"",'
+                     f'"sections":{{"preamble":"You are a careful coding assistant."}},'
+                     f'"toolsAdded":{TOOLS}}}}}\n')
+        return eid
+
     def user(self, parent, i):
         _, ms = ts(self.k + 1)
         return self.entry(parent, '{"role":"user","content":[{"type":"text","text":'
@@ -87,6 +104,20 @@ with open(out, "w") as f:
         while w.k < n:
             cur = w.user(cur, i) if i % 2 else w.assistant(cur, i)
             i += 1
+    elif shape == "compacting":
+        cur = w.system(None)
+        ids = [cur]
+        i, since = 1, 0
+        while w.k < n:
+            since += 1
+            if since >= 400 and i % 2:
+                # Before a user message, so the kept part starts with one.
+                cur = w.compaction(cur, ids[-20])
+                since = 0
+            else:
+                cur = w.user(cur, i) if i % 2 else w.assistant(cur, i)
+                i += 1
+            ids.append(cur)
     elif shape == "comb":
         cur = w.system(None)
         i = 1

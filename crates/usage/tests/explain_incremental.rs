@@ -198,6 +198,14 @@ fn the_incremental_explanation_equals_the_reference() {
         for leaf in &leaves {
             let mut opts = ExplainOptions::new(catalog);
             opts.leaf = leaf.clone();
+            if let Ok(e) = explain(&s, &opts) {
+                // The streamed document is the tree's, byte for byte.
+                assert_eq!(
+                    e.to_json_text(),
+                    forge_replay_model::json::stringify_pretty(&e.to_json()),
+                    "{name} at {leaf:?}"
+                );
+            }
             let got = explain(&s, &opts).map(|e| e.to_json().to_string());
             let want = explain_reference(&s, &opts).map(|e| e.to_json().to_string());
             match (&got, &want) {

@@ -3,7 +3,6 @@
 //! The diagnosis lives in `forge_replay_usage::explain`, its plot data in
 //! `forge_replay_report::usage::explain_plot`; this command prints it (text table or JSON).
 
-use forge_replay_model::json;
 use forge_replay_report::plot::plot_session;
 use forge_replay_report::usage::explain_plot;
 use forge_replay_usage::explain::{self, ExplainOptions, Retention};
@@ -44,7 +43,7 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
     let mut w = Out::stdout();
     match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => {
-            let mut text = json::stringify_pretty(&explanation.to_json());
+            let mut text = explanation.to_json_text();
             text.push('\n');
             w.json(&text)?;
         }

@@ -983,6 +983,62 @@ fn num(v: f64) -> Value {
     f64_to_value(v)
 }
 
+/// One request row of [`Explanation::to_json`].
+fn request_json(r: &RequestRow) -> Value {
+    let mut m = Map::new();
+    m.insert("index".into(), r.index.into());
+    m.insert("entryId".into(), r.entry_id.clone().into());
+    m.insert("line".into(), r.line.into());
+    m.insert("api".into(), r.api.clone().into());
+    m.insert("provider".into(), r.provider.clone().into());
+    m.insert("model".into(), r.model.clone().into());
+    m.insert("thinking".into(), r.thinking.clone().into());
+    m.insert("timestamp".into(), r.timestamp.map_or(Value::Null, num));
+    m.insert(
+        "usage".into(),
+        r.usage.map_or(Value::Null, |u| {
+            json!({"input": num(u.input), "output": num(u.output),
+                       "cacheRead": num(u.cache_read), "cacheWrite": num(u.cache_write)})
+        }),
+    );
+    m.insert(
+        "hitRate".into(),
+        r.usage
+            .and_then(|u| u.hit_rate())
+            .filter(|_| r.cache_reported)
+            .map_or(Value::Null, num),
+    );
+    m.insert("cacheReported".into(), r.cache_reported.into());
+    m.insert(
+        "previous".into(),
+        r.previous.clone().map_or(Value::Null, Value::from),
+    );
+    m.insert("chars".into(), r.chars.into());
+    m.insert("keptChars".into(), r.kept_chars.into());
+    m.insert(
+        "keptPercent".into(),
+        r.kept_percent
+            .map_or(Value::Null, |p| num((p * 10.0).round() / 10.0)),
+    );
+    m.insert(
+        "divergedAt".into(),
+        r.diverged_at.map_or(Value::Null, |s| s.name().into()),
+    );
+    m.insert("cacheableTokens".into(), r.cacheable_tokens.into());
+    m.insert("gapSeconds".into(), r.gap_seconds.map_or(Value::Null, num));
+    m.insert(
+        "break".into(),
+        r.break_index.map_or(Value::Null, Value::from),
+    );
+    Value::Object(m)
+}
+
+/// A member of the explanation's JSON document: a value, or the requests array.
+enum Member {
+    Value(Value),
+    Requests,
+}
+
 impl Explanation {
     /// What the confirmed breaks re-billed, by cause (causes without breaks left out), and
     /// the total.
@@ -1003,58 +1059,62 @@ impl Explanation {
     /// `{"session", "leafId", "retention", "noCacheData", "requests": [...], "breaks": [...],
     /// "rebilled": {total, byCause}, "stopped"}`.
     pub fn to_json(&self) -> Value {
-        let requests: Vec<Value> = self
-            .requests
-            .iter()
-            .map(|r| {
-                let mut m = Map::new();
-                m.insert("index".into(), r.index.into());
-                m.insert("entryId".into(), r.entry_id.clone().into());
-                m.insert("line".into(), r.line.into());
-                m.insert("api".into(), r.api.clone().into());
-                m.insert("provider".into(), r.provider.clone().into());
-                m.insert("model".into(), r.model.clone().into());
-                m.insert("thinking".into(), r.thinking.clone().into());
-                m.insert("timestamp".into(), r.timestamp.map_or(Value::Null, num));
-                m.insert(
-                    "usage".into(),
-                    r.usage.map_or(Value::Null, |u| {
-                        json!({"input": num(u.input), "output": num(u.output),
-                               "cacheRead": num(u.cache_read), "cacheWrite": num(u.cache_write)})
-                    }),
-                );
-                m.insert(
-                    "hitRate".into(),
-                    r.usage
-                        .and_then(|u| u.hit_rate())
-                        .filter(|_| r.cache_reported)
-                        .map_or(Value::Null, num),
-                );
-                m.insert("cacheReported".into(), r.cache_reported.into());
-                m.insert(
-                    "previous".into(),
-                    r.previous.clone().map_or(Value::Null, Value::from),
-                );
-                m.insert("chars".into(), r.chars.into());
-                m.insert("keptChars".into(), r.kept_chars.into());
-                m.insert(
-                    "keptPercent".into(),
-                    r.kept_percent
-                        .map_or(Value::Null, |p| num((p * 10.0).round() / 10.0)),
-                );
-                m.insert(
-                    "divergedAt".into(),
-                    r.diverged_at.map_or(Value::Null, |s| s.name().into()),
-                );
-                m.insert("cacheableTokens".into(), r.cacheable_tokens.into());
-                m.insert("gapSeconds".into(), r.gap_seconds.map_or(Value::Null, num));
-                m.insert(
-                    "break".into(),
-                    r.break_index.map_or(Value::Null, Value::from),
-                );
-                Value::Object(m)
-            })
-            .collect();
+        let mut m = Map::new();
+        for (key, value) in self.members() {
+            let value = match value {
+                Member::Value(v) => v,
+                Member::Requests => Value::Array(self.requests.iter().map(request_json).collect()),
+            };
+            m.insert(key.into(), value);
+        }
+        Value::Object(m)
+    }
+
+    /// [`Explanation::to_json`] as `JSON.stringify(…, null, 2)` text, written one request at a
+    /// time: the same bytes as `json::stringify_pretty(&self.to_json())`, without holding the
+    /// document as a tree (on a long session that tree is several times the text).
+    pub fn to_json_text(&self) -> String {
+        use forge_replay_model::json::{write_pretty_at, write_string};
+        let newline = |out: &mut String, depth: usize| {
+            out.push('\n');
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
+        };
+        let mut out = String::new();
+        out.push('{');
+        for (i, (key, value)) in self.members().into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            newline(&mut out, 1);
+            write_string(&mut out, key);
+            out.push_str(": ");
+            match value {
+                Member::Value(v) => write_pretty_at(&mut out, &v, 1),
+                Member::Requests if self.requests.is_empty() => out.push_str("[]"),
+                Member::Requests => {
+                    out.push('[');
+                    for (k, r) in self.requests.iter().enumerate() {
+                        if k > 0 {
+                            out.push(',');
+                        }
+                        newline(&mut out, 2);
+                        write_pretty_at(&mut out, &request_json(r), 2);
+                    }
+                    newline(&mut out, 1);
+                    out.push(']');
+                }
+            }
+        }
+        newline(&mut out, 0);
+        out.push('}');
+        out
+    }
+
+    /// The members of the JSON document in order; the requests (most of it) are left to the
+    /// writer.
+    fn members(&self) -> Vec<(&'static str, Member)> {
         let breaks: Vec<Value> = self
             .breaks
             .iter()
@@ -1088,16 +1148,25 @@ impl Explanation {
                 v
             })
             .collect();
-        json!({
-            "session": self.session,
-            "leafId": self.leaf_id,
-            "retention": self.retention.name(),
-            "noCacheData": self.no_cache_data,
-            "requests": requests,
-            "breaks": breaks,
-            "rebilled": {"total": total.to_json(), "byCause": by_cause},
-            "stopped": self.stopped,
-        })
+        vec![
+            ("session", Member::Value(self.session.clone().into())),
+            (
+                "leafId",
+                Member::Value(self.leaf_id.clone().map_or(Value::Null, Value::from)),
+            ),
+            ("retention", Member::Value(self.retention.name().into())),
+            ("noCacheData", Member::Value(self.no_cache_data.into())),
+            ("requests", Member::Requests),
+            ("breaks", Member::Value(Value::Array(breaks))),
+            (
+                "rebilled",
+                Member::Value(json!({"total": total.to_json(), "byCause": by_cause})),
+            ),
+            (
+                "stopped",
+                Member::Value(self.stopped.clone().map_or(Value::Null, Value::from)),
+            ),
+        ]
     }
 
     /// The text table: one row per request, then a summary line.
