@@ -1,7 +1,8 @@
 //! Everything the CLI prints or writes goes through here: the redaction step.
 //!
-//! Secrets are redacted by default ([`forge_replay_model::redact`]): JSON with [`Out::json`]
-//! (byte-exact outside the replaced values), text with [`Out::text`] / [`outln!`], stderr with
+//! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
+//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values), text lines with
+//! [`outln!`], stderr with
 //! [`error!`] and [`note!`]. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 
@@ -9,7 +10,7 @@ use std::borrow::Cow;
 use std::io::{BufWriter, StdoutLock, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::Value;
+use forge_replay_model::redact::RedactingWriter;
 
 static REDACT: AtomicBool = AtomicBool::new(true);
 
@@ -38,13 +39,6 @@ pub fn text(text: &str) -> Cow<'_, str> {
         forge_replay_model::redact::text(text)
     } else {
         Cow::Borrowed(text)
-    }
-}
-
-/// Redacts a JSON value in place (when redacting).
-pub fn value(v: &mut Value) {
-    if redacting() {
-        forge_replay_model::redact::redact_in_place(v);
     }
 }
 
@@ -84,48 +78,12 @@ macro_rules! outln {
 
 pub(crate) use {error, note, outln};
 
-/// A redacting writer (stdout, or a file's buffer).
-#[derive(Debug)]
-pub struct Out<W: Write> {
-    w: W,
-}
+/// A redacting writer ([`RedactingWriter`]), redacting unless `--no-redact`.
+pub type Out<W> = RedactingWriter<W>;
 
-impl Out<BufWriter<StdoutLock<'static>>> {
-    /// Buffered stdout.
-    pub fn stdout() -> Self {
-        Out {
-            w: BufWriter::new(std::io::stdout().lock()),
-        }
-    }
-}
-
-impl<W: Write> Out<W> {
-    pub fn new(w: W) -> Self {
-        Out { w }
-    }
-
-    /// Complete JSON text: one value, or several (JSON Lines).
-    pub fn json(&mut self, text: &str) -> std::io::Result<()> {
-        self.w.write_all(json(text).as_bytes())
-    }
-
-    /// Plain text.
-    pub fn text(&mut self, text: &str) -> std::io::Result<()> {
-        self.w.write_all(self::text(text).as_bytes())
-    }
-
-    /// Fixed framing that holds no input data (`{"requests": [`).
-    pub fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.w.write_all(bytes)
-    }
-
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush()
-    }
-
-    pub fn into_inner(self) -> W {
-        self.w
-    }
+/// Buffered stdout, redacted unless `--no-redact`.
+pub fn stdout() -> Out<BufWriter<StdoutLock<'static>>> {
+    RedactingWriter::new(BufWriter::new(std::io::stdout().lock()), redacting())
 }
 
 /// The stderr notice of a `--no-redact` run.
@@ -134,4 +92,14 @@ pub fn warn_unredacted() {
         std::io::stderr().lock(),
         "forge-replay: warning: --no-redact: output is not redacted and may contain credentials"
     );
+}
+
+/// A progress bar on stderr for `total` steps, drawn with this indicatif template.
+pub fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(total as u64);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
 }

@@ -9,10 +9,7 @@ use crate::Exit;
 use forge_replay_model::text::count;
 
 pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
-    if !(0.0..=1.0).contains(&args.forks) {
-        out::error!("--forks must be a fraction between 0 and 1");
-        return Ok(Exit::BadInput);
-    }
+    // clap has checked that --forks is a fraction from 0 to 1.
     let opts = GenOptions {
         sessions: args.sessions,
         entries: args.entries,

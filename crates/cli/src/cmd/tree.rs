@@ -5,14 +5,14 @@ use forge_replay_report::tree;
 use forge_replay_session::describe::labels;
 
 use crate::args::{Format, TextOrJson, TreeArgs};
-use crate::cmd::context::open_session;
-use crate::out::Out;
+use crate::cmd::open_session;
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: TreeArgs) -> anyhow::Result<Exit> {
     let session = open_session(&args.session)?;
     let labels = labels(&session);
-    let mut stdout = Out::stdout();
+    let mut stdout = out::stdout();
     match Format::or_default(args.format).text_or_json() {
         TextOrJson::Text => stdout.text(&tree::text(&session, &labels))?,
         TextOrJson::Json => {

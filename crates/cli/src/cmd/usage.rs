@@ -20,7 +20,8 @@ use forge_replay_usage::report::FiltersView;
 use forge_replay_usage::session_report::{SessionUsage, Threshold};
 
 use crate::args::{Format, UsageArgs};
-use crate::out::{self, Out};
+use crate::cmd::said;
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
@@ -43,7 +44,7 @@ fn style() -> TableStyle {
 
 /// Prints text (a table) or, with `json`, a JSON document, redacted, ending with a newline.
 fn print(text: &str, json: bool) -> anyhow::Result<()> {
-    let mut stdout = Out::stdout();
+    let mut stdout = out::stdout();
     let mut text = text.to_string();
     if !text.ends_with('\n') {
         text.push('\n');
@@ -76,42 +77,19 @@ fn verdict(check: Option<Threshold>) -> Exit {
 // One session
 
 fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow::Result<Exit> {
-    let (session, diagnostics) = match Session::open(path) {
-        Ok(x) => x,
-        Err(e) => {
-            // With its cause (the operating system's reason), as every other command prints it.
-            out::error!("{:#}", anyhow::Error::from(e));
-            return Ok(Exit::BadInput);
-        }
-    };
+    let (session, diagnostics) = Session::open(path)?;
     let findings: Vec<_> = diagnostics.iter().filter(|d| d.is_finding()).collect();
     for d in &findings {
         out::note!("{}", d.display(session.path()));
     }
     // Usage is what the session recorded, read the same way for every release; the release is
     // said (and checked against --pi).
-    let release = match args.pi.for_session(&session) {
-        Ok(r) => r,
-        Err(e) => {
-            out::error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let release = args.pi.for_session(&session)?;
     let catalog = forge_replay_wire::Catalog::builtin(release);
-    let leaf = match session.resolve_leaf(args.leaf.leaf.as_deref()) {
-        Ok(l) => l,
-        Err(e) => {
-            out::error!("{}: {e}", path.display());
-            return Ok(Exit::BadInput);
-        }
-    };
-    let usage = match SessionUsage::build(&session, leaf, catalog) {
-        Ok(u) => u,
-        Err(e) => {
-            out::error!("{e}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let leaf = session
+        .resolve_leaf(args.leaf.leaf.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let usage = SessionUsage::build(&session, leaf, catalog).map_err(said)?;
     for (line, msg) in &usage.findings {
         out::note!("{}:{line}: {msg}", path.display());
     }
@@ -150,7 +128,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
             Err(e) => {
                 out::note!(
                     "forge-replay: warning: no break markers: {}",
-                    crate::cmd::error_chain(&e)
+                    forge_replay_model::error::chain(&e)
                 );
                 Vec::new()
             }
@@ -170,28 +148,19 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
 /// Fewer files than this are read in about a second: no progress bar.
 const PROGRESS_MIN_FILES: usize = 200;
 
-fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
-    let pb = indicatif::ProgressBar::new(total as u64);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template(template)
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
-}
-
 fn run_corpus(
     args: &UsageArgs,
     mut dirs: Vec<PathBuf>,
     threshold: Option<f64>,
 ) -> anyhow::Result<Exit> {
     if dirs.is_empty() {
-        match forge_replay_session::dirs::pi_sessions_dir() {
-            Some(d) => dirs.push(d),
-            None => {
-                out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)");
-                return Ok(Exit::BadInput);
-            }
-        }
+        dirs.push(
+            forge_replay_session::dirs::pi_sessions_dir().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)"
+                )
+            })?,
+        );
     }
     let by = args.by.unwrap_or(GroupBy::Model);
     let (since, until) = (
@@ -211,18 +180,14 @@ fn run_corpus(
         if !on_terminal || total < PROGRESS_MIN_FILES {
             return;
         }
-        bar.get_or_init(|| progress_bar(total, "{bar:30} {pos}/{len} files read {elapsed}"))
+        bar.get_or_init(|| out::progress_bar(total, "{bar:30} {pos}/{len} files read {elapsed}"))
             .set_position(done as u64);
     };
     // Each session is priced with the catalog of the release that wrote it, unless --pi (or
     // FORGE_REPLAY_PI) names one for all.
-    let pricing = match args.pi.requested() {
-        Ok(Some((r, _))) => CorpusPricing::Release(r),
-        Ok(None) => CorpusPricing::Detected,
-        Err(e) => {
-            out::error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
+    let pricing = match args.pi.requested()? {
+        Some((r, _)) => CorpusPricing::Release(r),
+        None => CorpusPricing::Detected,
     };
     // The incremental index (unless --no-cache): the same corpus, reading only what changed.
     let cache_dir = if args.no_cache {
@@ -257,7 +222,7 @@ fn run_corpus(
         }
         explain_bar
             .get_or_init(|| {
-                progress_bar(total, "{bar:30} {pos}/{len} sessions explained {elapsed}")
+                out::progress_bar(total, "{bar:30} {pos}/{len} sessions explained {elapsed}")
             })
             .set_position(done as u64);
     };
