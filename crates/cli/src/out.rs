@@ -103,3 +103,40 @@ pub fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
     );
     pb
 }
+
+/// A progress bar on stderr set up at the first report, when the total is known: only on a
+/// terminal and for at least `min_total` steps.
+#[derive(Debug)]
+pub struct LazyBar {
+    template: &'static str,
+    min_total: usize,
+    on_terminal: bool,
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+}
+
+impl LazyBar {
+    pub fn new(template: &'static str, min_total: usize) -> Self {
+        use std::io::IsTerminal as _;
+        LazyBar {
+            template,
+            min_total,
+            on_terminal: std::io::stderr().is_terminal(),
+            bar: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `done` of `total` steps.
+    pub fn set(&self, done: usize, total: usize) {
+        if self.on_terminal && total >= self.min_total {
+            let bar = self.bar.get_or_init(|| progress_bar(total, self.template));
+            bar.set_position(done as u64);
+        }
+    }
+
+    /// Clears the bar, if one was drawn.
+    pub fn finish(&self) {
+        if let Some(b) = self.bar.get() {
+            b.finish_and_clear();
+        }
+    }
+}

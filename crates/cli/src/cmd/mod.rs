@@ -1,14 +1,15 @@
-//! One module per subcommand. Each exposes `run(args) -> anyhow::Result<Exit>`.
+//! One module per subcommand. Each exposes `run(args) -> anyhow::Result<Exit>`; an error it
+//! returns is said once by [`crate::run`] (`forge-replay: error: …`, exit 2).
 
-use crate::args::{CacheCommand, CapabilityCommand, Cli, Command, ReportCommand};
-use crate::Exit;
 use std::borrow::Cow;
 use std::path::Path;
 
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
 
+use crate::args::{CacheCommand, CapabilityCommand, Cli, Command, ReportCommand};
 use crate::release::PiArg;
+use crate::Exit;
 
 pub mod assemble;
 pub mod cache;

@@ -114,28 +114,17 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         )?,
     }
     if let Some(file) = &args.plot {
-        let title = out::text(&format!(
-            "{} — {} requests on the active path",
-            usage.session_id,
-            usage.rows.len()
-        ))
-        .into_owned();
         let mut opts = ExplainOptions::new(catalog);
         opts.leaf = args.leaf.leaf.clone();
         // The confirmed breaks as markers; none when the requests cannot be replayed.
-        let breaks = match explain::explain(&session, &opts) {
-            Ok(e) => render::break_markers(&e, &usage.rows),
-            Err(e) => {
-                out::note!(
-                    "forge-replay: warning: no break markers: {}",
-                    forge_replay_model::error::chain(&e)
-                );
-                Vec::new()
-            }
-        };
-        let mut data = render::session_plot(title, &usage.rows, breaks);
-        data.nested = render::nested_points(&usage.nested);
-        data.cumulative = true;
+        let explained = explain::explain(&session, &opts)
+            .inspect_err(|e| {
+                let why = forge_replay_model::error::chain(e);
+                out::note!("forge-replay: warning: no break markers: {why}");
+            })
+            .ok();
+        let shown = |t: &str| out::text(t).into_owned();
+        let data = render::session_usage_plot(&usage, explained.as_ref(), &shown);
         plot::plot_session(&data, file).with_context(|| format!("plotting {}", file.display()))?;
         out::note!("wrote {}", file.display());
     }
@@ -174,15 +163,11 @@ fn run_corpus(
         project: args.project.clone(),
     };
     // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
-    let on_terminal = std::io::stderr().is_terminal();
-    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
-    let progress = |done: usize, total: usize| {
-        if !on_terminal || total < PROGRESS_MIN_FILES {
-            return;
-        }
-        bar.get_or_init(|| out::progress_bar(total, "{bar:30} {pos}/{len} files read {elapsed}"))
-            .set_position(done as u64);
-    };
+    let bar = out::LazyBar::new(
+        "{bar:30} {pos}/{len} files read {elapsed}",
+        PROGRESS_MIN_FILES,
+    );
+    let progress = |done: usize, total: usize| bar.set(done, total);
     // Each session is priced with the catalog of the release that wrote it, unless --pi (or
     // FORGE_REPLAY_PI) names one for all.
     let pricing = match args.pi.requested()? {
@@ -201,9 +186,7 @@ fn run_corpus(
     for line in scan.index.iter().flat_map(render::index_notes) {
         out::note!("{line}");
     }
-    if let Some(b) = bar.get() {
-        b.finish_and_clear();
-    }
+    bar.finish();
     if let Some(errors) = scan.unreadable() {
         for (p, m) in errors {
             out::error!("cannot read {}: {m}", p.display());
@@ -215,17 +198,8 @@ fn run_corpus(
         out::note!("{}", render::no_session_files_warning(&dirs));
     }
     // `cache explain` on every session for --breaks, with a progress bar on a terminal.
-    let explain_bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
-    let explain_progress = |done: usize, total: usize| {
-        if !on_terminal {
-            return;
-        }
-        explain_bar
-            .get_or_init(|| {
-                out::progress_bar(total, "{bar:30} {pos}/{len} sessions explained {elapsed}")
-            })
-            .set_position(done as u64);
-    };
+    let explain_bar = out::LazyBar::new("{bar:30} {pos}/{len} sessions explained {elapsed}", 0);
+    let explain_progress = |done: usize, total: usize| explain_bar.set(done, total);
     let options = CorpusOptions {
         filter,
         filters_view: FiltersView {
@@ -242,9 +216,7 @@ fn run_corpus(
         redact: out::redacting(),
     };
     let run = CorpusRun::build(scan.corpus, options, &explain_progress);
-    if let Some(b) = explain_bar.get() {
-        b.finish_and_clear();
-    }
+    explain_bar.finish();
     let mut run = run?;
 
     if let Some(p) = &args.csv {
