@@ -140,3 +140,17 @@ impl LazyBar {
         }
     }
 }
+
+/// One JSON document on stdout (`JSON.stringify(doc, null, 2)` and a newline), redacted.
+pub fn print_json(doc: &serde_json::Value) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.json(&(forge_replay_model::json::stringify_pretty(doc) + "\n"))?;
+    w.flush()
+}
+
+/// Text on stdout, redacted.
+pub fn print_text(text: &str) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.text(text)?;
+    w.flush()
+}

@@ -11,7 +11,6 @@
 use anyhow::anyhow;
 use forge_replay_engine::catalog;
 use forge_replay_model::error::chain as error_chain;
-use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 use forge_replay_report::summary::{assembled_text, sequence_text};
 use forge_replay_wire::{assemble_case, assemble_sequence, AssembleError, CaseFile, Step};
@@ -32,7 +31,6 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
         e => anyhow!("{path}: {at}{}", error_chain(&e)),
     };
     let text_out = Format::or_default(args.format).text_or_json() == TextOrJson::Text;
-    let mut out = out::stdout();
     match CaseFile::parse(&text).map_err(|e| anyhow!("{path}: malformed case: {e}"))? {
         CaseFile::Sequence(mut seq) => {
             let release = args.pi.for_named(seq.pi, &args.case)?;
@@ -45,12 +43,12 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
                 requests.push(step.map_err(|e| failed(release, &format!("request {i}: "), e))?);
             }
             if text_out {
-                out.text(&sequence_text(&requests))?;
+                out::print_text(&sequence_text(&requests))?;
             } else {
                 let api = requests.first().map_or("", |s| s.assembled.api.name());
                 let requests: Vec<_> = requests.iter().map(Step::to_json).collect();
                 let doc = serde_json::json!({ "api": api, "requests": requests });
-                out.json(&(json::stringify_pretty(&doc) + "\n"))?;
+                out::print_json(&doc)?;
             }
         }
         CaseFile::Single(mut case) => {
@@ -59,12 +57,11 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
             let catalog = catalog::load(release, args.catalog.path())?;
             let assembled = assemble_case(&case, &catalog).map_err(|e| failed(release, "", e))?;
             if text_out {
-                out.text(&assembled_text(&case, &assembled))?;
+                out::print_text(&assembled_text(&case, &assembled))?;
             } else {
-                out.json(&(json::stringify_pretty(&assembled.to_json()) + "\n"))?;
+                out::print_json(&assembled.to_json())?;
             }
         }
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }

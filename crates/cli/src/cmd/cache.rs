@@ -3,7 +3,6 @@
 //! The diagnosis lives in `forge_replay_usage::explain`, its plot data in
 //! `forge_replay_report::usage::explain_plot`; this command prints it (text table or JSON).
 
-use forge_replay_model::json;
 use forge_replay_report::plot::plot_session;
 use forge_replay_report::usage::explain_plot;
 use forge_replay_usage::explain::{self, ExplainOptions};
@@ -25,12 +24,10 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
         plot_session(&data, path)?;
         out::note!("wrote {}", path.display());
     }
-    let mut w = out::stdout();
     match Format::or_default(args.format).text_or_json() {
-        TextOrJson::Json => w.json(&(json::stringify_pretty(&explanation.to_json()) + "\n"))?,
-        TextOrJson::Text => w.text(&explanation.to_text())?,
+        TextOrJson::Json => out::print_json(&explanation.to_json())?,
+        TextOrJson::Text => out::print_text(&explanation.to_text())?,
     }
-    w.flush()?;
     if let Some(why) = &explanation.stopped {
         out::error!("{why}");
         return Ok(Exit::BadInput);

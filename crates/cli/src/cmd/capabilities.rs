@@ -10,7 +10,6 @@
 use anyhow::Context as _;
 use forge_replay_capability::discovery::{Catalog, Roots};
 use forge_replay_engine::capabilities::StatusReport;
-use forge_replay_model::json;
 use forge_replay_session::Session;
 
 use crate::args::{CapabilitiesArgs, Format, TextOrJson};
@@ -32,11 +31,9 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
             global: Roots::default_global(),
         })?);
     }
-    let mut out = out::stdout();
     match Format::or_default(args.format).text_or_json() {
-        TextOrJson::Json => out.json(&(json::stringify_pretty(&report.to_json()?) + "\n"))?,
-        TextOrJson::Text => out.text(&report.to_text())?,
+        TextOrJson::Json => out::print_json(&report.to_json()?)?,
+        TextOrJson::Text => out::print_text(&report.to_text())?,
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }

@@ -10,7 +10,6 @@ use std::io::IsTerminal as _;
 
 use forge_replay_engine::batch::{self, FileReport};
 use forge_replay_model::error::with_path;
-use forge_replay_model::json;
 use forge_replay_session::dirs::paths_or_pi_sessions;
 use serde_json::Value;
 
@@ -34,19 +33,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     bar.iter().for_each(|b| b.finish_and_clear());
     reports.extend(checked);
 
-    let mut stdout = out::stdout();
     match args.format.text_or_json() {
         TextOrJson::Text => {
             let text: String = reports.iter().map(FileReport::to_text).collect();
-            stdout.text(&text)?;
+            out::print_text(&text)?;
         }
         TextOrJson::Json => {
             let files: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
             let doc = serde_json::json!({ "files": files });
-            stdout.json(&(json::stringify_pretty(&doc) + "\n"))?;
+            out::print_json(&doc)?;
         }
     }
-    stdout.flush()?;
     // One error line per unreadable file, after the report: `forge-replay: error: <file>: <cause>`.
     for r in &reports {
         if let Err(e) = &r.result {

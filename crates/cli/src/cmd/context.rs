@@ -9,7 +9,6 @@
 use anyhow::Context as _;
 use forge_replay_capability::projection::Presentation;
 use forge_replay_engine::capabilities::context_document;
-use forge_replay_model::json;
 use forge_replay_report::context::{self, ContextWriteError, Lines};
 
 use crate::args::{ContextArgs, Format, TextOrJson};
@@ -25,10 +24,9 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let leaf = session
         .resolve_leaf(args.leaf.leaf.as_deref())
         .with_context(|| format!("{}: cannot select the leaf", args.session.display()))?;
-    let mut out = out::stdout();
     let text = Format::or_default(args.format).text_or_json() == TextOrJson::Text;
     let Some(presentation) = args.capabilities else {
-        let plan = session.plan(leaf);
+        let (plan, mut out) = (session.plan(leaf), out::stdout());
         let written = if text {
             context::write_text(&mut out, &plan, args.llm)
         } else {
@@ -54,10 +52,9 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
         for m in doc["messages"].as_array().into_iter().flatten() {
             lines.push(m);
         }
-        out.text(&lines.finish())?;
+        out::print_text(&lines.finish())?;
     } else {
-        out.json(&(json::stringify_pretty(&doc) + "\n"))?;
+        out::print_json(&doc)?;
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }

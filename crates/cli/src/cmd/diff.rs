@@ -3,7 +3,6 @@
 use std::io::IsTerminal as _;
 
 use forge_replay_engine::{diff, payload};
-use forge_replay_model::json;
 
 use crate::args::{DiffArgs, TextOrJson};
 use crate::out::{self, outln};
@@ -19,12 +18,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
     } else {
         d.clone()
     };
-    let mut out = out::stdout();
     match args.format.text_or_json() {
-        TextOrJson::Json => {
-            out.json(&(json::stringify_pretty(&diff::render_json(&shown)) + "\n"))?
-        }
+        TextOrJson::Json => out::print_json(&diff::render_json(&shown))?,
         TextOrJson::Text => {
+            let mut out = out::stdout();
             if d.is_empty() {
                 outln!(out, "equal")?;
             } else {
@@ -40,9 +37,9 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
                     forge_replay_model::text::count(d.changes.len(), "change", "changes")
                 )?;
             }
+            out.flush()?;
         }
     }
-    out.flush()?;
     Ok(if d.is_empty() {
         Exit::Ok
     } else {

@@ -4,7 +4,6 @@
 //! The table, rows and changes are `forge_replay_report::models`.
 
 use forge_replay_engine::catalog;
-use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 use forge_replay_report::models::{self, ModelChanges};
 use forge_replay_wire::Model;
@@ -26,15 +25,13 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
     let release = args.pi.or_default()?;
     let catalog = catalog::load(release, args.catalog.path())?;
     let list: Vec<&Model> = catalog.models().filter(|m| keep(&args, m)).collect();
-    let mut out = out::stdout();
     match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => {
             let rows: Vec<Value> = list.iter().map(|m| models::row_json(m)).collect();
-            out.json(&(json::stringify_pretty(&Value::Array(rows)) + "\n"))?;
+            out::print_json(&Value::Array(rows))?;
         }
-        TextOrJson::Text => out.text(&models::text(&list, release.version()))?,
+        TextOrJson::Text => out::print_text(&models::text(&list, release.version()))?,
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }
 
@@ -47,11 +44,9 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
     let old = catalog::load(from, args.catalog.path())?;
     let new = catalog::load(to, args.catalog.path())?;
     let changes = ModelChanges::between(&old, &new, &|m| keep(args, m));
-    let mut out = out::stdout();
     match Format::or_default(args.format).text_or_json() {
-        TextOrJson::Json => out.json(&(json::stringify_pretty(&changes.to_json()) + "\n"))?,
-        TextOrJson::Text => out.text(&changes.to_text())?,
+        TextOrJson::Json => out::print_json(&changes.to_json())?,
+        TextOrJson::Text => out::print_text(&changes.to_text())?,
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }

@@ -1,6 +1,5 @@
 //! `forge-replay tree`: a session's tree as a person reads it (`forge_replay_report::tree`).
 
-use forge_replay_model::json;
 use forge_replay_report::tree;
 use forge_replay_session::describe::labels;
 
@@ -12,13 +11,9 @@ use crate::Exit;
 pub fn run(args: TreeArgs) -> anyhow::Result<Exit> {
     let session = open_session(&args.session)?;
     let labels = labels(&session);
-    let mut stdout = out::stdout();
     match Format::or_default(args.format).text_or_json() {
-        TextOrJson::Text => stdout.text(&tree::text(&session, &labels))?,
-        TextOrJson::Json => {
-            stdout.json(&(json::stringify_pretty(&tree::to_json(&session, &labels)) + "\n"))?
-        }
+        TextOrJson::Text => out::print_text(&tree::text(&session, &labels))?,
+        TextOrJson::Json => out::print_json(&tree::to_json(&session, &labels))?,
     }
-    stdout.flush()?;
     Ok(Exit::Ok)
 }

@@ -4,7 +4,6 @@
 //! cannot be read: the others are still compared and reported).
 
 use forge_replay_engine::upgrade::{self, FailOn};
-use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
 use forge_replay_session::dirs::paths_or_pi_sessions;
 
@@ -22,13 +21,11 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
     let fail_on = FailOn::parse(&args.fail_on).map_err(|e| anyhow::anyhow!("--fail-on: {e}"))?;
     let paths = upgrade::expand(&paths_or_pi_sessions(&args.inputs)?)?;
     let report = upgrade::upgrade(&paths, from, to);
-    let mut w = out::stdout();
     match args.format {
-        Format::Json => w.json(&(json::stringify_pretty(&upgrade::report_json(&report)) + "\n"))?,
-        Format::Text => w.text(&upgrade::render_text(&report))?,
-        _ => w.text(&upgrade::render_md(&report))?,
+        Format::Json => out::print_json(&upgrade::report_json(&report))?,
+        Format::Text => out::print_text(&upgrade::render_text(&report))?,
+        _ => out::print_text(&upgrade::render_md(&report))?,
     }
-    w.flush()?;
     let mut failed = false;
     for e in report.inputs.iter().filter_map(|i| i.error.as_ref()) {
         out::error!("{e}");

@@ -8,7 +8,6 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use forge_replay_model::json::stringify_pretty;
 use forge_replay_report::plot;
 use forge_replay_report::table::TableStyle;
 use forge_replay_report::usage as render;
@@ -42,20 +41,12 @@ fn style() -> TableStyle {
     }
 }
 
-/// Prints text (a table) or, with `json`, a JSON document, redacted, ending with a newline.
-fn print(text: &str, json: bool) -> anyhow::Result<()> {
-    let mut stdout = out::stdout();
-    let mut text = text.to_string();
-    if !text.ends_with('\n') {
-        text.push('\n');
+/// Prints text (a table), redacted, ending with a newline.
+fn print(text: &str) -> std::io::Result<()> {
+    match text.ends_with('\n') {
+        true => out::print_text(text),
+        false => out::print_text(&format!("{text}\n")),
     }
-    if json {
-        stdout.json(&text)?;
-    } else {
-        stdout.text(&text)?;
-    }
-    stdout.flush()?;
-    Ok(())
 }
 
 /// Says the threshold's verdict on stderr: exit 1 when it is not met.
@@ -98,20 +89,16 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         Format::Json => {
             let file = path.display().to_string();
             let doc = usage.to_json(&file, &findings, args.requests, check.as_ref());
-            print(&stringify_pretty(&doc), true)?;
+            out::print_json(&doc)?;
         }
-        Format::Csv => print(
-            &render::session_table(&usage, args.requests, true).to_csv(),
-            false,
-        )?,
-        Format::Md => print(
-            &render::session_table(&usage, args.requests, false).to_markdown(),
-            false,
-        )?,
-        _ => print(
-            &render::session_text(&usage, args.requests, findings.len(), style()),
-            false,
-        )?,
+        Format::Csv => print(&render::session_table(&usage, args.requests, true).to_csv())?,
+        Format::Md => print(&render::session_table(&usage, args.requests, false).to_markdown())?,
+        _ => print(&render::session_text(
+            &usage,
+            args.requests,
+            findings.len(),
+            style(),
+        ))?,
     }
     if let Some(file) = &args.plot {
         let mut opts = ExplainOptions::new(catalog);
@@ -247,10 +234,10 @@ fn run_corpus(
     }
     let (report, breaks) = (&run.report, run.breaks.as_ref());
     match Format::or_default(args.format) {
-        Format::Json => print(&stringify_pretty(&run.to_json()?), true)?,
-        Format::Csv => print(&render::groups_table(report, true).to_csv(), false)?,
-        Format::Md => print(&render::corpus_markdown(report, breaks), false)?,
-        _ => print(&render::corpus_text(report, breaks, style()), false)?,
+        Format::Json => out::print_json(&run.to_json()?)?,
+        Format::Csv => print(&render::groups_table(report, true).to_csv())?,
+        Format::Md => print(&render::corpus_markdown(report, breaks))?,
+        _ => print(&render::corpus_text(report, breaks, style()))?,
     }
     // On stderr unless JSON was asked for (the document lists them).
     if args.format != Some(Format::Json) {

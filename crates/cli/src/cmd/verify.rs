@@ -8,7 +8,6 @@ use forge_replay_engine::golden_tree::{golden_root, may_bless_into};
 use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, Outcome, VerifyOptions};
 use forge_replay_model::error::with_path;
-use forge_replay_model::json;
 
 use crate::args::{TextOrJson, VerifyArgs};
 use crate::cmd::said;
@@ -60,14 +59,10 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     }
     let summary = verify::summarize(&cases);
     let color = std::io::stdout().is_terminal();
-    let mut w = out::stdout();
     match args.format.text_or_json() {
-        TextOrJson::Json => {
-            w.json(&(json::stringify_pretty(&verify::report_json(&cases)) + "\n"))?
-        }
-        TextOrJson::Text => w.text(&verify::report_text(&cases, color))?,
+        TextOrJson::Json => out::print_json(&verify::report_json(&cases))?,
+        TextOrJson::Text => out::print_text(&verify::report_text(&cases, color))?,
     }
-    w.flush()?;
     // Each case that could not run: one error line on stderr (it is also in the report above).
     for c in &cases {
         if let Outcome::Error(m) = &c.outcome {
