@@ -60,97 +60,7 @@ fn fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The one `--format` vocabulary of every command: `text` for people, `json` for machines,
-/// `csv` and `md` where the output is a table, `html` where it is a report page. Each command
-/// accepts the subset that fits it ([`formats`]).
-///
-/// One default rule (issue 19.3): a command whose output is data prints `text` when stdout is a
-/// terminal and `json` when it is not ([`Format::or_default`]), so a person reads a summary and
-/// a script or `jq` gets the document. Commands that keep a fixed default (a verdict for a CI log,
-/// a report document) declare it with `default_value` and say why in their help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Format {
-    Text,
-    Json,
-    Csv,
-    Md,
-    Html,
-}
-
-impl Format {
-    /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 5] = [
-        Format::Text,
-        Format::Json,
-        Format::Csv,
-        Format::Md,
-        Format::Html,
-    ];
-
-    /// The value `--format` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Json => "json",
-            Format::Csv => "csv",
-            Format::Md => "md",
-            Format::Html => "html",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Format::Text => "lines and plain tables for people (box-drawn on a terminal)",
-            Format::Json => "one JSON document for machines",
-            Format::Csv => "comma-separated values (numbers unformatted)",
-            Format::Md => "Markdown",
-            Format::Html => "one self-contained HTML page",
-        }
-    }
-
-    /// The format of a command that follows the default rule: the one asked for, else `text`
-    /// on a terminal and `json` when stdout is not one.
-    pub fn or_default(given: Option<Format>) -> Format {
-        use std::io::IsTerminal as _;
-        given.unwrap_or_else(|| Format::default_for(std::io::stdout().is_terminal()))
-    }
-
-    /// The default rule itself: `text` for a terminal, `json` otherwise.
-    pub fn default_for(terminal: bool) -> Format {
-        if terminal {
-            Format::Text
-        } else {
-            Format::Json
-        }
-    }
-}
-
-/// The two shapes of a command that prints lines or one document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextOrJson {
-    Text,
-    Json,
-}
-
-impl Format {
-    /// `text`, or `json` for every structured format.
-    pub fn text_or_json(self) -> TextOrJson {
-        match self {
-            Format::Text => TextOrJson::Text,
-            _ => TextOrJson::Json,
-        }
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The help sentence of every `--format` that follows the default rule (the formats snapshot
-/// test checks each such flag says it).
-pub const FORMAT_RULE: &str = "default: text on a terminal, json when stdout is not one";
+pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE};
 
 /// `--format` values `allowed` of [`Format`] (`table` is an old name of `text`, still accepted).
 #[derive(Debug, Clone, Copy)]
@@ -230,6 +140,15 @@ pub struct RetentionArg {
     /// 1 h, or the model's `promptCache` seconds from the catalog.
     #[arg(long = "retention", value_enum, default_value = "short")]
     pub retention: CacheRetention,
+}
+
+impl RetentionArg {
+    pub fn retention(&self) -> forge_replay_usage::explain::Retention {
+        match self.retention {
+            CacheRetention::Short => forge_replay_usage::explain::Retention::Short,
+            CacheRetention::Long => forge_replay_usage::explain::Retention::Long,
+        }
+    }
 }
 
 /// Replay, verify and analyse Pi coding-agent sessions offline.
@@ -722,76 +641,4 @@ pub struct ReportProvidersArgs {
     pub format: Format,
     #[command(flatten)]
     pub pi: PiArg,
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    use super::*;
-
-    /// Every subcommand, depth first, with its full name (`cache explain`).
-    fn commands() -> Vec<(String, clap::Command)> {
-        fn walk(prefix: &str, c: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
-            for sub in c.get_subcommands() {
-                let name = format!("{prefix}{}", sub.get_name()).trim().to_string();
-                if sub.has_subcommands() {
-                    walk(&format!("{name} "), sub, out);
-                } else {
-                    out.push((name, sub.clone()));
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk("", &Cli::command(), &mut out);
-        out
-    }
-
-    /// Issue 19.4: no flag or argument without a description.
-    #[test]
-    fn every_argument_has_help() {
-        let mut missing = Vec::new();
-        for (name, cmd) in commands() {
-            if cmd.get_about().is_none() {
-                missing.push(format!("{name}: no about"));
-            }
-            for a in cmd.get_arguments() {
-                let id = a.get_id().as_str();
-                if id == "help" || id == "version" {
-                    continue;
-                }
-                if a.get_help().is_none() {
-                    missing.push(format!("{name} {id}"));
-                }
-            }
-        }
-        assert!(missing.is_empty(), "without help: {missing:?}");
-    }
-
-    #[test]
-    fn every_group_by_value_is_a_grouping_and_days_keep_their_text() {
-        use clap::builder::TypedValueParser as _;
-        let cmd = clap::Command::new("t");
-        let parser = group_by();
-        for (name, want) in [
-            ("session", GroupBy::Session),
-            ("project", GroupBy::Project),
-            ("model", GroupBy::Model),
-            ("provider", GroupBy::Provider),
-            ("api", GroupBy::Api),
-            ("day", GroupBy::Day),
-        ] {
-            let got = parser
-                .parse_ref(&cmd, None, std::ffi::OsStr::new(name))
-                .unwrap();
-            assert_eq!(got, want, "{name}");
-        }
-        assert!(parser
-            .parse_ref(&cmd, None, std::ffi::OsStr::new("week"))
-            .is_err());
-        let d = day("2026-02-01").unwrap();
-        assert_eq!((d.text.as_str(), d.day), ("2026-02-01", 20485));
-        assert_eq!(day("20260201").unwrap().day, 20485);
-        assert!(day("2026-2-1").is_err());
-    }
 }

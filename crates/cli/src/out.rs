@@ -1,7 +1,8 @@
 //! Everything the CLI prints or writes goes through here: the redaction step.
 //!
-//! Secrets are redacted by default ([`forge_replay_model::redact`]): JSON with [`Out::json`]
-//! (byte-exact outside the replaced values), text with [`Out::text`] / [`outln!`], stderr with
+//! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
+//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values), text lines with
+//! [`outln!`], stderr with
 //! [`error!`] and [`note!`]. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 
@@ -9,7 +10,7 @@ use std::borrow::Cow;
 use std::io::{BufWriter, StdoutLock, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::Value;
+use forge_replay_model::redact::RedactingWriter;
 
 static REDACT: AtomicBool = AtomicBool::new(true);
 
@@ -38,13 +39,6 @@ pub fn text(text: &str) -> Cow<'_, str> {
         forge_replay_model::redact::text(text)
     } else {
         Cow::Borrowed(text)
-    }
-}
-
-/// Redacts a JSON value in place (when redacting).
-pub fn value(v: &mut Value) {
-    if redacting() {
-        forge_replay_model::redact::redact_in_place(v);
     }
 }
 
@@ -84,48 +78,12 @@ macro_rules! outln {
 
 pub(crate) use {error, note, outln};
 
-/// A redacting writer (stdout, or a file's buffer).
-#[derive(Debug)]
-pub struct Out<W: Write> {
-    w: W,
-}
+/// A redacting writer ([`RedactingWriter`]), redacting unless `--no-redact`.
+pub type Out<W> = RedactingWriter<W>;
 
-impl Out<BufWriter<StdoutLock<'static>>> {
-    /// Buffered stdout.
-    pub fn stdout() -> Self {
-        Out {
-            w: BufWriter::new(std::io::stdout().lock()),
-        }
-    }
-}
-
-impl<W: Write> Out<W> {
-    pub fn new(w: W) -> Self {
-        Out { w }
-    }
-
-    /// Complete JSON text: one value, or several (JSON Lines).
-    pub fn json(&mut self, text: &str) -> std::io::Result<()> {
-        self.w.write_all(json(text).as_bytes())
-    }
-
-    /// Plain text.
-    pub fn text(&mut self, text: &str) -> std::io::Result<()> {
-        self.w.write_all(self::text(text).as_bytes())
-    }
-
-    /// Fixed framing that holds no input data (`{"requests": [`).
-    pub fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.w.write_all(bytes)
-    }
-
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush()
-    }
-
-    pub fn into_inner(self) -> W {
-        self.w
-    }
+/// Buffered stdout, redacted unless `--no-redact`.
+pub fn stdout() -> Out<BufWriter<StdoutLock<'static>>> {
+    RedactingWriter::new(BufWriter::new(std::io::stdout().lock()), redacting())
 }
 
 /// The stderr notice of a `--no-redact` run.
@@ -134,4 +92,70 @@ pub fn warn_unredacted() {
         std::io::stderr().lock(),
         "forge-replay: warning: --no-redact: output is not redacted and may contain credentials"
     );
+}
+
+/// A progress bar on stderr for `total` steps, drawn with this indicatif template.
+pub fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(total as u64);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// A progress bar on stderr set up at the first report, when the total is known: only on a
+/// terminal and for at least `min_total` steps.
+#[derive(Debug)]
+pub struct LazyBar {
+    template: &'static str,
+    min_total: usize,
+    on_terminal: bool,
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+}
+
+impl LazyBar {
+    pub fn new(template: &'static str, min_total: usize) -> Self {
+        use std::io::IsTerminal as _;
+        LazyBar {
+            template,
+            min_total,
+            on_terminal: std::io::stderr().is_terminal(),
+            bar: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `done` of `total` steps.
+    pub fn set(&self, done: usize, total: usize) {
+        if self.on_terminal && total >= self.min_total {
+            let bar = self.bar.get_or_init(|| progress_bar(total, self.template));
+            bar.set_position(done as u64);
+        }
+    }
+
+    /// Clears the bar, if one was drawn.
+    pub fn finish(&self) {
+        if let Some(b) = self.bar.get() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// One JSON document on stdout (`JSON.stringify(doc, null, 2)` and a newline), redacted.
+pub fn print_json(doc: &serde_json::Value) -> std::io::Result<()> {
+    print_json_text(&(forge_replay_model::json::stringify_pretty(doc) + "\n"))
+}
+
+/// JSON text on stdout, redacted.
+pub fn print_json_text(text: &str) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.json(text)?;
+    w.flush()
+}
+
+/// Text on stdout, redacted.
+pub fn print_text(text: &str) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.text(text)?;
+    w.flush()
 }

@@ -1,16 +1,13 @@
-//! Choosing the Pi release a command follows: `--pi RELEASE` (every command that reads a catalog
-//! or assembles flattens [`PiArg`]), else `FORGE_REPLAY_PI`, else what the input says (a case's or
-//! scenario's `"pi"`, a session's markers), else [`PiRelease::DEFAULT`].
-//!
-//! For a session the release is detected (`forge_replay_session::release`) and said on stderr;
-//! `--pi` against contrary evidence is a warning, and the release asked for is followed. An
-//! unknown release is a usage error (exit 2) naming the supported ones.
+//! `--pi RELEASE` ([`PiArg`], flattened into every command that reads a catalog or assembles),
+//! else `FORGE_REPLAY_PI`. What to follow for a session is `forge_replay_session::release::follow`,
+//! for a case or scenario `forge_replay_model::release::follow_named`; this module says their
+//! notes on stderr. An unknown release is a usage error (exit 2) naming the supported ones.
 
 use std::path::Path;
 
 use clap::Args;
-use forge_replay_model::release::PiRelease;
-use forge_replay_session::release::{detect, Verdict};
+use forge_replay_model::release::{follow_named, PiRelease};
+use forge_replay_session::release::{detect, follow};
 use forge_replay_session::Session;
 
 use crate::out;
@@ -27,33 +24,17 @@ pub struct PiArg {
     pub pi: Option<String>,
 }
 
-/// Where an asked-for release came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Flag,
-    Env,
-}
-
-impl Source {
-    fn name(self) -> &'static str {
-        match self {
-            Source::Flag => "--pi",
-            Source::Env => ENV,
-        }
-    }
-}
-
 impl PiArg {
-    /// The release asked for with `--pi` or `FORGE_REPLAY_PI`, if any (an unknown one is an
-    /// error naming the supported releases).
-    pub fn requested(&self) -> anyhow::Result<Option<(PiRelease, Source)>> {
+    /// The release asked for with `--pi` or `FORGE_REPLAY_PI`, and which of them asked (an
+    /// unknown release is an error naming the supported ones).
+    pub fn requested(&self) -> anyhow::Result<Option<(PiRelease, &'static str)>> {
         if let Some(v) = &self.pi {
-            return Ok(Some((PiRelease::parse(v)?, Source::Flag)));
+            return Ok(Some((PiRelease::parse(v)?, "--pi")));
         }
         match std::env::var(ENV) {
             Ok(v) if !v.trim().is_empty() => Ok(Some((
                 PiRelease::parse(&v).map_err(|e| anyhow::anyhow!("{ENV}: {e}"))?,
-                Source::Env,
+                ENV,
             ))),
             _ => Ok(None),
         }
@@ -64,67 +45,17 @@ impl PiArg {
         Ok(self.requested()?.map_or(PiRelease::DEFAULT, |(r, _)| r))
     }
 
-    /// The release for an input that may name its own (`"pi"` of a case or scenario at `path`):
-    /// the asked-for one (a warning when the input names another), else the input's, else the
-    /// default.
+    /// The release for an input at `path` that may name its own (`"pi"`).
     pub fn for_named(&self, named: Option<PiRelease>, path: &Path) -> anyhow::Result<PiRelease> {
-        Ok(match (self.requested()?, named) {
-            (Some((r, source)), Some(n)) if r != n => {
-                out::note!(
-                    "forge-replay: warning: {}: it names Pi {n} (\"pi\"); following {} {r} as asked",
-                    path.display(),
-                    source.name()
-                );
-                r
-            }
-            (Some((r, _)), _) => r,
-            (None, Some(n)) => n,
-            (None, None) => PiRelease::DEFAULT,
-        })
+        let (release, warning) = follow_named(self.requested()?, named, path);
+        warning.iter().for_each(|w| out::note!("{w}"));
+        Ok(release)
     }
 
-    /// The release to follow for a session: the asked-for one (a warning when the session shows
-    /// another), else the one it shows, said on stderr.
+    /// The release to follow for a session, said on stderr.
     pub fn for_session(&self, session: &Session) -> anyhow::Result<PiRelease> {
-        let path = session.path().display();
-        let ev = detect(session);
-        if let Some((r, source)) = self.requested()? {
-            if let Some(why) = ev.contradiction(r) {
-                out::note!(
-                    "forge-replay: warning: {path}: following {} {r} as asked, but {why}",
-                    source.name()
-                );
-            }
-            return Ok(r);
-        }
-        let release = ev.release();
-        match ev.verdict() {
-            Verdict::Release(r) => {
-                out::note!(
-                    "forge-replay: note: {path}: following Pi {r}, the release that wrote it ({}; --pi to choose another)",
-                    ev.describe()
-                );
-                if ev.mixed() {
-                    out::note!(
-                        "forge-replay: note: {path}: {} no thinkingLevel (first on line {}): an older Pi wrote them before Pi {r} continued the session",
-                        if ev.assistant_without_thinking_level == 1 {
-                            "1 earlier response carries".to_owned()
-                        } else {
-                            format!("{} earlier responses carry", ev.assistant_without_thinking_level)
-                        },
-                        ev.first_without_thinking_level.unwrap_or(0)
-                    );
-                }
-            }
-            Verdict::Newer { version } => out::note!(
-                "forge-replay: warning: {path}: written by Pi {version} or later ({}), which this forge-replay does not support; following {release}, the newest supported release (--pi to choose)",
-                ev.describe()
-            ),
-            Verdict::Unknown => out::note!(
-                "forge-replay: note: {path}: {}, nothing tells which Pi release wrote it; following the default {release} (--pi to choose)",
-                ev.describe()
-            ),
-        }
+        let (release, lines) = follow(&detect(session), session.path(), self.requested()?);
+        lines.iter().for_each(|l| out::note!("{l}"));
         Ok(release)
     }
 }

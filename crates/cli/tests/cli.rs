@@ -7,6 +7,9 @@
 #[path = "cli/support.rs"]
 mod support;
 
+#[path = "cli/args.rs"]
+mod args;
+
 #[path = "cli/session.rs"]
 mod session;
 

@@ -18,6 +18,16 @@ pub fn chain(e: &dyn std::error::Error) -> String {
     }
 }
 
+/// `<file>: <cause>`, unless the cause already starts with the file.
+pub fn with_path(path: &std::path::Path, cause: &str) -> String {
+    let shown = path.display().to_string();
+    if cause.starts_with(&shown) {
+        cause.to_string()
+    } else {
+        format!("{shown}: {cause}")
+    }
+}
+
 /// An error chain (`outer: cause: cause`) whose causes repeat a location already said
 /// (`file:5: entry 4: cannot build the context: file:5: cannot parse entry: …`) says it once.
 /// A location is the line's first part (`file` or `file:5`) or any later part that is a
@@ -55,6 +65,13 @@ pub fn once_located(message: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::once_located;
+
+    #[test]
+    fn with_path_names_the_file_once() {
+        let p = std::path::Path::new("a/s.jsonl");
+        assert_eq!(super::with_path(p, "bad line"), "a/s.jsonl: bad line");
+        assert_eq!(super::with_path(p, "a/s.jsonl:3: bad"), "a/s.jsonl:3: bad");
+    }
 
     #[test]
     fn a_repeated_location_is_said_once() {

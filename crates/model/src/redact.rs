@@ -21,6 +21,8 @@
 //!   GitHub, GitLab and Slack tokens, JSON web tokens and PEM private keys. Only the credential
 //!   itself is replaced, so the text around it stays readable.
 //!
+//! [`RedactingWriter`] is a writer that applies both (the CLI's stdout and files).
+//!
 //! In plain text, a secret key followed by `:` or `=` (`apiKey=…`, `Authorization: Bearer …`,
 //! `"password": "…"`) has its value replaced as well; numbers there are kept (`max tokens: 40`).
 //!
@@ -718,9 +720,72 @@ pub fn text(s: &str) -> Cow<'_, str> {
     Cow::Owned(splice(s, &merged))
 }
 
+/// A writer whose JSON ([`json_text`]) and plain text ([`text`]) are redacted when `on`; fixed
+/// framing that holds no input data is written as it is.
+#[derive(Debug)]
+pub struct RedactingWriter<W> {
+    w: W,
+    on: bool,
+}
+
+impl<W: std::io::Write> RedactingWriter<W> {
+    pub fn new(w: W, on: bool) -> Self {
+        RedactingWriter { w, on }
+    }
+
+    /// Complete JSON text: one value, or several (JSON Lines).
+    pub fn json(&mut self, text: &str) -> std::io::Result<()> {
+        if self.on {
+            self.w.write_all(json_text(text).as_bytes())
+        } else {
+            self.w.write_all(text.as_bytes())
+        }
+    }
+
+    /// Plain text.
+    pub fn text(&mut self, text: &str) -> std::io::Result<()> {
+        if self.on {
+            self.w.write_all(self::text(text).as_bytes())
+        } else {
+            self.w.write_all(text.as_bytes())
+        }
+    }
+
+    /// Fixed framing that holds no input data (`{"requests": [`).
+    pub fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.w.write_all(bytes)
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.w
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_redacting_writer_redacts_json_and_text_but_not_framing() {
+        let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut w = RedactingWriter::new(Vec::new(), true);
+        w.json(&format!("{{\"apiKey\":\"{secret}\"}}")).unwrap();
+        w.text(&format!(" key {secret} ")).unwrap();
+        w.frame(b"[").unwrap();
+        let out = String::from_utf8(w.into_inner()).unwrap();
+        assert!(!out.contains(secret), "{out}");
+        assert!(
+            out.starts_with("{\"apiKey\":\"[redacted]\"}") && out.ends_with(" ["),
+            "{out}"
+        );
+        let mut off = RedactingWriter::new(Vec::new(), false);
+        off.text(secret).unwrap();
+        assert_eq!(off.into_inner(), secret.as_bytes());
+    }
     use serde_json::json;
 
     const ANT: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";

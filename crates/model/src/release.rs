@@ -2,7 +2,8 @@
 //! behaviour difference between releases, each written down once.
 //!
 //! * [`PiRelease`]: the supported releases (0.87.1, 1.3.0), ordered, with [`PiRelease::DEFAULT`].
-//!   [`PiRelease::parse`] refuses an unknown release naming the supported ones.
+//!   [`PiRelease::parse`] refuses an unknown release naming the supported ones; [`follow_named`]
+//!   picks between an asked-for release and the one an input names.
 //! * [`Change`]: one named behaviour difference. [`Change::info`] gives its [`ChangeInfo`]: the
 //!   release that introduced it, the layer it lives in, what it does and the pi-ai /
 //!   pi-coding-agent function it follows. Code asks `release.has(Change::X)`; nothing else in the
@@ -1019,8 +1020,45 @@ impl Marker {
     }
 }
 
+/// The release for an input that may name its own (the `"pi"` of a case or scenario at `path`),
+/// and a warning when the two differ: `asked` (a release and how it was asked for, `--pi` or
+/// `FORGE_REPLAY_PI`), else the one `named`, else [`PiRelease::DEFAULT`].
+pub fn follow_named(
+    asked: Option<(PiRelease, &str)>,
+    named: Option<PiRelease>,
+    path: &std::path::Path,
+) -> (PiRelease, Option<String>) {
+    match (asked, named) {
+        (Some((r, by)), Some(n)) if r != n => (
+            r,
+            Some(format!(
+                "forge-replay: warning: {}: it names Pi {n} (\"pi\"); following {by} {r} as asked",
+                path.display()
+            )),
+        ),
+        (Some((r, _)), _) => (r, None),
+        (None, Some(n)) => (n, None),
+        (None, None) => (PiRelease::DEFAULT, None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn follow_named_prefers_the_asked_release_and_warns_on_a_difference() {
+        let p = std::path::Path::new("c.case.json");
+        let (v0, v1) = (PiRelease::V0_87_1, PiRelease::V1_3_0);
+        assert_eq!(follow_named(None, None, p), (PiRelease::DEFAULT, None));
+        assert_eq!(follow_named(None, Some(v1), p), (v1, None));
+        assert_eq!(follow_named(Some((v1, "--pi")), Some(v1), p), (v1, None));
+        let (r, w) = follow_named(Some((v0, "--pi")), Some(v1), p);
+        assert_eq!(r, v0);
+        assert_eq!(
+            w.as_deref(),
+            Some("forge-replay: warning: c.case.json: it names Pi 1.3.0 (\"pi\"); following --pi 0.87.1 as asked")
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -2,6 +2,7 @@
 //!
 //! * [`batch`]: `forge-replay check` over many files: paths expanded to `*.jsonl` session
 //!   files, each checked on a rayon task, the reports in input order.
+//! * [`catalog`]: the model catalog a command follows (built-in, plus a `--catalog` file).
 //! * [`capabilities`]: pi-forge's capability projection with the catalog's presentation flag
 //!   (`forge-replay capabilities`, `context --capabilities`).
 //! * [`diff`]: structural JSON diff ([`diff::Diff`], [`diff::Change`]) named by JSON path, with
@@ -22,6 +23,7 @@
 
 pub mod batch;
 pub mod capabilities;
+pub mod catalog;
 pub mod diff;
 pub mod golden;
 pub mod golden_tree;

@@ -919,6 +919,55 @@ pub struct Summary {
     pub unpriced: usize,
 }
 
+/// What makes a run fail (`upgrade --fail-on`): any change, or only changes of the named kinds
+/// and, with [`FailOn::MISSING_MODEL`], a model the target release lacks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailOn {
+    kinds: Vec<Kind>,
+    missing_model: bool,
+    any: bool,
+}
+
+/// A `--fail-on` name that is no [`Kind`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kind {0:?}; expected {kinds}, {missing}", kinds = Kind::names(), missing = FailOn::MISSING_MODEL)]
+pub struct UnknownKind(pub String);
+
+impl FailOn {
+    /// The name of a model missing from the target release.
+    pub const MISSING_MODEL: &'static str = "missing-model";
+
+    /// From the names given; none at all is any change (blank names are skipped).
+    pub fn parse(names: &[String]) -> Result<FailOn, UnknownKind> {
+        let mut f = FailOn {
+            any: names.is_empty(),
+            missing_model: names.is_empty(),
+            kinds: Vec::new(),
+        };
+        for name in names.iter().filter(|n| !n.trim().is_empty()) {
+            if name.trim() == Self::MISSING_MODEL {
+                f.missing_model = true;
+            } else {
+                f.kinds
+                    .push(Kind::parse(name).ok_or_else(|| UnknownKind(name.clone()))?);
+            }
+        }
+        Ok(f)
+    }
+
+    /// Whether `summary` holds a change that fails the run.
+    pub fn fails(&self, summary: &Summary) -> bool {
+        if self.any {
+            return summary.any_change();
+        }
+        (self.missing_model && summary.missing_in_target > 0)
+            || self
+                .kinds
+                .iter()
+                .any(|k| summary.by_kind.get(k).is_some_and(|n| *n > 0))
+    }
+}
+
 impl Summary {
     /// Whether anything changed (a missing model counts as a change).
     pub fn any_change(&self) -> bool {
@@ -1357,6 +1406,31 @@ pub fn render_md(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fail_on_names_kinds_or_missing_models() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let kind = Kind::ALL[0];
+        let mut changed = Summary {
+            changed: 1,
+            ..Summary::default()
+        };
+        changed.by_kind.insert(kind, 1);
+        let missing = Summary {
+            missing_in_target: 1,
+            ..Summary::default()
+        };
+        let any = FailOn::parse(&[]).unwrap();
+        assert!(any.fails(&changed) && any.fails(&missing) && !any.fails(&Summary::default()));
+        let only_missing = FailOn::parse(&names(&[" missing-model "])).unwrap();
+        assert!(only_missing.fails(&missing) && !only_missing.fails(&changed));
+        let only_kind = FailOn::parse(&names(&[kind.name(), ""])).unwrap();
+        assert!(only_kind.fails(&changed) && !only_kind.fails(&missing));
+        assert!(!FailOn::parse(&names(&[" "])).unwrap().fails(&changed));
+        let e = FailOn::parse(&names(&["nope"])).unwrap_err().to_string();
+        assert!(e.starts_with("unknown kind \"nope\"; expected "), "{e}");
+        assert!(e.ends_with(", missing-model"), "{e}");
+    }
 
     #[test]
     fn kinds_of_paths() {

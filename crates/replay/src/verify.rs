@@ -392,6 +392,24 @@ pub fn redact_cases(cases: &mut [Case]) {
     }
 }
 
+/// The models a run replays on: the comma-separated `models` (`verify --models`), else the
+/// representative model of each API in `apis` (`verify --apis`; empty or `all`: every API).
+pub fn target_models(models: Option<&str>, apis: &[String], catalog: &Catalog) -> Vec<String> {
+    if let Some(m) = models {
+        return m
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+    }
+    replay::representative_models(catalog)
+        .into_iter()
+        .filter(|(api, _)| apis.is_empty() || apis.iter().any(|a| a == "all" || a == api))
+        .map(|(_, m)| m.to_string())
+        .collect()
+}
+
 /// Counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -634,4 +652,23 @@ fn xml_escape(s: &str) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_models_follow_models_then_apis() {
+        let catalog = Catalog::builtin(PiRelease::DEFAULT);
+        assert_eq!(
+            target_models(Some(" a/b, ,c/d/e "), &["all".into()], catalog),
+            ["a/b", "c/d/e"]
+        );
+        let every = target_models(None, &[], catalog);
+        assert_eq!(every.len(), replay::representative_models(catalog).len());
+        assert_eq!(target_models(None, &["all".into()], catalog), every);
+        let (api, model) = replay::representative_models(catalog)[0];
+        assert_eq!(target_models(None, &[api.to_string()], catalog), [model]);
+    }
 }

@@ -150,6 +150,19 @@ pub trait ContextSink {
     fn text(&mut self, text: &str) -> std::io::Result<()>;
 }
 
+/// The CLI's writer: each piece redacted as it is written.
+impl<W: std::io::Write> ContextSink for forge_replay_model::redact::RedactingWriter<W> {
+    fn frame(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        forge_replay_model::redact::RedactingWriter::frame(self, bytes)
+    }
+    fn json(&mut self, text: &str) -> std::io::Result<()> {
+        forge_replay_model::redact::RedactingWriter::json(self, text)
+    }
+    fn text(&mut self, text: &str) -> std::io::Result<()> {
+        forge_replay_model::redact::RedactingWriter::text(self, text)
+    }
+}
+
 /// Errors of [`write_text`] and [`write_streamed`].
 #[derive(Debug, thiserror::Error)]
 pub enum ContextWriteError {

@@ -15,12 +15,15 @@
 //!
 //! For `assemble`: [`assembled_text`] (one request in a few lines) and [`sequence_text`] (one
 //! line per request of a multi-request case).
+//!
+//! [`unsettled_thinking_note`]: what `replay` says about a request whose thinking level the
+//! session does not settle.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
-use forge_replay_engine::replay::Request;
+use forge_replay_engine::replay::{Request, Thinking, ThinkingSource};
 use forge_replay_model::json;
 use forge_replay_usage::explain::order::{CacheOrder, Segment};
 use forge_replay_wire::api::Api;
@@ -267,6 +270,27 @@ fn describe(prev: &Previous, now: &Previous) -> String {
     }
 }
 
+/// The note said for request `index` (on `line` of `session`) when the session does not settle
+/// its thinking level: a `/tree` navigation left the last change on another branch and the
+/// response records none. It names the other reading (`--after-tree path`).
+pub fn unsettled_thinking_note(
+    session: &std::path::Path,
+    line: u64,
+    index: usize,
+    thinking: &Thinking,
+) -> Option<String> {
+    let (ThinkingSource::Live { line: Some(at) }, Some(path)) =
+        (&thinking.source, &thinking.path_level)
+    else {
+        return None;
+    };
+    Some(format!(
+        "forge-replay: note: {}:{line}: request {index} uses thinking level {}, the live agent's (set on line {at}, on another branch: /tree navigation keeps it); its path says {path} (--after-tree path)",
+        session.display(),
+        thinking.level,
+    ))
+}
+
 /// `812 B`, `2.1 KB`, `3.4 MB`.
 pub fn size(bytes: usize) -> String {
     if bytes < 1024 {
@@ -358,6 +382,27 @@ pub fn sequence_text(steps: &[forge_replay_wire::Step]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_live_level_from_another_branch_is_noted() {
+        let p = std::path::Path::new("s.jsonl");
+        let live = Thinking {
+            level: "high".into(),
+            source: ThinkingSource::Live { line: Some(4) },
+            path_level: Some("low".into()),
+        };
+        let note = unsettled_thinking_note(p, 9, 2, &live).expect("noted");
+        assert!(note.starts_with("forge-replay: note: s.jsonl:9: request 2 uses thinking level high, the live agent's (set on line 4,"), "{note}");
+        assert!(
+            note.ends_with("its path says low (--after-tree path)"),
+            "{note}"
+        );
+        let settled = Thinking {
+            source: ThinkingSource::Recorded,
+            ..live
+        };
+        assert_eq!(unsettled_thinking_note(p, 9, 2, &settled), None);
+    }
 
     #[test]
     fn tools_of_every_api_shape() {

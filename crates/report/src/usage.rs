@@ -821,6 +821,26 @@ pub fn corpus_markdown(report: &CorpusReport, breaks: Option<&BreakSums>) -> Str
     text
 }
 
+/// The plot of `usage SESSION --plot`: hit rate per request with cumulative tokens, the nested
+/// requests, and the breaks `explained` confirmed as markers (none when the requests could not
+/// be replayed). `shown` is the caller's redaction of the title (it quotes the session id).
+pub fn session_usage_plot(
+    usage: &SessionUsage,
+    explained: Option<&Explanation>,
+    shown: &dyn Fn(&str) -> String,
+) -> SessionPlot {
+    let title = shown(&format!(
+        "{} — {} requests on the active path",
+        usage.session_id,
+        usage.rows.len()
+    ));
+    let breaks = explained.map_or_else(Vec::new, |e| break_markers(e, &usage.rows));
+    let mut data = session_plot(title, &usage.rows, breaks);
+    data.nested = nested_points(&usage.nested);
+    data.cumulative = true;
+    data
+}
+
 /// The confirmed breaks of a cache diagnosis as markers on the usage rows of the same branch.
 pub fn break_markers(e: &Explanation, rows: &[RequestRow]) -> Vec<BreakMarker> {
     e.breaks

@@ -1,4 +1,5 @@
 //! Diagnostics: findings that do not stop reading (Pi tolerates them, or they are worth knowing).
+//! [`finding_lines`] is how a command that reads one session says them on stderr.
 
 use std::fmt;
 use std::path::Path;
@@ -125,6 +126,31 @@ impl Diagnostic {
     }
 }
 
+/// The findings of `diags` (warnings and errors, not notes) as stderr lines
+/// (`file:line: warning: cause`), at most `max_per_code` of one code, then one line per code
+/// saying how many more were not shown.
+pub fn finding_lines(path: &Path, diags: &[Diagnostic], max_per_code: usize) -> Vec<String> {
+    let mut per_code: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut lines = Vec::new();
+    for d in diags.iter().filter(|d| d.is_finding()) {
+        let n = per_code.entry(d.code).or_default();
+        *n += 1;
+        if *n <= max_per_code {
+            lines.push(d.display(path).to_string());
+        }
+    }
+    for (code, n) in per_code {
+        if n > max_per_code {
+            lines.push(format!(
+                "{}: note: {} more [{code}] diagnostics not shown (run `forge-replay check`)",
+                path.display(),
+                n - max_per_code
+            ));
+        }
+    }
+    lines
+}
+
 struct DisplayDiag<'a> {
     d: &'a Diagnostic,
     file: &'a Path,
@@ -146,5 +172,28 @@ impl fmt::Display for DisplayDiag<'_> {
         } else {
             write!(f, ": {}: {}", self.d.severity, self.d.message)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finding_lines_skip_notes_and_cap_each_code() {
+        let d = |severity, code, line| Diagnostic::new(severity, code, Some(line), "bad");
+        let mut diags = vec![d(Severity::Info, "a", 1)];
+        diags.extend((2..6).map(|l| d(Severity::Warning, "b", l)));
+        diags.push(d(Severity::Error, "c", 9));
+        let lines = finding_lines(Path::new("s.jsonl"), &diags, 2);
+        assert_eq!(
+            lines,
+            [
+                "s.jsonl:2: warning: bad",
+                "s.jsonl:3: warning: bad",
+                "s.jsonl:9: error: bad",
+                "s.jsonl: note: 2 more [b] diagnostics not shown (run `forge-replay check`)",
+            ]
+        );
     }
 }

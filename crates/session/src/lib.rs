@@ -27,7 +27,10 @@
 //!   stream a large context one entry at a time.
 //! * `convertToLlm(messages)` is [`llm::convert_to_llm`].
 //! * [`release::detect`]: which Pi release wrote the session, from the markers each release
-//!   writes (the session format itself is the same in every supported release).
+//!   writes (the session format itself is the same in every supported release);
+//!   [`release::follow`]: the release a command follows for it, and the notes that say why.
+//! * [`dirs`]: Pi's sessions directory, the default of commands that read many sessions.
+//! * [`diag::finding_lines`]: a file's warnings and errors as stderr lines, capped per code.
 //! * [`ContextBuilder`] ([`Session::builder`]): walks one path entry by entry, keeping the
 //!   projection current. Replaying every request of a path (the context at the parent of each
 //!   assistant entry) costs O(path), not O(path²) re-projection.

@@ -15,6 +15,8 @@
 //! head, and the few markers nested deeper are looked for in the raw line with `memmem` and
 //! confirmed by parsing only the lines that contain them.
 
+use std::path::Path;
+
 use forge_replay_model::release::{Marker, PiRelease, MARKERS};
 use forge_replay_model::session::EntryType;
 use memchr::memmem;
@@ -232,6 +234,55 @@ pub fn diagnostic(ev: &Evidence, expected: Option<PiRelease>) -> Option<Diagnost
         )),
         Verdict::Unknown => None,
     }
+}
+
+/// The release to follow for the session at `path` showing `ev`, and the lines that say so on
+/// stderr. `asked` (a release and how it was asked for: `--pi` or `FORGE_REPLAY_PI`) is
+/// followed, with a warning when the session shows another; else the release the session shows
+/// ([`Evidence::release`]), with a note naming it (and a warning for a newer, unsupported one).
+pub fn follow(
+    ev: &Evidence,
+    path: &Path,
+    asked: Option<(PiRelease, &str)>,
+) -> (PiRelease, Vec<String>) {
+    let path = path.display();
+    if let Some((r, by)) = asked {
+        let warning = ev.contradiction(r).map(|why| {
+            format!("forge-replay: warning: {path}: following {by} {r} as asked, but {why}")
+        });
+        return (r, warning.into_iter().collect());
+    }
+    let release = ev.release();
+    let mut lines = Vec::new();
+    match ev.verdict() {
+        Verdict::Release(r) => {
+            lines.push(format!(
+                "forge-replay: note: {path}: following Pi {r}, the release that wrote it ({}; --pi to choose another)",
+                ev.describe()
+            ));
+            if ev.mixed() {
+                let n = ev.assistant_without_thinking_level;
+                lines.push(format!(
+                    "forge-replay: note: {path}: {} no thinkingLevel (first on line {}): an older Pi wrote them before Pi {r} continued the session",
+                    if n == 1 {
+                        "1 earlier response carries".to_owned()
+                    } else {
+                        format!("{n} earlier responses carry")
+                    },
+                    ev.first_without_thinking_level.unwrap_or(0)
+                ));
+            }
+        }
+        Verdict::Newer { version } => lines.push(format!(
+            "forge-replay: warning: {path}: written by Pi {version} or later ({}), which this forge-replay does not support; following {release}, the newest supported release (--pi to choose)",
+            ev.describe()
+        )),
+        Verdict::Unknown => lines.push(format!(
+            "forge-replay: note: {path}: {}, nothing tells which Pi release wrote it; following the default {release} (--pi to choose)",
+            ev.describe()
+        )),
+    }
+    (release, lines)
 }
 
 /// Nested markers looked for in raw assistant lines: `(needle, marker)`.
@@ -487,6 +538,34 @@ mod tests {
             .expect("contradicts 1.3.0");
         assert!(why.contains("none of its 1 response carries"), "{why}");
         assert_eq!(detect(&session(&[USER])).verdict(), Verdict::Unknown);
+    }
+
+    #[test]
+    fn follow_says_the_release_it_follows_and_warns_against_the_evidence() {
+        let path = std::path::Path::new("s.jsonl");
+        let ev = detect(&session(&[
+            USER,
+            &assistant("a", ""),
+            &assistant("b", r#","thinkingLevel":"off""#),
+        ]));
+        let (r, lines) = follow(&ev, path, None);
+        assert_eq!(r, PiRelease::V1_3_0);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with(
+            "forge-replay: note: s.jsonl: following Pi 1.3.0, the release that wrote it ("
+        ));
+        assert!(lines[1].contains("1 earlier response carries no thinkingLevel (first on line 3)"));
+        let (r, lines) = follow(&ev, path, Some((PiRelease::V0_87_1, "--pi")));
+        assert_eq!(r, PiRelease::V0_87_1);
+        assert!(lines[0].starts_with("forge-replay: warning: s.jsonl: following --pi 0.87.1 as asked, but it was written by Pi 1.3.0"));
+        let (r, lines) = follow(&detect(&session(&[USER])), path, None);
+        assert_eq!(r, PiRelease::DEFAULT);
+        assert!(lines[0].contains("nothing tells which Pi release wrote it"));
+        assert!(
+            follow(&ev, path, Some((PiRelease::V1_3_0, "FORGE_REPLAY_PI")))
+                .1
+                .is_empty()
+        );
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct GenSummary {
     pub files: Vec<PathBuf>,
     pub bytes: u64,
     pub forks: usize,
+    /// A previous `gen-corpus` output was there and has been replaced whole.
+    pub replaced: bool,
 }
 
 /// Errors of [`generate`].
@@ -491,11 +493,15 @@ fn session_id(rng: &mut Rng, ms: i64) -> String {
 /// Writes `opts.sessions` session files under `out` in Pi's layout. The corpus is one set
 /// ([`forge_replay_io::DirSet`]): it appears under `out` complete, or not at all.
 pub fn generate(out: &Path, opts: &GenOptions) -> Result<GenSummary, GenError> {
+    let replaced = out.join(forge_replay_io::SET_MARKER).is_file();
     let mut set = forge_replay_io::DirSet::begin(out, "corpus")?;
     let mut rng = Rng(opts.seed ^ 0x5EED_F0E5_u64.rotate_left(17));
     let projects = (opts.sessions / 40).clamp(1, 50);
     let start = date::days_from_civil(2026, 1, 1) * date::MS_PER_DAY;
-    let mut summary = GenSummary::default();
+    let mut summary = GenSummary {
+        replaced,
+        ..GenSummary::default()
+    };
     // The previous non-fork session, kept so a fork can copy its ancestors.
     let mut previous: Option<(PathBuf, String, Vec<Written>, usize, i64, Value)> = None;
     let lines = opts.entries.max(8);
@@ -642,6 +648,22 @@ mod tests {
                 .unwrap_or_else(|| panic!("{}/{} is not in the catalog", m.provider, m.id));
             assert_eq!(model.api_name(), m.api, "{}/{}", m.provider, m.id);
         }
+    }
+
+    #[test]
+    fn a_second_run_into_the_same_directory_replaces_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("corpus");
+        let opts = GenOptions {
+            sessions: 2,
+            entries: 10,
+            seed: 1,
+            forks: 0.0,
+        };
+        assert!(!generate(&out, &opts).unwrap().replaced);
+        let again = generate(&out, &opts).unwrap();
+        assert!(again.replaced);
+        assert_eq!(again.files.len(), 2);
     }
 
     /// The system message declares every tool a session calls.

@@ -7,14 +7,14 @@
 //! session showing another release is a warning).
 
 use std::io::IsTerminal as _;
-use std::path::Path;
 
 use forge_replay_engine::batch::{self, FileReport};
-use forge_replay_model::json;
-use serde_json::{Map, Value};
+use forge_replay_model::error::with_path;
+use forge_replay_session::dirs::paths_or_pi_sessions;
+use serde_json::Value;
 
 use crate::args::{CheckArgs, TextOrJson};
-use crate::out::{self, Out};
+use crate::out;
 use crate::Exit;
 
 /// Fewer files than this finish in about a second: no progress bar.
@@ -23,45 +23,27 @@ const PROGRESS_MIN_FILES: usize = 20;
 pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     let expected = args.pi.requested()?.map(|(r, _)| r);
     // No paths: Pi's own sessions directory, as `usage --corpus` reads it.
-    let paths = match super::paths_or_pi_sessions(&args.paths) {
-        Ok(p) => p,
-        Err(exit) => return Ok(exit),
-    };
+    let paths = paths_or_pi_sessions(&args.paths)?;
     let (files, mut reports) = batch::expand(&paths);
     // Progress on stderr, only on a terminal and only for runs long enough to need it.
-    let bar = (files.len() >= PROGRESS_MIN_FILES && std::io::stderr().is_terminal()).then(|| {
-        let pb = indicatif::ProgressBar::new(files.len() as u64);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        pb
-    });
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
+    let bar = (files.len() >= PROGRESS_MIN_FILES && std::io::stderr().is_terminal())
+        .then(|| out::progress_bar(files.len(), "{bar:30} {pos}/{len} files {elapsed}"));
+    let tick = || bar.iter().for_each(|b| b.inc(1));
     let checked = batch::check_files(files, expected, args.structural, &tick);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.iter().for_each(|b| b.finish_and_clear());
     reports.extend(checked);
 
-    let mut stdout = Out::stdout();
     match args.format.text_or_json() {
         TextOrJson::Text => {
             let text: String = reports.iter().map(FileReport::to_text).collect();
-            stdout.text(&text)?;
+            out::print_text(&text)?;
         }
         TextOrJson::Json => {
             let files: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
-            let mut doc = Map::new();
-            doc.insert("files".into(), Value::Array(files));
-            stdout.json(&(json::stringify_pretty(&Value::Object(doc)) + "\n"))?;
+            let doc = serde_json::json!({ "files": files });
+            out::print_json(&doc)?;
         }
     }
-    stdout.flush()?;
     // One error line per unreadable file, after the report: `forge-replay: error: <file>: <cause>`.
     for r in &reports {
         if let Err(e) = &r.result {
@@ -75,14 +57,4 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Ok
     })
-}
-
-/// `<file>: <cause>`, unless the cause already starts with the file.
-pub(crate) fn with_path(path: &Path, cause: &str) -> String {
-    let shown = path.display().to_string();
-    if cause.starts_with(&shown) {
-        cause.to_string()
-    } else {
-        format!("{shown}: {cause}")
-    }
 }

@@ -3,21 +3,13 @@
 use std::io::IsTerminal as _;
 
 use forge_replay_engine::{diff, payload};
-use forge_replay_model::json;
 
 use crate::args::{DiffArgs, TextOrJson};
-use crate::out::{self, outln, Out};
+use crate::out::{self, outln};
 use crate::Exit;
 
 pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
-    let a = match payload::load(&args.a) {
-        Ok(d) => d,
-        Err(e) => return bad_input(&e),
-    };
-    let b = match payload::load(&args.b) {
-        Ok(d) => d,
-        Err(e) => return bad_input(&e),
-    };
+    let (a, b) = (payload::load(&args.a)?, payload::load(&args.b)?);
     let (left, right) = payload::comparable(&a, &b);
     let d = diff::diff(&left, &right);
     // Compared on the real values; shown with both sides of a secret redacted.
@@ -26,12 +18,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
     } else {
         d.clone()
     };
-    let mut out = Out::stdout();
     match args.format.text_or_json() {
-        TextOrJson::Json => {
-            out.json(&(json::stringify_pretty(&diff::render_json(&shown)) + "\n"))?
-        }
+        TextOrJson::Json => out::print_json(&diff::render_json(&shown))?,
         TextOrJson::Text => {
+            let mut out = out::stdout();
             if d.is_empty() {
                 outln!(out, "equal")?;
             } else {
@@ -47,17 +37,12 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
                     forge_replay_model::text::count(d.changes.len(), "change", "changes")
                 )?;
             }
+            out.flush()?;
         }
     }
-    out.flush()?;
     Ok(if d.is_empty() {
         Exit::Ok
     } else {
         Exit::Findings
     })
-}
-
-fn bad_input(e: &dyn std::error::Error) -> anyhow::Result<Exit> {
-    out::error!("{}", crate::cmd::error_chain(e));
-    Ok(Exit::BadInput)
 }

@@ -4,14 +4,14 @@
 use clap::CommandFactory;
 
 use crate::args::{Cli, CompletionsArgs, ManArgs};
-use crate::out::{self, Out};
+use crate::out;
 use crate::Exit;
 
 pub fn completions(args: CompletionsArgs) -> anyhow::Result<Exit> {
     let mut cmd = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "forge-replay", &mut script);
-    let mut w = Out::stdout();
+    let mut w = out::stdout();
     // Generated from our own definitions: no input data in it.
     w.frame(&script)?;
     w.flush()?;
@@ -46,7 +46,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<Exit> {
     cmd.build();
     match &args.out {
         None => {
-            let mut w = Out::stdout();
+            let mut w = out::stdout();
             w.frame(&page(cmd)?)?;
             w.flush()?;
         }

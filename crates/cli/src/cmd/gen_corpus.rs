@@ -9,10 +9,7 @@ use crate::Exit;
 use forge_replay_model::text::count;
 
 pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
-    if !(0.0..=1.0).contains(&args.forks) {
-        out::error!("--forks must be a fraction between 0 and 1");
-        return Ok(Exit::BadInput);
-    }
+    // clap has checked that --forks is a fraction from 0 to 1.
     let opts = GenOptions {
         sessions: args.sessions,
         entries: args.entries,
@@ -21,7 +18,6 @@ pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
     };
     // A folder of other files is refused (exit 2, nothing touched); a previous gen-corpus output
     // is replaced whole (the set is renamed in complete), never mixed with the new files.
-    let replaces = args.out.join(forge_replay_io::SET_MARKER).is_file();
     let summary = generate(&args.out, &opts)
         .with_context(|| format!("generating a corpus in {}", args.out.display()))?;
     out::note!(
@@ -31,7 +27,7 @@ pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
         opts.entries.max(8),
         summary.bytes as f64 / 1e6,
         args.out.display(),
-        if replaces {
+        if summary.replaced {
             " (the previous gen-corpus output there was replaced whole)"
         } else {
             ""

@@ -1,8 +1,15 @@
-//! One module per subcommand. Each exposes `run(args) -> anyhow::Result<Exit>`.
+//! One module per subcommand. Each exposes `run(args) -> anyhow::Result<Exit>`; an error it
+//! returns is said once by [`crate::run`] (`forge-replay: error: …`, exit 2).
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use forge_replay_session::Session;
+use forge_replay_wire::Catalog;
 
 use crate::args::{CacheCommand, CapabilityCommand, Cli, Command, ReportCommand};
+use crate::release::PiArg;
 use crate::Exit;
-pub(crate) use forge_replay_model::error::chain as error_chain;
 
 pub mod assemble;
 pub mod cache;
@@ -24,49 +31,36 @@ pub mod usage;
 pub mod validate;
 pub mod verify;
 
-/// The paths given, or else Pi's own sessions directory (`$PI_CODING_AGENT_DIR/sessions`, else
-/// `~/.pi/agent/sessions`; issue 18.5), as `usage --corpus` and `check` read it. A missing
-/// directory is reported on stderr (exit 2).
-pub(crate) fn paths_or_pi_sessions(
-    paths: &[std::path::PathBuf],
-) -> Result<Vec<std::path::PathBuf>, Exit> {
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    match forge_replay_session::dirs::pi_sessions_dir() {
-        Some(d) if d.is_dir() => Ok(vec![d]),
-        Some(d) => {
-            crate::out::error!(
-                "{}: Pi's sessions directory does not exist (set PI_CODING_AGENT_DIR, or give session files or directories)",
-                d.display()
-            );
-            Err(Exit::BadInput)
-        }
-        None => {
-            crate::out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or give session files or directories)");
-            Err(Exit::BadInput)
-        }
-    }
+/// An error said by its message alone (its causes are already part of the message).
+pub(crate) fn said(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
 }
 
-/// A release's built-in catalog, with a `--catalog` file layered on top.
-pub(crate) fn load_catalog(
-    release: forge_replay_model::release::PiRelease,
-    path: Option<&std::path::Path>,
-) -> anyhow::Result<std::borrow::Cow<'static, forge_replay_wire::Catalog>> {
-    use forge_replay_wire::Catalog;
-    Ok(match path {
-        None => std::borrow::Cow::Borrowed(Catalog::builtin(release)),
-        Some(p) => {
-            let text = forge_replay_session::input::read_to_string(p)
-                .map_err(|e| anyhow::anyhow!("{}: cannot read catalog: {e}", p.display()))?;
-            std::borrow::Cow::Owned(Catalog::with_user_file(
-                release,
-                &text,
-                &p.display().to_string(),
-            )?)
-        }
-    })
+/// At most this many diagnostics of one code are said on stderr by [`open_session`].
+const MAX_PER_CODE: usize = 20;
+
+/// Opens a session and says its warnings and errors (not notes) on stderr, at most
+/// [`MAX_PER_CODE`] per code. Shared by every command that reads one session.
+pub(crate) fn open_session(path: &Path) -> anyhow::Result<Session> {
+    let (session, diags) = Session::open(path)?;
+    let lines = forge_replay_session::diag::finding_lines(path, &diags, MAX_PER_CODE);
+    lines.iter().for_each(|l| crate::out::note!("{l}"));
+    Ok(session)
+}
+
+/// [`open_session`], and the catalog of the release it follows (`--pi`, else the one the
+/// session shows, said on stderr) with `--catalog` layered on top.
+pub(crate) fn open_with_catalog(
+    path: &Path,
+    catalog: Option<&Path>,
+    pi: &PiArg,
+) -> anyhow::Result<(Session, Cow<'static, Catalog>)> {
+    let session = open_session(path)?;
+    let release = pi.for_session(&session)?;
+    Ok((
+        session,
+        forge_replay_engine::catalog::load(release, catalog)?,
+    ))
 }
 
 /// Runs the parsed command.

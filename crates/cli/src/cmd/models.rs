@@ -3,14 +3,14 @@
 //! `models --changes FROM..TO`: the models added, removed and re-flagged between two releases.
 //! The table, rows and changes are `forge_replay_report::models`.
 
-use forge_replay_model::json;
+use forge_replay_engine::catalog;
 use forge_replay_model::release::PiRelease;
 use forge_replay_report::models::{self, ModelChanges};
 use forge_replay_wire::Model;
 use serde_json::Value;
 
 use crate::args::{Format, ModelsArgs, TextOrJson};
-use crate::out::{self, Out};
+use crate::out;
 use crate::Exit;
 
 /// The `--api` and `--flagged` filters.
@@ -23,23 +23,15 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
         return changes(&args, range);
     }
     let release = args.pi.or_default()?;
-    let catalog = match super::load_catalog(release, args.catalog.path()) {
-        Ok(c) => c,
-        Err(e) => {
-            out::error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let catalog = catalog::load(release, args.catalog.path())?;
     let list: Vec<&Model> = catalog.models().filter(|m| keep(&args, m)).collect();
-    let mut out = Out::stdout();
     match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => {
             let rows: Vec<Value> = list.iter().map(|m| models::row_json(m)).collect();
-            out.json(&(json::stringify_pretty(&Value::Array(rows)) + "\n"))?;
+            out::print_json(&Value::Array(rows))?;
         }
-        TextOrJson::Text => out.text(&models::text(&list, release.version()))?,
+        TextOrJson::Text => out::print_text(&models::text(&list, release.version()))?,
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }
 
@@ -49,14 +41,12 @@ fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
         anyhow::bail!("--changes {range:?}: expected FROM..TO, e.g. 0.87.1..1.3.0");
     };
     let (from, to) = (PiRelease::parse(from)?, PiRelease::parse(to)?);
-    let old = super::load_catalog(from, args.catalog.path())?;
-    let new = super::load_catalog(to, args.catalog.path())?;
+    let old = catalog::load(from, args.catalog.path())?;
+    let new = catalog::load(to, args.catalog.path())?;
     let changes = ModelChanges::between(&old, &new, &|m| keep(args, m));
-    let mut out = Out::stdout();
     match Format::or_default(args.format).text_or_json() {
-        TextOrJson::Json => out.json(&(json::stringify_pretty(&changes.to_json()) + "\n"))?,
-        TextOrJson::Text => out.text(&changes.to_text())?,
+        TextOrJson::Json => out::print_json(&changes.to_json())?,
+        TextOrJson::Text => out::print_text(&changes.to_text())?,
     }
-    out.flush()?;
     Ok(Exit::Ok)
 }

@@ -1,52 +1,19 @@
 //! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it, handed
 //! to a `forge_replay_engine::sink` (JSON on stdout, `--out DIR`, or the text summary).
 
-use std::path::Path;
-
-use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target, ThinkingSource};
+use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target};
 use forge_replay_engine::sink::{replay_into, DirSink, JsonStream};
-use forge_replay_report::summary::Summary;
-use forge_replay_session::Session;
-use forge_replay_wire::Catalog;
+use forge_replay_model::error::chain as error_chain;
+use forge_replay_model::text::count;
+use forge_replay_report::summary::{unsettled_thinking_note, Summary};
 
-use crate::args::{AfterTreeArg, Format, PiArg, ReplayArgs};
-use crate::cmd::error_chain;
-use crate::out::{self, outln, Out};
+use crate::args::{AfterTreeArg, Format, ReplayArgs};
+use crate::cmd::open_with_catalog;
+use crate::out::{self, outln};
 use crate::Exit;
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The session and the catalog of the release a replay follows (`--pi`, else the one the
-/// session shows, said on stderr); a failure is reported on stderr and gives exit 2.
-pub(crate) fn open_with_catalog(
-    session: &Path,
-    catalog: Option<&Path>,
-    pi: &PiArg,
-) -> Result<(Session, std::borrow::Cow<'static, Catalog>), Exit> {
-    let (session, diags) = Session::open(session).map_err(|e| {
-        out::error!("{}", error_chain(&e));
-        Exit::BadInput
-    })?;
-    // A truncated last line or a malformed entry is skipped as Pi skips it, and said so, as by
-    // `tree`, `context` and `check`.
-    crate::cmd::context::print_diagnostics(session.path(), &diags);
-    let catalog = pi
-        .for_session(&session)
-        .and_then(|release| super::load_catalog(release, catalog))
-        .map_err(|e| {
-            out::error!("{e:#}");
-            Exit::BadInput
-        })?;
-    Ok((session, catalog))
-}
-
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
-    let (session, catalog) = match open_with_catalog(&args.session, args.catalog.path(), &args.pi) {
-        Ok(v) => v,
-        Err(exit) => return Ok(exit),
-    };
+    let (session, catalog) = open_with_catalog(&args.session, args.catalog.path(), &args.pi)?;
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.after_tree = match args.after_tree {
@@ -67,23 +34,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     // A request whose thinking level the session does not settle (a navigation left the last
     // change on another branch, and the response records none) is said once, with the other
     // reading.
-    let note = |r: &replay::Request| {
-        if let (ThinkingSource::Live { line: Some(at) }, Some(path)) =
-            (&r.thinking.source, &r.thinking.path_level)
-        {
-            out::note!(
-                "forge-replay: note: {}:{}: request {} uses thinking level {}, the live agent's (set on line {at}, on another branch: /tree navigation keeps it); its path says {path} (--after-tree path)",
-                args.session.display(),
-                r.line,
-                r.index,
-                r.thinking.level,
-            );
-        }
-    };
     let mut noted = std::collections::HashSet::new();
     let mut note_once = |r: &replay::Request| {
         if noted.insert(r.index) {
-            note(r);
+            let note = unsettled_thinking_note(&args.session, r.line, r.index, &r.thinking);
+            note.iter().for_each(|n| out::note!("{n}"));
         }
     };
     opts.target = if let Some(m) = &args.model {
@@ -110,7 +65,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         if r.is_ok() {
             out::note!(
                 "wrote {} to {} (and index.json)",
-                plural(sink.count(), "request", "requests"),
+                count(sink.count(), "request", "requests"),
                 out_dir.display()
             );
         }
@@ -119,7 +74,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         let mut summary = Summary::new(!matches!(opts.target, Target::Recorded));
         let r = replay_into(&session, &opts, &mut summary, &mut note_once);
         if r.is_ok() {
-            let mut w = Out::stdout();
+            let mut w = out::stdout();
             w.text(&summary.render())?;
             outln!(
                 w,
@@ -147,9 +102,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
             out::error!("--model {model}: expected provider/id");
             Ok(Exit::BadInput)
         }
-        Err(e) => {
-            out::error!("{}", error_chain(&e));
-            Ok(Exit::BadInput)
-        }
+        Err(e) => Err(e.into()),
     }
 }

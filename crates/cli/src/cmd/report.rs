@@ -1,52 +1,30 @@
-//! `forge-replay report providers`: the provider-support report (Markdown or HTML).
+//! `forge-replay report providers`: the provider-support report (Markdown or HTML), built and
+//! rendered by `forge_replay_report::provider`.
 //!
 //! Exit codes: 0 written; 1 written, but some `--sessions` files could not be read (they are
 //! listed in the report); 2 bad input (unreadable catalog, a `--sessions` path that does not
 //! exist, unwritable output).
 
-use std::path::Path;
-
-use anyhow::Context;
-use forge_replay_report::provider::{
-    self, cache, catalog_facts,
-    render::{render, Format},
-    ProbeSet, WireAssembler,
-};
-use forge_replay_wire::Catalog;
+use forge_replay_report::provider::render::{render_with_plots, Format};
+use forge_replay_report::provider::{self, cache, catalog_facts, ProbeSet, WireAssembler};
+use forge_replay_session::dirs::paths_or_pi_sessions;
 
 use crate::args::{Format as FormatArg, ReportProvidersArgs};
-use crate::out::{self, Out};
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
     let release = args.pi.or_default()?;
-    let user_catalog;
-    let (catalog, user) = match &args.catalog.catalog {
-        Some(path) => {
-            let text = forge_replay_session::input::read_to_string(path)
-                .with_context(|| format!("{}: cannot read catalog", path.display()))?;
-            user_catalog = Catalog::with_user_file(release, &text, &path.display().to_string())?;
-            (&user_catalog, Some(path.display().to_string()))
-        }
-        None => (Catalog::builtin(release), None),
-    };
+    let catalog = forge_replay_engine::catalog::load(release, args.catalog.path())?;
+    let user = args.catalog.path().map(|p| p.display().to_string());
     let sessions = match &args.sessions {
         None => Vec::new(),
-        Some(given) => match super::paths_or_pi_sessions(given) {
-            Ok(p) => p,
-            Err(exit) => return Ok(exit),
-        },
+        Some(given) => paths_or_pi_sessions(given)?,
     };
-    for s in &sessions {
-        if !s.exists() {
-            anyhow::bail!("--sessions {}: no such file or directory", s.display());
-        }
+    if let Some(s) = sessions.iter().find(|s| !s.exists()) {
+        anyhow::bail!("--sessions {}: no such file or directory", s.display());
     }
-    if !sessions.is_empty()
-        && forge_replay_usage::corpus::find_session_files(&sessions)
-            .0
-            .is_empty()
-    {
+    if !sessions.is_empty() && cache::no_session_files(&sessions) {
         // Not an error (the report has no measured section), but say why.
         let shown: Vec<String> = sessions.iter().map(|d| d.display().to_string()).collect();
         out::note!(
@@ -54,46 +32,18 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
             shown.join(" ")
         );
     }
-    let facts = catalog_facts(catalog, user);
+    let facts = catalog_facts(&catalog, user);
     let probes = ProbeSet::builtin()?;
     let cache = (!sessions.is_empty()).then(|| cache::analyze(&sessions, &facts.models));
-    let report = provider::build(facts, probes, &WireAssembler { catalog }, cache);
-
+    let report = provider::build(facts, probes, &WireAssembler { catalog: &catalog }, cache);
     let format = match args.format {
         FormatArg::Html => Format::Html,
         _ => Format::Markdown,
     };
-    let stem = args
-        .out
-        .as_deref()
-        .and_then(Path::file_stem)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "provider-support".to_string());
-    // Markdown plots are side files, so they need --out; HTML embeds them.
-    let plots = match (&report.cache, format, &args.out) {
-        (Some(c), Format::Html, _) | (Some(c), Format::Markdown, Some(_)) => {
-            cache::plots(c, &stem)?
-        }
-        _ => Vec::new(),
-    };
-    let rendered = render(&report, format, &plots);
-    let text = out::text(&rendered.text);
-
+    let rendered = render_with_plots(&report, format, args.out.as_deref())?;
     match &args.out {
         Some(path) => {
-            forge_replay_io::write_atomic(path, text.as_bytes())?;
-            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            for (name, bytes) in &rendered.files {
-                forge_replay_io::path::check_component("plot file name", name)?;
-                let shown = out::text(&String::from_utf8_lossy(bytes)).into_owned();
-                // SVG plots are text: redacted like the report (their labels come from sessions).
-                let bytes = if std::str::from_utf8(bytes).is_ok() {
-                    shown.as_bytes()
-                } else {
-                    bytes
-                };
-                forge_replay_io::write_atomic(&dir.join(name), bytes)?;
-            }
+            rendered.write(path, &|text| out::text(text).into_owned())?;
             // Every writer says what it wrote.
             match rendered.files.len() {
                 0 => out::note!("wrote {}", path.display()),
@@ -105,8 +55,8 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
             }
         }
         None => {
-            let mut stdout = Out::stdout();
-            stdout.frame(text.as_bytes())?;
+            let mut stdout = out::stdout();
+            stdout.frame(out::text(&rendered.text).as_bytes())?;
             stdout.flush()?;
         }
     }

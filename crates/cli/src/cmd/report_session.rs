@@ -5,81 +5,54 @@
 //! findings (the page lists them); 2 bad input (unreadable session or catalog, unknown leaf,
 //! unwritable output, no `--out` on a terminal).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
+use forge_replay_model::text::count;
 use forge_replay_report::session::{self, html, ReportOptions};
 use forge_replay_session::Session;
-use forge_replay_usage::explain::Retention;
 
-use crate::args::{CacheRetention, Format, ReportSessionArgs};
-use crate::cmd::error_chain;
-use crate::out::{self, error, note};
+use crate::args::{Format, ReportSessionArgs};
+use crate::out::{self, note};
 use crate::Exit;
 
 pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     if args.format == Format::Html && args.out.is_none() && std::io::stdout().is_terminal() {
-        error!("the report is an HTML page; give --out FILE.html (or redirect stdout)");
-        return Ok(Exit::BadInput);
+        anyhow::bail!("the report is an HTML page; give --out FILE.html (or redirect stdout)");
     }
-    let (session, diagnostics) = match Session::open(&args.session) {
-        Ok(v) => v,
-        Err(e) => {
-            error!("{}", error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    let catalog = match args
-        .pi
-        .for_session(&session)
-        .and_then(|release| super::load_catalog(release, args.catalog.path()))
-    {
-        Ok(c) => c,
-        Err(e) => {
-            error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let (session, diagnostics) = Session::open(&args.session)?;
+    let release = args.pi.for_session(&session)?;
+    let catalog = forge_replay_engine::catalog::load(release, args.catalog.path())?;
     let mut opts = ReportOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.redact = out::redacting();
-    opts.retention = match args.retention.retention {
-        CacheRetention::Short => Retention::Short,
-        CacheRetention::Long => Retention::Long,
-    };
-    let report = match session::build(&session, &diagnostics, &opts) {
-        Ok(r) => r,
-        Err(e) => {
-            error!("{}", error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
+    opts.retention = args.retention.retention();
+    let report = session::build(&session, &diagnostics, &opts)?;
     // The page quotes session text: redacted like every other output.
-    let rendered = if args.format == Format::Json {
+    let json = args.format == Format::Json;
+    let rendered = if json {
         forge_replay_model::json::stringify_pretty(&session::json::to_json(&report)) + "\n"
     } else {
         html::render(&report)
     };
-    let page = if args.format == Format::Json {
+    let page = if json {
         out::json(&rendered)
     } else {
         out::text(&rendered)
     };
     match &args.out {
         Some(path) => {
-            if let Err(e) = forge_replay_io::write_atomic(path, page.as_bytes()) {
-                error!("{}", error_chain(&e));
-                return Ok(Exit::BadInput);
-            }
+            forge_replay_io::write_atomic(path, page.as_bytes())?;
             note!(
                 "wrote {} ({}, {})",
                 path.display(),
-                forge_replay_model::text::count(report.requests.len(), "request", "requests"),
-                forge_replay_model::text::count(report.breaks.len(), "cache break", "cache breaks")
+                count(report.requests.len(), "request", "requests"),
+                count(report.breaks.len(), "cache break", "cache breaks")
             );
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(page.as_bytes())?; // already redacted above
+            // Already redacted above.
+            let mut stdout = out::stdout();
+            stdout.frame(page.as_bytes())?;
             stdout.flush()?;
         }
     }

@@ -8,20 +8,7 @@ use crate::out;
 use crate::Exit;
 
 pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
-    let loaded = match scenario::load(&args.scenario) {
-        Ok(l) => l,
-        Err(e) => {
-            out::error!("{}", crate::cmd::error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    let compiled = match scenario::compile(&loaded) {
-        Ok(c) => c,
-        Err(e) => {
-            out::error!("{}", crate::cmd::error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
+    let compiled = scenario::compile(&scenario::load(&args.scenario)?)?;
     scenario::write(&compiled, &args.out, out::redacting())?;
     // Every writer says what it wrote, on stderr.
     out::note!(

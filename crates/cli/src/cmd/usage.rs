@@ -8,7 +8,6 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use forge_replay_model::json::stringify_pretty;
 use forge_replay_report::plot;
 use forge_replay_report::table::TableStyle;
 use forge_replay_report::usage as render;
@@ -20,7 +19,8 @@ use forge_replay_usage::report::FiltersView;
 use forge_replay_usage::session_report::{SessionUsage, Threshold};
 
 use crate::args::{Format, UsageArgs};
-use crate::out::{self, Out};
+use crate::cmd::said;
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
@@ -41,20 +41,12 @@ fn style() -> TableStyle {
     }
 }
 
-/// Prints text (a table) or, with `json`, a JSON document, redacted, ending with a newline.
-fn print(text: &str, json: bool) -> anyhow::Result<()> {
-    let mut stdout = Out::stdout();
-    let mut text = text.to_string();
-    if !text.ends_with('\n') {
-        text.push('\n');
+/// Prints text (a table), redacted, ending with a newline.
+fn print(text: &str) -> std::io::Result<()> {
+    match text.ends_with('\n') {
+        true => out::print_text(text),
+        false => out::print_text(&format!("{text}\n")),
     }
-    if json {
-        stdout.json(&text)?;
-    } else {
-        stdout.text(&text)?;
-    }
-    stdout.flush()?;
-    Ok(())
 }
 
 /// Says the threshold's verdict on stderr: exit 1 when it is not met.
@@ -76,42 +68,19 @@ fn verdict(check: Option<Threshold>) -> Exit {
 // One session
 
 fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow::Result<Exit> {
-    let (session, diagnostics) = match Session::open(path) {
-        Ok(x) => x,
-        Err(e) => {
-            // With its cause (the operating system's reason), as every other command prints it.
-            out::error!("{:#}", anyhow::Error::from(e));
-            return Ok(Exit::BadInput);
-        }
-    };
+    let (session, diagnostics) = Session::open(path)?;
     let findings: Vec<_> = diagnostics.iter().filter(|d| d.is_finding()).collect();
     for d in &findings {
         out::note!("{}", d.display(session.path()));
     }
     // Usage is what the session recorded, read the same way for every release; the release is
     // said (and checked against --pi).
-    let release = match args.pi.for_session(&session) {
-        Ok(r) => r,
-        Err(e) => {
-            out::error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let release = args.pi.for_session(&session)?;
     let catalog = forge_replay_wire::Catalog::builtin(release);
-    let leaf = match session.resolve_leaf(args.leaf.leaf.as_deref()) {
-        Ok(l) => l,
-        Err(e) => {
-            out::error!("{}: {e}", path.display());
-            return Ok(Exit::BadInput);
-        }
-    };
-    let usage = match SessionUsage::build(&session, leaf, catalog) {
-        Ok(u) => u,
-        Err(e) => {
-            out::error!("{e}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let leaf = session
+        .resolve_leaf(args.leaf.leaf.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let usage = SessionUsage::build(&session, leaf, catalog).map_err(said)?;
     for (line, msg) in &usage.findings {
         out::note!("{}:{line}: {msg}", path.display());
     }
@@ -120,44 +89,29 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         Format::Json => {
             let file = path.display().to_string();
             let doc = usage.to_json(&file, &findings, args.requests, check.as_ref());
-            print(&stringify_pretty(&doc), true)?;
+            out::print_json(&doc)?;
         }
-        Format::Csv => print(
-            &render::session_table(&usage, args.requests, true).to_csv(),
-            false,
-        )?,
-        Format::Md => print(
-            &render::session_table(&usage, args.requests, false).to_markdown(),
-            false,
-        )?,
-        _ => print(
-            &render::session_text(&usage, args.requests, findings.len(), style()),
-            false,
-        )?,
+        Format::Csv => print(&render::session_table(&usage, args.requests, true).to_csv())?,
+        Format::Md => print(&render::session_table(&usage, args.requests, false).to_markdown())?,
+        _ => print(&render::session_text(
+            &usage,
+            args.requests,
+            findings.len(),
+            style(),
+        ))?,
     }
     if let Some(file) = &args.plot {
-        let title = out::text(&format!(
-            "{} — {} requests on the active path",
-            usage.session_id,
-            usage.rows.len()
-        ))
-        .into_owned();
         let mut opts = ExplainOptions::new(catalog);
         opts.leaf = args.leaf.leaf.clone();
         // The confirmed breaks as markers; none when the requests cannot be replayed.
-        let breaks = match explain::explain(&session, &opts) {
-            Ok(e) => render::break_markers(&e, &usage.rows),
-            Err(e) => {
-                out::note!(
-                    "forge-replay: warning: no break markers: {}",
-                    crate::cmd::error_chain(&e)
-                );
-                Vec::new()
-            }
-        };
-        let mut data = render::session_plot(title, &usage.rows, breaks);
-        data.nested = render::nested_points(&usage.nested);
-        data.cumulative = true;
+        let explained = explain::explain(&session, &opts)
+            .inspect_err(|e| {
+                let why = forge_replay_model::error::chain(e);
+                out::note!("forge-replay: warning: no break markers: {why}");
+            })
+            .ok();
+        let shown = |t: &str| out::text(t).into_owned();
+        let data = render::session_usage_plot(&usage, explained.as_ref(), &shown);
         plot::plot_session(&data, file).with_context(|| format!("plotting {}", file.display()))?;
         out::note!("wrote {}", file.display());
     }
@@ -170,28 +124,19 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
 /// Fewer files than this are read in about a second: no progress bar.
 const PROGRESS_MIN_FILES: usize = 200;
 
-fn progress_bar(total: usize, template: &str) -> indicatif::ProgressBar {
-    let pb = indicatif::ProgressBar::new(total as u64);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template(template)
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
-}
-
 fn run_corpus(
     args: &UsageArgs,
     mut dirs: Vec<PathBuf>,
     threshold: Option<f64>,
 ) -> anyhow::Result<Exit> {
     if dirs.is_empty() {
-        match forge_replay_session::dirs::pi_sessions_dir() {
-            Some(d) => dirs.push(d),
-            None => {
-                out::error!("no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)");
-                return Ok(Exit::BadInput);
-            }
-        }
+        dirs.push(
+            forge_replay_session::dirs::pi_sessions_dir().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no sessions directory (set PI_CODING_AGENT_DIR or HOME, or pass DIR)"
+                )
+            })?,
+        );
     }
     let by = args.by.unwrap_or(GroupBy::Model);
     let (since, until) = (
@@ -205,24 +150,16 @@ fn run_corpus(
         project: args.project.clone(),
     };
     // Progress on stderr, only on a terminal (set up at the first report, when the total is known).
-    let on_terminal = std::io::stderr().is_terminal();
-    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
-    let progress = |done: usize, total: usize| {
-        if !on_terminal || total < PROGRESS_MIN_FILES {
-            return;
-        }
-        bar.get_or_init(|| progress_bar(total, "{bar:30} {pos}/{len} files read {elapsed}"))
-            .set_position(done as u64);
-    };
+    let bar = out::LazyBar::new(
+        "{bar:30} {pos}/{len} files read {elapsed}",
+        PROGRESS_MIN_FILES,
+    );
+    let progress = |done: usize, total: usize| bar.set(done, total);
     // Each session is priced with the catalog of the release that wrote it, unless --pi (or
     // FORGE_REPLAY_PI) names one for all.
-    let pricing = match args.pi.requested() {
-        Ok(Some((r, _))) => CorpusPricing::Release(r),
-        Ok(None) => CorpusPricing::Detected,
-        Err(e) => {
-            out::error!("{e:#}");
-            return Ok(Exit::BadInput);
-        }
+    let pricing = match args.pi.requested()? {
+        Some((r, _)) => CorpusPricing::Release(r),
+        None => CorpusPricing::Detected,
     };
     // The incremental index (unless --no-cache): the same corpus, reading only what changed.
     let cache_dir = if args.no_cache {
@@ -236,9 +173,7 @@ fn run_corpus(
     for line in scan.index.iter().flat_map(render::index_notes) {
         out::note!("{line}");
     }
-    if let Some(b) = bar.get() {
-        b.finish_and_clear();
-    }
+    bar.finish();
     if let Some(errors) = scan.unreadable() {
         for (p, m) in errors {
             out::error!("cannot read {}: {m}", p.display());
@@ -250,17 +185,8 @@ fn run_corpus(
         out::note!("{}", render::no_session_files_warning(&dirs));
     }
     // `cache explain` on every session for --breaks, with a progress bar on a terminal.
-    let explain_bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
-    let explain_progress = |done: usize, total: usize| {
-        if !on_terminal {
-            return;
-        }
-        explain_bar
-            .get_or_init(|| {
-                progress_bar(total, "{bar:30} {pos}/{len} sessions explained {elapsed}")
-            })
-            .set_position(done as u64);
-    };
+    let explain_bar = out::LazyBar::new("{bar:30} {pos}/{len} sessions explained {elapsed}", 0);
+    let explain_progress = |done: usize, total: usize| explain_bar.set(done, total);
     let options = CorpusOptions {
         filter,
         filters_view: FiltersView {
@@ -277,9 +203,7 @@ fn run_corpus(
         redact: out::redacting(),
     };
     let run = CorpusRun::build(scan.corpus, options, &explain_progress);
-    if let Some(b) = explain_bar.get() {
-        b.finish_and_clear();
-    }
+    explain_bar.finish();
     let mut run = run?;
 
     if let Some(p) = &args.csv {
@@ -310,10 +234,10 @@ fn run_corpus(
     }
     let (report, breaks) = (&run.report, run.breaks.as_ref());
     match Format::or_default(args.format) {
-        Format::Json => print(&stringify_pretty(&run.to_json()?), true)?,
-        Format::Csv => print(&render::groups_table(report, true).to_csv(), false)?,
-        Format::Md => print(&render::corpus_markdown(report, breaks), false)?,
-        _ => print(&render::corpus_text(report, breaks, style()), false)?,
+        Format::Json => out::print_json(&run.to_json()?)?,
+        Format::Csv => print(&render::groups_table(report, true).to_csv())?,
+        Format::Md => print(&render::corpus_markdown(report, breaks))?,
+        _ => print(&render::corpus_text(report, breaks, style()))?,
     }
     // On stderr unless JSON was asked for (the document lists them).
     if args.format != Some(Format::Json) {

@@ -5,20 +5,17 @@
 //! and picks the exit code.
 
 use forge_replay_capability::validation::Validation;
-use forge_replay_model::json;
 
 use crate::args::{TextOrJson, ValidateArgs};
-use crate::out::Out;
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
     let validation = Validation::of_paths(&args.paths)?;
-    let mut out = Out::stdout();
     match args.format.text_or_json() {
-        TextOrJson::Json => out.json(&(json::stringify_pretty(&validation.to_json()) + "\n"))?,
-        TextOrJson::Text => out.text(&validation.to_text())?,
+        TextOrJson::Json => out::print_json(&validation.to_json())?,
+        TextOrJson::Text => out::print_text(&validation.to_text())?,
     }
-    out.flush()?;
     Ok(if validation.invalid() > 0 {
         Exit::Findings
     } else {

@@ -5,31 +5,14 @@ use std::path::PathBuf;
 
 use forge_replay_engine::golden::GoldenStore;
 use forge_replay_engine::golden_tree::{golden_root, may_bless_into};
-use forge_replay_engine::replay::representative_models;
 use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, Outcome, VerifyOptions};
-use forge_replay_model::json;
+use forge_replay_model::error::with_path;
 
 use crate::args::{TextOrJson, VerifyArgs};
-use crate::out::{self, Out};
+use crate::cmd::said;
+use crate::out;
 use crate::Exit;
-
-fn targets(args: &VerifyArgs, catalog: &forge_replay_wire::Catalog) -> Vec<String> {
-    if let Some(m) = &args.models {
-        return m
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
-    }
-    // clap accepts only `all` and the ten API names.
-    representative_models(catalog)
-        .into_iter()
-        .filter(|(api, _)| args.apis.is_empty() || args.apis.iter().any(|a| a == "all" || a == api))
-        .map(|(_, m)| m.to_string())
-        .collect()
-}
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     let paths = if args.paths.is_empty() {
@@ -37,29 +20,13 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     } else {
         args.paths.clone()
     };
-    let scenarios = match scenario::discover(&paths) {
-        Ok(s) if !s.is_empty() => s,
-        Ok(_) => {
-            out::error!("no scenario files under {paths:?}");
-            return Ok(Exit::BadInput);
-        }
-        Err(e) => {
-            out::error!("{}", crate::cmd::error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
-    let root = match golden_root(args.golden_dir.as_deref(), &scenarios) {
-        Ok(r) => r,
-        Err(e) => {
-            out::error!("{e}");
-            return Ok(Exit::BadInput);
-        }
-    };
+    let scenarios = scenario::discover(&paths)?;
+    if scenarios.is_empty() {
+        anyhow::bail!("no scenario files under {paths:?}");
+    }
+    let root = golden_root(args.golden_dir.as_deref(), &scenarios).map_err(said)?;
     if args.bless {
-        if let Err(e) = may_bless_into(&root, &scenarios) {
-            out::error!("{e}");
-            return Ok(Exit::BadInput);
-        }
+        may_bless_into(&root, &scenarios).map_err(said)?;
     }
     // `--pi` (or FORGE_REPLAY_PI) follows one release for every scenario; otherwise each follows
     // its own `pi`, else the default.
@@ -67,7 +34,8 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     let catalog = forge_replay_wire::Catalog::builtin(
         pi.unwrap_or(forge_replay_model::release::PiRelease::DEFAULT),
     );
-    let models = targets(&args, catalog);
+    // clap accepts only `all` and the ten API names.
+    let models = verify::target_models(args.models.as_deref(), &args.apis, catalog);
     let opts = VerifyOptions {
         pi,
         scenarios: scenarios.clone(),
@@ -76,30 +44,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
         store: GoldenStore::new(root).redacting(out::redacting()),
         bless: args.bless,
     };
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let pb = indicatif::ProgressBar::new(scenarios.len() as u64);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        pb
-    });
-    let tick = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let result = verify::verify_with_progress(&opts, &tick);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    let mut cases = match result {
-        Ok(c) => c,
-        Err(e) => {
-            out::error!("{}", crate::cmd::error_chain(&e));
-            return Ok(Exit::BadInput);
-        }
-    };
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(|| out::progress_bar(scenarios.len(), "{bar:30} {pos}/{len} scenarios {elapsed}"));
+    let result = verify::verify_with_progress(&opts, &|| bar.iter().for_each(|b| b.inc(1)));
+    bar.iter().for_each(|b| b.finish_and_clear());
+    let mut cases = result?;
     if out::redacting() {
         verify::redact_cases(&mut cases);
     }
@@ -109,18 +59,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
     }
     let summary = verify::summarize(&cases);
     let color = std::io::stdout().is_terminal();
-    let mut w = Out::stdout();
     match args.format.text_or_json() {
-        TextOrJson::Json => {
-            w.json(&(json::stringify_pretty(&verify::report_json(&cases)) + "\n"))?
-        }
-        TextOrJson::Text => w.text(&verify::report_text(&cases, color))?,
+        TextOrJson::Json => out::print_json(&verify::report_json(&cases))?,
+        TextOrJson::Text => out::print_text(&verify::report_text(&cases, color))?,
     }
-    w.flush()?;
     // Each case that could not run: one error line on stderr (it is also in the report above).
     for c in &cases {
         if let Outcome::Error(m) = &c.outcome {
-            out::error!("{}", crate::cmd::check::with_path(&c.scenario_file, m));
+            out::error!("{}", with_path(&c.scenario_file, m));
         }
     }
     Ok(if summary.errors > 0 {

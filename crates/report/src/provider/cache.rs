@@ -284,6 +284,13 @@ fn tool_changes(bytes: &[u8]) -> BTreeMap<String, String> {
     out
 }
 
+/// Whether `paths` hold no session file (`*.jsonl`) at all, found as the corpus finds them.
+pub fn no_session_files(paths: &[PathBuf]) -> bool {
+    forge_replay_usage::corpus::find_session_files(paths)
+        .0
+        .is_empty()
+}
+
 /// Analyses every `*.jsonl` in the given files and directories (sorted, recursive). A file that
 /// cannot be read is listed, never fatal.
 pub fn analyze(paths: &[PathBuf], models: &[CatalogModel]) -> CacheSection {

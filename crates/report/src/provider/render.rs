@@ -1,11 +1,12 @@
 //! Markdown and HTML rendering of a [`ProviderReport`].
 //!
 //! Both formats come from one [`Block`] list, so they always say the same thing. Plots are SVG:
-//! embedded in HTML, written as side files next to Markdown (the caller writes
-//! [`Rendered::files`]).
+//! embedded in HTML, written as side files next to Markdown ([`render_with_plots`],
+//! [`Rendered::write`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 use forge_replay_usage::format_rate;
 
@@ -14,6 +15,7 @@ use super::catalog::{flag_meaning, mode_label};
 use super::classify::{Aspect, Cell};
 use super::variants::{short_flag, Mode, MID_FLAGS};
 use super::{MeasuredVariant, ProviderReport};
+use crate::plot::PlotError;
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,56 @@ pub fn render(report: &ProviderReport, format: Format, plots: &[Plot]) -> Render
     match format {
         Format::Markdown => markdown(&blocks),
         Format::Html => html(&blocks),
+    }
+}
+
+/// The report as `format` with its plots: inline in HTML; for Markdown, side files named after
+/// the stem of `out`, the file the document goes to (printed Markdown has no plots).
+pub fn render_with_plots(
+    report: &ProviderReport,
+    format: Format,
+    out: Option<&Path>,
+) -> Result<Rendered, PlotError> {
+    let stem = out.and_then(Path::file_stem).map_or_else(
+        || "provider-support".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let plots = match (&report.cache, format) {
+        (Some(c), Format::Html) => super::cache::plots(c, &stem)?,
+        (Some(c), Format::Markdown) if out.is_some() => super::cache::plots(c, &stem)?,
+        _ => Vec::new(),
+    };
+    Ok(render(report, format, &plots))
+}
+
+/// Why a rendered report cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteReportError {
+    #[error(transparent)]
+    Write(#[from] forge_replay_io::WriteError),
+    #[error(transparent)]
+    SideFileName(#[from] forge_replay_io::path::UnsafePath),
+}
+
+impl Rendered {
+    /// Writes the document to `path` and the side files beside it, each atomically. Text goes
+    /// through `shown` (the caller's redaction), side files too when they are text: SVG plots
+    /// quote session labels.
+    pub fn write(
+        &self,
+        path: &Path,
+        shown: &dyn Fn(&str) -> String,
+    ) -> Result<(), WriteReportError> {
+        forge_replay_io::write_atomic(path, shown(&self.text).as_bytes())?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (name, bytes) in &self.files {
+            forge_replay_io::path::check_component("plot file name", name)?;
+            match std::str::from_utf8(bytes) {
+                Ok(text) => forge_replay_io::write_atomic(&dir.join(name), shown(text).as_bytes())?,
+                Err(_) => forge_replay_io::write_atomic(&dir.join(name), bytes)?,
+            }
+        }
+        Ok(())
     }
 }
 
