@@ -936,8 +936,11 @@ impl Corpus {
             && outcomes.iter().all(|o| *o == crate::index::Outcome::Hit)
             && sections.len() == paths.len();
         if !unchanged {
-            match crate::index::write_index(&idx, &sections) {
-                Ok(()) => stats.written = true,
+            match crate::index::write(&idx, loaded.as_ref(), &sections) {
+                Ok(delta) => {
+                    stats.written = true;
+                    stats.delta = delta;
+                }
                 Err(e) => stats.write_error = Some(e),
             }
         }
