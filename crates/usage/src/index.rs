@@ -13,6 +13,12 @@
 //! * **Atomic.** It is written whole to a temporary file and renamed into place
 //!   ([`forge_replay_io::write_atomic_with`]): two concurrent runs each write a complete index
 //!   and the last rename wins.
+//! * **A delta for small changes.** When what changed since the base index is small (at most a
+//!   quarter of it: a few files grew), only a delta is written beside the base
+//!   ([`delta_path`]): the changed files' sections and the base's paths no longer indexed,
+//!   naming the base it applies to by its checksum. A delta is checked like the base; one that
+//!   is damaged or names another base is ignored (the files it held are read again). A larger
+//!   change writes a whole new base and removes the delta.
 //!
 //! Records are stored unpriced and without their active path: both are computed again on every
 //! run ([`Records::finish`]), so the results are the same with or without the index.
