@@ -895,13 +895,20 @@ impl Corpus {
         // on two cores.
         let mut opened = None;
         let found = std::sync::OnceLock::new();
+        let span = crate::timing::Span::start("walk and index load");
         rayon::scope(|s| {
-            s.spawn(|_| pricing.prepare());
             s.spawn(|_| {
+                let _span = crate::timing::Span::start("catalog parse");
+                pricing.prepare()
+            });
+            s.spawn(|_| {
+                let _span = crate::timing::Span::start("directory walk");
                 let _ = found.set(find_session_files(dirs));
             });
+            let _span = crate::timing::Span::start("index read and check");
             opened = Some(crate::index::Loaded::open(&idx));
         });
+        drop(span);
         let (paths, walk_errors) = found.into_inner().unwrap_or_default();
         let loaded = match opened.unwrap_or_else(|| Err("not read".to_owned())) {
             Ok(l) => Some(l),
@@ -936,8 +943,12 @@ impl Corpus {
             && outcomes.iter().all(|o| *o == crate::index::Outcome::Hit)
             && sections.len() == paths.len();
         if !unchanged {
-            match crate::index::write_index(&idx, &sections) {
-                Ok(()) => stats.written = true,
+            let _span = crate::timing::Span::start("index write");
+            match crate::index::write(&idx, loaded.as_ref(), &sections) {
+                Ok(delta) => {
+                    stats.written = true;
+                    stats.delta = delta;
+                }
                 Err(e) => stats.write_error = Some(e),
             }
         }
@@ -960,6 +971,7 @@ impl Corpus {
             Vec<(PathBuf, crate::index::Section<'l>)>,
         )>,
     ) {
+        let span0 = crate::timing::Span::start("classify and order");
         let children = subagents::classify(paths);
         // Sessions first, then sub-agent sessions (shallow before deep, so a parent is merged
         // before its children), then transcripts. Within each, originals before their forks:
@@ -987,8 +999,10 @@ impl Corpus {
         // Room for as many requests as the files could hold (a request line is longer than 320
         // bytes), capped: pages of the reservation that are never written are never resident,
         // and the vector does not reallocate (no copy holding two of it at the peak).
+        drop(span0);
+        let span = crate::timing::Span::start("sizes (a stat per file)");
         let bytes: u64 = paths
-            .iter()
+            .par_iter()
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
@@ -998,6 +1012,7 @@ impl Corpus {
                 .unwrap_or(usize::MAX)
                 .min(1 << 23),
         );
+        drop(span);
         let mut merger = Merger {
             corpus,
             models: Interner::new(),
@@ -1019,6 +1034,12 @@ impl Corpus {
         let mut sections: Vec<(usize, crate::index::Section<'l>)> = Vec::new();
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
         let mut merged = 0usize;
+        let (t_records, t_finish, t_merge) = (
+            crate::timing::Sum::default(),
+            crate::timing::Sum::default(),
+            crate::timing::Sum::default(),
+        );
+        let span = crate::timing::Span::start("scan and merge");
         for chunk in order.chunks(64) {
             let (scans, ()) = rayon::join(
                 || {
@@ -1029,9 +1050,9 @@ impl Corpus {
                             if !indexed {
                                 return (i, scan_file(&paths[i], child, pricing), None);
                             }
-                            let (records, outcome, section) =
-                                crate::index::records_for(loaded, &paths[i], child);
-                            let scan = records.finish(&paths[i], child, pricing);
+                            let (records, outcome, section) = t_records
+                                .time(|| crate::index::records_for(loaded, &paths[i], child));
+                            let scan = t_finish.time(|| records.finish(&paths[i], child, pricing));
                             (i, scan, Some((outcome, section)))
                         })
                         .collect::<Vec<_>>()
@@ -1039,9 +1060,11 @@ impl Corpus {
                 || {
                     if let Some(prev) = pending.take() {
                         merged += prev.len();
-                        for (i, scan) in prev {
-                            merger.merge(i, children[i].as_ref(), scan);
-                        }
+                        t_merge.time(|| {
+                            for (i, scan) in prev {
+                                merger.merge(i, children[i].as_ref(), scan);
+                            }
+                        });
                         progress(merged, paths.len());
                     }
                 },
@@ -1060,11 +1083,17 @@ impl Corpus {
         }
         if let Some(prev) = pending.take() {
             merged += prev.len();
-            for (i, scan) in prev {
-                merger.merge(i, children[i].as_ref(), scan);
-            }
+            t_merge.time(|| {
+                for (i, scan) in prev {
+                    merger.merge(i, children[i].as_ref(), scan);
+                }
+            });
             progress(merged, paths.len());
         }
+        drop(span);
+        t_records.report("index lookup, identity and decode (or read)");
+        t_finish.report("records finish (active path, pricing)");
+        t_merge.report("merge");
         let Merger {
             mut corpus,
             models,

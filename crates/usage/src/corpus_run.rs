@@ -42,6 +42,7 @@ impl CorpusScan {
                 index: None,
             },
             Some(dir) => {
+                let _span = crate::timing::Span::start("indexed scan, in all");
                 let (corpus, stats) = Corpus::scan_indexed_reporting(dirs, pricing, dir, progress);
                 CorpusScan {
                     corpus,
@@ -114,8 +115,10 @@ impl CorpusRun {
         } else {
             None
         };
+        let span = crate::timing::Span::start("groups and report");
         let groups = corpus.group_rows(by, &filter);
         let report = CorpusReport::build(&corpus, &filter, filters_view, by, &groups);
+        drop(span);
         // `cache explain` opens the files: before their paths are redacted.
         let breaks = breaks.then(|| corpus_breaks(&corpus, &filter, explain_progress));
         // Filters, groups and the report saw the real strings; the exports written from here on

@@ -13,6 +13,12 @@
 //! * **Atomic.** It is written whole to a temporary file and renamed into place
 //!   ([`forge_replay_io::write_atomic_with`]): two concurrent runs each write a complete index
 //!   and the last rename wins.
+//! * **A delta for small changes.** When what changed since the base index is small (at most a
+//!   quarter of it: a few files grew), only a delta is written beside the base
+//!   ([`delta_path`]): the changed files' sections and the base's paths no longer indexed,
+//!   naming the base it applies to by its checksum. A delta is checked like the base; one that
+//!   is damaged or names another base is ignored (the files it held are read again). A larger
+//!   change writes a whole new base and removes the delta.
 //!
 //! Records are stored unpriced and without their active path: both are computed again on every
 //! run ([`Records::finish`]), so the results are the same with or without the index.
@@ -30,8 +36,9 @@ use crate::session::{BadLine, NotASession, Transcript};
 use crate::totals::Totals;
 
 const MAGIC: &[u8; 8] = b"FRUSAGE\0";
+const DELTA_MAGIC: &[u8; 8] = b"FRUSDLT\0";
 /// Bump when the encoding or the records change.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// What the stored records depend on besides the files: the format, the tool and the markers.
 fn schema() -> String {
@@ -79,10 +86,10 @@ pub(crate) struct Identity {
 
 const KIB: u64 = 1024;
 
+/// The identity hash of some bytes: the index's four-lane checksum (a file's first and last KiB
+/// are hashed on every run, for every file: SipHash was several times slower).
 fn hash_bytes(b: &[u8]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    b.hash(&mut h);
-    h.finish()
+    checksum(b)
 }
 
 /// `len` bytes at `at` (one positioned read: no seek).
@@ -193,78 +200,169 @@ pub struct IndexStats {
     pub dropped: usize,
     /// Whether a new index was written, and why not when it failed.
     pub written: bool,
+    /// Whether what was written is a delta beside the base (only the changed files' sections).
+    pub delta: bool,
     pub write_error: Option<String>,
 }
 
-/// The index as loaded: the raw sections by path, decoded on demand (on the workers).
+/// Where a loaded section's bytes are: the base index or its delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Src {
+    Base,
+    Delta,
+}
+
+/// The index as loaded: the base file and, when it applies to that base, the delta written
+/// beside it; the raw sections by path (the delta's over the base's), decoded on demand (on the
+/// workers).
 #[derive(Debug, Default)]
 pub(crate) struct Loaded {
     blob: Vec<u8>,
-    sections: HashMap<PathBuf, (usize, usize)>,
+    delta: Vec<u8>,
+    sections: HashMap<PathBuf, (Src, usize, usize)>,
+    /// The base's checksum: what a delta names as the base it applies to.
+    base_sum: u64,
+    /// The base's payload size (to decide between a delta and a whole new base).
+    base_len: usize,
+    /// Paths the base holds.
+    base_paths: Vec<PathBuf>,
+}
+
+/// A checked file of the index: its payload (after the header), or why it cannot be used.
+fn checked<'b>(blob: &'b [u8], magic: &[u8; 8]) -> Result<(Reader<'b>, u64), String> {
+    let mut r = Reader::new(blob);
+    let fail = |why: &str| format!("corrupt: {why}");
+    if r.bytes(magic.len()).ok() != Some(&magic[..]) {
+        return Err(fail("not a forge-replay usage index"));
+    }
+    let schema_len = r.u32().map_err(|_| fail("truncated header"))? as usize;
+    let stored = r.bytes(schema_len).map_err(|_| fail("truncated header"))?;
+    if stored != schema().as_bytes() {
+        return Err(format!(
+            "written by another version ({})",
+            String::from_utf8_lossy(stored)
+        ));
+    }
+    let payload_start = r.pos;
+    if blob.len() < payload_start + 16 {
+        return Err(fail("truncated"));
+    }
+    let trailer = blob.len() - 16;
+    let mut t = Reader::new(&blob[trailer..]);
+    let (len, sum) = (
+        t.u64().map_err(|_| fail("truncated"))?,
+        t.u64().map_err(|_| fail("truncated"))?,
+    );
+    if len != (trailer - payload_start) as u64 {
+        return Err(fail("its length does not match (half-written?)"));
+    }
+    if checksum(&blob[payload_start..trailer]) != sum {
+        return Err(fail("checksum mismatch"));
+    }
+    let mut r = Reader::new(&blob[..trailer]);
+    r.pos = payload_start;
+    Ok((r, sum))
+}
+
+/// `n` sections (path, length, bytes) from `r`, as (path, start, length) in its blob.
+fn read_sections(r: &mut Reader<'_>) -> Result<Vec<(PathBuf, usize, usize)>, Corrupt> {
+    let n = r.count(8)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p = path_from_bytes(r.string_bytes()?);
+        let len = r.u32()? as usize;
+        let at = r.pos;
+        r.bytes(len)?;
+        out.push((p, at, len));
+    }
+    Ok(out)
+}
+
+/// The delta file beside an index file.
+pub fn delta_path(index: &Path) -> PathBuf {
+    let mut name = index.file_name().unwrap_or_default().to_os_string();
+    name.push(".delta");
+    index.with_file_name(name)
 }
 
 impl Loaded {
-    /// Reads and checks an index file. `Err` says why it cannot be used.
+    /// Reads and checks an index file, and its delta when there is one for this base (a delta
+    /// that is damaged or names another base is ignored: the files it held are read again).
+    /// `Err` says why the index cannot be used.
     pub fn open(path: &Path) -> Result<Loaded, String> {
         let blob = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("absent".into()),
             Err(e) => return Err(format!("unreadable: {e}")),
         };
-        let mut r = Reader::new(&blob);
         let fail = |why: &str| format!("corrupt: {why}");
-        if r.bytes(MAGIC.len()).ok() != Some(&MAGIC[..]) {
-            return Err(fail("not a forge-replay usage index"));
-        }
-        let schema_len = r.u32().map_err(|_| fail("truncated header"))? as usize;
-        let stored = r.bytes(schema_len).map_err(|_| fail("truncated header"))?;
-        if stored != schema().as_bytes() {
-            return Err(format!(
-                "written by another version ({})",
-                String::from_utf8_lossy(stored)
-            ));
-        }
-        let payload_start = r.pos;
-        if blob.len() < payload_start + 16 {
-            return Err(fail("truncated"));
-        }
-        let trailer = blob.len() - 16;
-        let mut t = Reader::new(&blob[trailer..]);
-        let (len, sum) = (
-            t.u64().map_err(|_| fail("truncated"))?,
-            t.u64().map_err(|_| fail("truncated"))?,
-        );
-        if len != (trailer - payload_start) as u64 {
-            return Err(fail("its length does not match (half-written?)"));
-        }
-        if checksum(&blob[payload_start..trailer]) != sum {
-            return Err(fail("checksum mismatch"));
-        }
-        let mut r = Reader::new(&blob[..trailer]);
-        r.pos = payload_start;
-        let n = r.u32().map_err(|_| fail("truncated"))?;
-        let mut sections = HashMap::with_capacity(n as usize);
-        for _ in 0..n {
-            let p = path_from_bytes(r.string_bytes().map_err(|_| fail("bad path"))?);
-            let len = r.u32().map_err(|_| fail("bad section"))? as usize;
-            let at = r.pos;
-            r.bytes(len).map_err(|_| fail("bad section"))?;
-            sections.insert(p, (at, len));
-        }
-        if r.pos != trailer {
+        let (mut r, base_sum) = checked(&blob, MAGIC)?;
+        let start = r.pos;
+        let list = read_sections(&mut r).map_err(|_| fail("bad section"))?;
+        if r.pos != r.b.len() {
             return Err(fail("trailing bytes"));
         }
-        Ok(Loaded { blob, sections })
+        let base_len = r.pos - start;
+        let mut sections = HashMap::with_capacity(list.len());
+        let mut base_paths = Vec::with_capacity(list.len());
+        for (p, at, len) in list {
+            base_paths.push(p.clone());
+            sections.insert(p, (Src::Base, at, len));
+        }
+        let mut loaded = Loaded {
+            blob,
+            delta: Vec::new(),
+            sections,
+            base_sum,
+            base_len,
+            base_paths,
+        };
+        if let Ok(delta) = std::fs::read(delta_path(path)) {
+            if let Some((changed, removed)) = Loaded::delta_of(&delta, base_sum) {
+                for p in removed {
+                    loaded.sections.remove(&p);
+                }
+                for (p, at, len) in changed {
+                    loaded.sections.insert(p, (Src::Delta, at, len));
+                }
+                loaded.delta = delta;
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// A delta's changed sections and removed paths, when it is whole and applies to the base
+    /// with checksum `base_sum`.
+    #[allow(clippy::type_complexity)]
+    fn delta_of(
+        delta: &[u8],
+        base_sum: u64,
+    ) -> Option<(Vec<(PathBuf, usize, usize)>, Vec<PathBuf>)> {
+        let (mut r, _) = checked(delta, DELTA_MAGIC).ok()?;
+        if r.u64().ok()? != base_sum {
+            return None;
+        }
+        let changed = read_sections(&mut r).ok()?;
+        let n = r.count(4).ok()?;
+        let removed = (0..n)
+            .map(|_| r.string_bytes().map(path_from_bytes))
+            .collect::<Result<Vec<_>, _>>()
+            .ok()?;
+        (r.pos == r.b.len()).then_some((changed, removed))
     }
 
     pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
         self.sections.keys()
     }
 
-    fn section(&self, path: &Path) -> Option<&[u8]> {
-        self.sections
-            .get(path)
-            .map(|&(at, len)| &self.blob[at..at + len])
+    fn section(&self, path: &Path) -> Option<(&[u8], Src)> {
+        self.sections.get(path).map(|&(src, at, len)| {
+            let blob = match src {
+                Src::Base => &self.blob,
+                Src::Delta => &self.delta,
+            };
+            (&blob[at..at + len], src)
+        })
     }
 }
 
@@ -279,7 +377,7 @@ pub(crate) fn records_for<'l>(
     let sig = crate::records::child_sig(child);
     let now = stat(path);
     let old = loaded
-        .and_then(|l| l.section(path).map(|bytes| (bytes, decode_entry(bytes))))
+        .and_then(|l| l.section(path).map(|bytes| (bytes, decode_entry(bytes.0))))
         .and_then(|(bytes, e)| e.ok().map(|e| (bytes, e)))
         .filter(|(_, e)| e.child == sig);
     if let (Some((bytes, old)), Some(now)) = (old, now) {
@@ -289,7 +387,11 @@ pub(crate) fn records_for<'l>(
             && now.dev == old.id.dev;
         if same_meta {
             if identity(path).is_some_and(|id| id == old.id) {
-                return (old.records, Outcome::Hit, Some(Section::Old(bytes)));
+                return (
+                    old.records,
+                    Outcome::Hit,
+                    Some(Section::Old(bytes.0, bytes.1 == Src::Base)),
+                );
             }
         } else if now.inode == old.id.inode
             && now.dev == old.id.dev
@@ -347,8 +449,8 @@ fn stored<'a>(path: &Path, child: u8, records: &mut Records) -> Option<Section<'
 /// A section of the new index.
 #[derive(Debug)]
 pub(crate) enum Section<'a> {
-    /// The stored bytes, unchanged (in the loaded index).
-    Old(&'a [u8]),
+    /// The stored bytes, unchanged (in the loaded index; `true`: in its base file).
+    Old(&'a [u8], bool),
     /// Freshly encoded.
     New(Vec<u8>),
 }
@@ -356,14 +458,61 @@ pub(crate) enum Section<'a> {
 impl Section<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
-            Section::Old(b) => b,
+            Section::Old(b, _) => b,
             Section::New(b) => b,
         }
     }
+    fn in_base(&self) -> bool {
+        matches!(self, Section::Old(_, true))
+    }
 }
 
-/// Writes the index atomically: one section per file, in order.
-pub(crate) fn write_index(path: &Path, sections: &[(PathBuf, Section)]) -> Result<(), String> {
+/// Writes the index for these sections (one per file, in order): when a base was loaded and
+/// what differs from it is small (at most a quarter of the base), only a delta beside the base
+/// (the sections not in the base, and the base's paths no longer indexed), else a whole new
+/// base. Either is written atomically; `true` when a delta was written.
+pub(crate) fn write(
+    path: &Path,
+    loaded: Option<&Loaded>,
+    sections: &[(PathBuf, Section)],
+) -> Result<bool, String> {
+    if let Some(l) = loaded {
+        let changed: Vec<&(PathBuf, Section)> =
+            sections.iter().filter(|(_, s)| !s.in_base()).collect();
+        let size: usize = changed
+            .iter()
+            .map(|(p, s)| p.as_os_str().len() + s.bytes().len())
+            .sum();
+        if size <= l.base_len / 4 {
+            let kept: std::collections::HashSet<&Path> = sections
+                .iter()
+                .filter(|(_, s)| s.in_base())
+                .map(|(p, _)| p.as_path())
+                .collect();
+            // Base paths without a base section now: gone, or held in the delta.
+            let removed: Vec<&PathBuf> = l
+                .base_paths
+                .iter()
+                .filter(|p| !kept.contains(p.as_path()))
+                .collect();
+            write_delta(&delta_path(path), l.base_sum, &changed, &removed)?;
+            return Ok(true);
+        }
+    }
+    write_index(path, sections)?;
+    // The old delta names the old base: it would be ignored, but is not worth reading.
+    let _ = std::fs::remove_file(delta_path(path));
+    Ok(false)
+}
+
+/// Streams one index file: magic, schema, `payload` (length and checksum counted), trailer.
+fn write_file(
+    path: &Path,
+    magic: &[u8; 8],
+    payload: impl FnOnce(
+        &mut dyn FnMut(&[u8]) -> Result<(), forge_replay_io::WriteError>,
+    ) -> Result<(), forge_replay_io::WriteError>,
+) -> Result<(), String> {
     let schema = schema();
     forge_replay_io::write_atomic_with(path, |w| -> Result<(), forge_replay_io::WriteError> {
         let io = |source: std::io::Error| forge_replay_io::WriteError::Io {
@@ -371,31 +520,65 @@ pub(crate) fn write_index(path: &Path, sections: &[(PathBuf, Section)]) -> Resul
             source,
         };
         let mut head = Writer::default();
-        head.raw(MAGIC);
+        head.raw(magic);
         head.u32(schema.len() as u32);
         head.raw(schema.as_bytes());
-        w.write_all(&head.0).map_err(&io)?;
+        w.write_all(&head.0).map_err(io)?;
         let mut sum = Checksum::default();
         let mut len = 0u64;
-        let mut put = |w: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
+        payload(&mut |b: &[u8]| {
             sum.update(b);
             len += b.len() as u64;
-            w.write_all(b).map_err(&io)
-        };
-        put(w, &(sections.len() as u32).to_le_bytes())?;
-        for (p, s) in sections {
-            let mut h = Writer::default();
-            h.string_bytes(&path_bytes(p));
-            h.u32(s.bytes().len() as u32);
-            put(w, &h.0)?;
-            put(w, s.bytes())?;
-        }
-        let (len, sum) = (len, sum.finish());
-        w.write_all(&len.to_le_bytes()).map_err(&io)?;
-        w.write_all(&sum.to_le_bytes()).map_err(&io)?;
+            w.write_all(b).map_err(io)
+        })?;
+        let sum = sum.finish();
+        w.write_all(&len.to_le_bytes()).map_err(io)?;
+        w.write_all(&sum.to_le_bytes()).map_err(io)?;
         Ok(())
     })
     .map_err(|e| forge_replay_model::error::chain(&e))
+}
+
+type Put<'p> = &'p mut dyn FnMut(&[u8]) -> Result<(), forge_replay_io::WriteError>;
+
+fn put_sections<'s>(
+    put: Put<'_>,
+    sections: impl ExactSizeIterator<Item = &'s (PathBuf, Section<'s>)>,
+) -> Result<(), forge_replay_io::WriteError> {
+    put(&(sections.len() as u32).to_le_bytes())?;
+    for (p, s) in sections {
+        let mut h = Writer::default();
+        h.string_bytes(&path_bytes(p));
+        h.u32(s.bytes().len() as u32);
+        put(&h.0)?;
+        put(s.bytes())?;
+    }
+    Ok(())
+}
+
+/// Writes a whole index atomically: one section per file, in order.
+pub(crate) fn write_index(path: &Path, sections: &[(PathBuf, Section)]) -> Result<(), String> {
+    write_file(path, MAGIC, |put| put_sections(put, sections.iter()))
+}
+
+/// Writes a delta atomically: the base it applies to, its sections, the base paths it removes.
+fn write_delta(
+    path: &Path,
+    base_sum: u64,
+    changed: &[&(PathBuf, Section)],
+    removed: &[&PathBuf],
+) -> Result<(), String> {
+    write_file(path, DELTA_MAGIC, |put| {
+        put(&base_sum.to_le_bytes())?;
+        put_sections(put, changed.iter().copied())?;
+        put(&(removed.len() as u32).to_le_bytes())?;
+        for p in removed {
+            let mut h = Writer::default();
+            h.string_bytes(&path_bytes(p));
+            put(&h.0)?;
+        }
+        Ok(())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,9 @@
 //!   corpus views; [`breaks`] sums `cache explain` over a corpus; [`corpus_run`] is what
 //!   `usage --corpus` computes from them.
 //!
+//! * [`index`] is the incremental corpus index (a base file and a delta beside it);
+//!   [`timing`] prints where a corpus run's time goes when `FORGE_REPLAY_TIMINGS` is set.
+//!
 //! * [`explain`] diagnoses cache breaks: it replays the path's requests (replay engine), compares
 //!   each with the previous one in the provider's cache order and names the cause of every break
 //!   the reported usage confirms ([`explain::Explanation`], [`explain::Cause`]).
@@ -37,6 +40,7 @@ pub mod scan;
 mod session;
 pub mod session_report;
 pub mod subagents;
+pub mod timing;
 pub mod totals;
 mod view;
 

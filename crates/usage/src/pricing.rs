@@ -341,8 +341,21 @@ impl PriceMemo {
         provider: Option<&str>,
         model: Option<&str>,
     ) -> &'m Result<ModelPrices, Unpriced> {
+        let at = self.position(pricer, provider, model);
+        &self.entries[at].2
+    }
+
+    /// The memo entry of `(provider, model)` (computed on first use), for [`PriceMemo::at`]:
+    /// a caller that meets the same pair many times keeps the position instead of comparing
+    /// the strings again.
+    pub fn position(
+        &mut self,
+        pricer: &Pricer<'_>,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> usize {
         let (p, m) = (provider.unwrap_or(""), model.unwrap_or(""));
-        let at = match self
+        match self
             .entries
             .iter()
             .position(|(ep, em, _)| **ep == *p && **em == *m)
@@ -353,8 +366,12 @@ impl PriceMemo {
                     .push((p.into(), m.into(), pricer.prices(provider, model)));
                 self.entries.len() - 1
             }
-        };
-        &self.entries[at].2
+        }
+    }
+
+    /// The prices at a [`PriceMemo::position`].
+    pub fn at(&self, position: usize) -> &Result<ModelPrices, Unpriced> {
+        &self.entries[position].2
     }
 }
 

@@ -385,6 +385,32 @@ impl Records {
             PriceMemo::default()
         };
         let s = |i: u32| -> Option<&str> { (i != NONE).then(|| self.strings[i as usize].as_str()) };
+        // Per string of the records (and `NONE`, last): its index in `strings`, interned when
+        // first met (the same order as interning every time), and per (provider, model) pair
+        // its price memo entry: a file's requests name few strings, met thousands of times.
+        let mut local: Vec<u32> = vec![u32::MAX; self.strings.len() + 1];
+        let mut intern = |strings: &mut Vec<String>, i: u32| -> u32 {
+            let slot = if i == NONE {
+                self.strings.len()
+            } else {
+                i as usize
+            };
+            if local[slot] == u32::MAX {
+                local[slot] = local_intern(strings, s(i));
+            }
+            local[slot]
+        };
+        let mut pairs: Vec<((u32, u32), usize)> = Vec::new();
+        let mut price_at = |memo: &mut PriceMemo, provider: u32, model: u32| -> usize {
+            match pairs.iter().find(|(k, _)| *k == (provider, model)) {
+                Some(&(_, at)) => at,
+                None => {
+                    let at = memo.position(pricer, s(provider), s(model));
+                    pairs.push(((provider, model), at));
+                    at
+                }
+            }
+        };
         let mut nested = Vec::with_capacity(self.nested.len());
         let mut requests = Vec::with_capacity(self.requests.len());
         let (mut ni, mut ri) = (0, 0);
@@ -399,17 +425,20 @@ impl Records {
                 ni += 1;
                 let (provider, model) = (s(n.provider), s(n.model));
                 let (priced, unpriced) = match (n.report.known_totals(), model) {
-                    (Some(t), Some(_)) => match memo.prices(pricer, provider, model) {
-                        Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
-                            let why = Unpriced::TieredAggregate {
-                                provider: provider.unwrap_or_default().to_owned(),
-                                model: model.unwrap_or_default().to_owned(),
-                            };
-                            (f64::NAN, Some(reason_index(&mut reasons, &why)))
+                    (Some(t), Some(_)) => {
+                        let at = price_at(&mut memo, n.provider, n.model);
+                        match memo.at(at) {
+                            Ok(p) if !p.tiers.is_empty() && t.requests > 1.0 => {
+                                let why = Unpriced::TieredAggregate {
+                                    provider: provider.unwrap_or_default().to_owned(),
+                                    model: model.unwrap_or_default().to_owned(),
+                                };
+                                (f64::NAN, Some(reason_index(&mut reasons, &why)))
+                            }
+                            Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
+                            Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
                         }
-                        Ok(p) => (p.calculate(&PricingUsage::of(&t, 0.0)).total, None),
-                        Err(why) => (f64::NAN, Some(reason_index(&mut reasons, why))),
-                    },
+                    }
                     _ => (f64::NAN, None),
                 };
                 let api = match (provider, model) {
@@ -422,8 +451,8 @@ impl Records {
                         line: n.line,
                         time_ms: n.time_ms,
                         report: n.report,
-                        model: local_intern(&mut strings, model),
-                        provider: local_intern(&mut strings, provider),
+                        model: intern(&mut strings, n.model),
+                        provider: intern(&mut strings, n.provider),
                         api: local_intern(&mut strings, api),
                         priced,
                         unpriced,
@@ -435,8 +464,8 @@ impl Records {
             } else {
                 let r = &self.requests[ri];
                 ri += 1;
-                let (provider, model) = (s(r.provider), s(r.model));
-                let (priced, unpriced) = match memo.prices(pricer, provider, model) {
+                let at = price_at(&mut memo, r.provider, r.model);
+                let (priced, unpriced) = match memo.at(at) {
                     Ok(p) => (
                         p.calculate(&PricingUsage::of(&r.totals, r.cache_write_1h))
                             .total,
@@ -449,9 +478,9 @@ impl Records {
                     RawRequest {
                         line: r.line,
                         time_ms: r.time_ms,
-                        model: local_intern(&mut strings, model),
-                        provider: local_intern(&mut strings, provider),
-                        api: local_intern(&mut strings, s(r.api)),
+                        model: intern(&mut strings, r.model),
+                        provider: intern(&mut strings, r.provider),
+                        api: intern(&mut strings, r.api),
                         totals: r.totals,
                         cost: r.cost,
                         priced,

@@ -154,6 +154,7 @@ fn the_index_changes_nothing_over_random_edits() {
 
     let mut rng = XorShift64::new(0x1D3C);
     let mut appended_seen = 0;
+    let (mut deltas, mut bases) = (0, 0);
     for step in 0..40u64 {
         let list = files(&dir);
         let p = &list[rng.index(list.len())];
@@ -236,6 +237,13 @@ fn the_index_changes_nothing_over_random_edits() {
         let (_, stats) = scan_both(&dir, &cache);
         assert!(stats.write_error.is_none(), "{stats:?}");
         appended_seen += stats.appended;
+        if stats.written {
+            if stats.delta {
+                deltas += 1;
+            } else {
+                bases += 1;
+            }
+        }
         if op <= 4 {
             assert!(
                 stats.hits + 1 >= files(&dir).len(),
@@ -247,6 +255,8 @@ fn the_index_changes_nothing_over_random_edits() {
         appended_seen >= 5,
         "appends were read from their old end: {appended_seen}"
     );
+    // Most steps change one file: a delta beside the base; as the delta grows, a new base.
+    assert!(deltas >= 10 && bases >= 1, "deltas {deltas}, bases {bases}");
 }
 
 #[test]
@@ -301,6 +311,65 @@ fn a_damaged_index_is_rebuilt_and_concurrent_runs_leave_a_valid_one() {
             "{what}: {again:?}"
         );
     }
+    // A delta beside the base (one file grew); a damaged or stale delta is ignored: the
+    // files it held are read again, the results are the same.
+    let list = files(&dir);
+    let grow = |k: u64| {
+        let p = &list[k as usize % list.len()];
+        let last = last_id(p).unwrap();
+        append(p, &(assistant(&format!("d{k}"), &last, k, "") + "\n"));
+    };
+    grow(0);
+    let (_, stats) = scan_both(&dir, &cache);
+    assert!(
+        stats.written && stats.delta && stats.appended == 1,
+        "{stats:?}"
+    );
+    let delta = forge_replay_usage::index::delta_path(&idx);
+    let good_delta = std::fs::read(&delta).unwrap();
+    let (_, stats) = scan_both(&dir, &cache);
+    assert!(
+        stats.read == 0 && stats.appended == 0 && !stats.written,
+        "{stats:?}"
+    );
+    let mut bad = good_delta.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x40;
+    for (what, bytes) in [
+        ("flipped byte", bad),
+        ("half-written", good_delta[..good_delta.len() / 2].to_vec()),
+    ] {
+        std::fs::write(&delta, &bytes).unwrap();
+        let (_, stats) = scan_both(&dir, &cache);
+        assert!(
+            stats.rebuilt.is_none() && stats.written,
+            "{what}: {stats:?}"
+        );
+        // The base holds the grown file as it was: read on from its old end again.
+        assert_eq!(stats.hits + 1, list.len(), "{what}: {stats:?}");
+        assert_eq!(stats.appended, 1, "{what}: {stats:?}");
+    }
+    // A damaged base is rebuilt whole, and the delta of the old base removed; a delta naming
+    // another base is ignored.
+    let mut other = std::fs::read(&idx).unwrap();
+    let n = other.len();
+    other[n - 1] ^= 1; // the base's checksum
+    std::fs::write(&idx, &other).unwrap();
+    let (_, stats) = scan_both(&dir, &cache);
+    assert!(
+        stats.rebuilt.is_some() && stats.written && !stats.delta,
+        "{stats:?}"
+    );
+    assert!(!delta.exists(), "a new base removes the old delta");
+    grow(1);
+    std::fs::write(&delta, &good_delta).unwrap();
+    let (_, stats) = scan_both(&dir, &cache);
+    assert_eq!(
+        (stats.hits + 1, stats.appended),
+        (list.len(), 1),
+        "{stats:?}"
+    );
+
     // Concurrent runs on one index, while files grow.
     let list = files(&dir);
     std::thread::scope(|s| {
