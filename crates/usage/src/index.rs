@@ -50,15 +50,20 @@ fn schema() -> String {
 }
 
 /// The index file for a set of corpus directories, in `cache_dir`.
+///
+/// Keyed by the directories as they are spelled (and the working directory when one is
+/// relative), because the index stores the paths as the walk spells them: two spellings of one
+/// directory (`sessions` and `/home/me/sessions`, or a symlink) have an index each, instead of
+/// sharing one whose every entry the other spelling misses (and rewrites).
 pub fn index_path(cache_dir: &Path, dirs: &[PathBuf]) -> PathBuf {
-    let mut roots: Vec<PathBuf> = dirs
-        .iter()
-        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
-        .collect();
+    let mut roots: Vec<&PathBuf> = dirs.iter().collect();
     roots.sort();
     roots.dedup();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     roots.hash(&mut h);
+    if roots.iter().any(|d| d.is_relative()) {
+        std::env::current_dir().ok().hash(&mut h);
+    }
     cache_dir.join(format!("usage-{:016x}.idx", h.finish()))
 }
 

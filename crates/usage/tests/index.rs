@@ -63,6 +63,50 @@ fn scan_both(dir: &Path, cache: &Path) -> (String, IndexStats) {
     (a, stats)
 }
 
+/// Two spellings of one directory each keep their own index: a re-run with either spelling reads
+/// nothing again, however the runs alternate (one shared index would be missed and rewritten by
+/// every other run, since it stores the paths as the walk spells them).
+#[test]
+fn each_spelling_of_a_directory_keeps_its_index() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("sessions");
+    let cache = root.path().join("cache");
+    generate(
+        &dir,
+        &GenOptions {
+            sessions: 4,
+            entries: 30,
+            seed: 5,
+            forks: 0.0,
+        },
+    )
+    .unwrap();
+    let other = root.path().join("x").join("..").join("sessions");
+    std::fs::create_dir(root.path().join("x")).unwrap();
+    assert_ne!(
+        index_path(&cache, std::slice::from_ref(&dir)),
+        index_path(&cache, std::slice::from_ref(&other))
+    );
+    let (first, _) = scan_both(&dir, &cache);
+    let (second, _) = scan_both(&other, &cache);
+    for round in 0..2 {
+        let (a, stats) = scan_both(&dir, &cache);
+        assert_eq!(a, first);
+        assert_eq!(
+            (stats.read, stats.written),
+            (0, false),
+            "round {round}: {stats:?}"
+        );
+        let (b, stats) = scan_both(&other, &cache);
+        assert_eq!(b, second);
+        assert_eq!(
+            (stats.read, stats.written),
+            (0, false),
+            "round {round}: {stats:?}"
+        );
+    }
+}
+
 fn files(dir: &Path) -> Vec<PathBuf> {
     forge_replay_usage::corpus::find_session_files(&[dir.to_owned()]).0
 }
