@@ -6,6 +6,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use tempfile::TempDir;
+
 use forge_replay_model::rng::XorShift64;
 use forge_replay_usage::corpus::{Corpus, CorpusPricing, Filter, GroupBy};
 use forge_replay_usage::gen::{generate, GenOptions};
@@ -43,6 +45,22 @@ fn fingerprint(c: &Corpus) -> String {
     )
 }
 
+/// A generated corpus in a temporary directory: the directory (kept alive), its `sessions` and
+/// a `cache` directory beside it.
+fn corpus(sessions: usize, entries: usize, seed: u64, forks: f64) -> (TempDir, PathBuf, PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("sessions");
+    let cache = root.path().join("cache");
+    let options = GenOptions {
+        sessions,
+        entries,
+        seed,
+        forks,
+    };
+    generate(&dir, &options).unwrap();
+    (root, dir, cache)
+}
+
 fn scan_both(dir: &Path, cache: &Path) -> (String, IndexStats) {
     let dirs = [dir.to_owned()];
     let plain = Corpus::scan(&dirs);
@@ -68,42 +86,26 @@ fn scan_both(dir: &Path, cache: &Path) -> (String, IndexStats) {
 /// every other run, since it stores the paths as the walk spells them).
 #[test]
 fn each_spelling_of_a_directory_keeps_its_index() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("sessions");
-    let cache = root.path().join("cache");
-    generate(
-        &dir,
-        &GenOptions {
-            sessions: 4,
-            entries: 30,
-            seed: 5,
-            forks: 0.0,
-        },
-    )
-    .unwrap();
+    let (root, dir, cache) = corpus(4, 30, 5, 0.0);
     let other = root.path().join("x").join("..").join("sessions");
     std::fs::create_dir(root.path().join("x")).unwrap();
     assert_ne!(
         index_path(&cache, std::slice::from_ref(&dir)),
         index_path(&cache, std::slice::from_ref(&other))
     );
-    let (first, _) = scan_both(&dir, &cache);
-    let (second, _) = scan_both(&other, &cache);
+    let spellings = [&dir, &other].map(|d| (d, scan_both(d, &cache).0));
+    // Alternating runs: each spelling finds every file in its own index.
     for round in 0..2 {
-        let (a, stats) = scan_both(&dir, &cache);
-        assert_eq!(a, first);
-        assert_eq!(
-            (stats.read, stats.written),
-            (0, false),
-            "round {round}: {stats:?}"
-        );
-        let (b, stats) = scan_both(&other, &cache);
-        assert_eq!(b, second);
-        assert_eq!(
-            (stats.read, stats.written),
-            (0, false),
-            "round {round}: {stats:?}"
-        );
+        for (d, first) in &spellings {
+            let (again, stats) = scan_both(d, &cache);
+            assert_eq!(&again, first);
+            let (read, written) = (stats.read, stats.written);
+            assert_eq!(
+                (read, written),
+                (0, false),
+                "round {round}, {d:?}: {stats:?}"
+            );
+        }
     }
 }
 
@@ -161,19 +163,7 @@ fn append(p: &Path, text: &str) {
 
 #[test]
 fn the_index_changes_nothing_over_random_edits() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("sessions");
-    let cache = root.path().join("cache");
-    generate(
-        &dir,
-        &GenOptions {
-            sessions: 14,
-            entries: 60,
-            seed: 7,
-            forks: 0.3,
-        },
-    )
-    .unwrap();
+    let (_root, dir, cache) = corpus(14, 60, 7, 0.3);
     // Sub-agent layouts too (fork copies, run sessions, transcripts).
     let fixtures = forge_replay_testkit::fixture("usage/subagents");
     for layout in ["fork", "run", "transcript"] {
@@ -305,19 +295,7 @@ fn the_index_changes_nothing_over_random_edits() {
 
 #[test]
 fn a_damaged_index_is_rebuilt_and_concurrent_runs_leave_a_valid_one() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("sessions");
-    let cache = root.path().join("cache");
-    generate(
-        &dir,
-        &GenOptions {
-            sessions: 6,
-            entries: 40,
-            seed: 3,
-            forks: 0.2,
-        },
-    )
-    .unwrap();
+    let (_root, dir, cache) = corpus(6, 40, 3, 0.2);
     let (expected, _) = scan_both(&dir, &cache);
     let idx = index_path(&cache, std::slice::from_ref(&dir));
     let good = std::fs::read(&idx).unwrap();
