@@ -198,6 +198,17 @@ pub fn stringify(value: &Value) -> String {
     out
 }
 
+/// A hash of `JSON.stringify(value)` (equal texts, equal hashes), written into `scratch`, which
+/// is cleared first and may be reused: hashing many values allocates once.
+pub fn stringify_hash(value: &Value, scratch: &mut String) -> u64 {
+    use std::hash::{Hash, Hasher};
+    scratch.clear();
+    write_compact_value(scratch, value);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    scratch.hash(&mut h);
+    h.finish()
+}
+
 /// `JSON.stringify(value, null, 2)`.
 pub fn stringify_pretty(value: &Value) -> String {
     let mut out = String::new();
@@ -555,6 +566,19 @@ mod tests {
 
     fn roundtrip(s: &str) -> String {
         stringify(&parse(s).unwrap())
+    }
+
+    /// Values with the same `JSON.stringify` text hash alike (a reused scratch buffer changes
+    /// nothing); different texts do not.
+    #[test]
+    fn stringify_hash_follows_the_text() {
+        let mut scratch = String::from("left over");
+        let h = |s: &str, scratch: &mut String| stringify_hash(&parse(s).unwrap(), scratch);
+        let one = h(r#"{"a":[1.0,"x"],"b":null}"#, &mut scratch);
+        assert_eq!(one, h(r#"{ "a": [1, "x"], "b": null }"#, &mut scratch));
+        assert_eq!(one, h(r#"{"a":[1e0,"\u0078"],"b":null}"#, &mut scratch));
+        assert_ne!(one, h(r#"{"b":null,"a":[1,"x"]}"#, &mut scratch));
+        assert_ne!(one, h(r#"{"a":[1,"x "],"b":null}"#, &mut scratch));
     }
 
     #[test]

@@ -149,6 +149,10 @@ pub struct ReplayOptions<'c> {
     pub trusted: bool,
     /// Keep each request's transcript ([`Request::transcript`]; empty otherwise).
     pub keep_transcript: bool,
+    /// Hash each request's transcript message by message ([`Request::transcript_hashes`];
+    /// empty otherwise): what a summary compares two requests' histories with, without a copy
+    /// of every message of every request.
+    pub hash_transcript: bool,
     /// The thinking level after a `/tree` navigation the session does not record one for.
     pub after_tree: AfterTree,
     /// Tool declarations a `prepareLoadout` hook hid from every request (1.3,
@@ -171,6 +175,7 @@ impl<'c> ReplayOptions<'c> {
             env: default_env(),
             trusted: true,
             keep_transcript: false,
+            hash_transcript: false,
             after_tree: AfterTree::default(),
             hidden_declarations: Vec::new(),
             assume_reply_ids: false,
@@ -205,8 +210,13 @@ pub struct Request {
     pub options: Map<String, Value>,
     /// The thinking level the request was built with, and where it came from.
     pub thinking: Thinking,
-    /// The transcript handed to the provider layer (`normalizeContext(...).messages`).
+    /// The transcript handed to the provider layer (`normalizeContext(...).messages`), with
+    /// [`ReplayOptions::keep_transcript`].
     pub transcript: Vec<Value>,
+    /// A hash of each message of the transcript handed to the provider layer
+    /// (`normalizeContext(...).messages`), in order ([`json::stringify_hash`]), with
+    /// [`ReplayOptions::hash_transcript`].
+    pub transcript_hashes: Vec<u64>,
     /// The `onPayload` object.
     pub payload: Value,
     /// The HTTP request (fetch transports): the one the endpoint answered (with Anthropic message
@@ -721,6 +731,7 @@ fn walk(
                 fixed.clone()
             };
             let mut cached: [Option<Projected>; 2] = [None, None];
+            let mut hashes: [Option<Vec<u64>>; 2] = [None, None];
             let recorded = recorded_level(session, i);
             let mut request_options: Option<(Map<String, Value>, Thinking)> = None;
             for (target, (name, model)) in models.into_iter().enumerate() {
@@ -792,6 +803,11 @@ fn walk(
                     model: name.clone(),
                     source: Box::new(source),
                 };
+                // The transcript's hashes: only when asked for, once per presentation.
+                if opts.hash_transcript && hashes[slot].is_none() {
+                    hashes[slot] = Some(transcript_hashes(context).map_err(asm_err)?);
+                }
+                let transcript_hashes = hashes[slot].clone().unwrap_or_default();
                 // A copy of the whole transcript: only when asked for.
                 let transcript = if opts.keep_transcript {
                     forge_replay_wire::normalize_context(context).map_err(|e| asm_err(e.into()))?
@@ -926,6 +942,7 @@ fn walk(
                     options: options.clone(),
                     thinking: thinking.clone(),
                     transcript,
+                    transcript_hashes,
                     payload: assembled.payload,
                     wire,
                     thread,
@@ -947,6 +964,25 @@ fn walk(
         })?;
     }
     Ok(())
+}
+
+/// [`Request::transcript_hashes`] of a pi-ai context: its messages as they are when
+/// `normalizeContext` adds no initial message (what replay builds), else its output.
+fn transcript_hashes(context: &Value) -> Result<Vec<u64>, AssembleError> {
+    let mut scratch = String::new();
+    let hash = |m: &Value, scratch: &mut String| json::stringify_hash(m, scratch);
+    match context.get("messages") {
+        Some(Value::Array(messages))
+            if !forge_replay_wire::transcript::needs_initial_message(context) =>
+        {
+            Ok(messages.iter().map(|m| hash(m, &mut scratch)).collect())
+        }
+        _ => Ok(forge_replay_wire::normalize_context(context)
+            .map_err(AssembleError::from)?
+            .iter()
+            .map(|m| hash(m, &mut scratch))
+            .collect()),
+    }
 }
 
 fn recorded_model(

@@ -190,6 +190,7 @@ mod fidelity {
                 let mut opts = ReplayOptions::new(Catalog::builtin(release));
                 opts.leaf = Some(id.clone());
                 opts.keep_transcript = true;
+                opts.hash_transcript = true;
                 match replay(&session, &opts) {
                     Ok(reqs) => {
                         for r in reqs {
@@ -232,6 +233,14 @@ mod fidelity {
                 compared += 1;
                 assert_eq!(e["entryId"].as_str(), Some(g.entry_id.as_str()));
                 let transcript = Value::Array(g.transcript.clone());
+                // The hashes the text summary compares are the transcript's, message by message.
+                let mut scratch = String::new();
+                let hashes: Vec<u64> = g
+                    .transcript
+                    .iter()
+                    .map(|m| forge_replay_model::json::stringify_hash(m, &mut scratch))
+                    .collect();
+                assert_eq!(g.transcript_hashes, hashes, "{name} request {i}");
                 failures.extend(check("transcript", &name, i, &e["transcript"], &transcript));
                 // `config.abortSignal` ({} from the agent's AbortSignal) is an in-process artifact
                 // of Google's SDK object; the oracle's capture runs the API module without the

@@ -19,9 +19,7 @@
 //! [`unsettled_thinking_note`]: what `replay` says about a request whose thinking level the
 //! session does not settle.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
 
 use forge_replay_engine::replay::{Request, Thinking, ThinkingSource};
 use forge_replay_model::json;
@@ -64,12 +62,6 @@ pub struct Summary {
     pub rows: Vec<Row>,
 }
 
-fn hash_of(v: &Value) -> u64 {
-    let mut h = DefaultHasher::new();
-    json::stringify(v).hash(&mut h);
-    h.finish()
-}
-
 /// The names of the tools a payload declares, in order.
 pub fn tool_names(api: Api, payload: &Value) -> Vec<String> {
     CacheOrder::of(api, "", "", payload)
@@ -93,7 +85,7 @@ impl Summary {
         }
     }
 
-    /// Adds one request (built with `keep_transcript`, so its messages can be compared).
+    /// Adds one request (built with `hash_transcript`, so its messages can be compared).
     pub fn push(&mut self, r: &Request) {
         let model = format!("{}/{}", r.provider, r.model);
         let bytes = r
@@ -104,7 +96,7 @@ impl Summary {
         let now = Previous {
             model: model.clone(),
             tools: order.tools.iter().map(|(n, _)| n.clone()).collect(),
-            messages: r.transcript.iter().map(hash_of).collect(),
+            messages: r.transcript_hashes.clone(),
             order,
         };
         let key = if self.per_target {

@@ -56,7 +56,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     };
     let format = Format::or_default(args.format);
     // The summary compares each request's messages with the previous one's.
-    opts.keep_transcript = format == Format::Text && args.out.is_none();
+    opts.hash_transcript = format == Format::Text && args.out.is_none();
     // Requests are handed to the sink as they are built: memory stays at one request, whatever
     // the length.
     let result = if let Some(out_dir) = &args.out {
