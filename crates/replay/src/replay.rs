@@ -969,20 +969,12 @@ fn walk(
 /// [`Request::transcript_hashes`] of a pi-ai context: its messages as they are when
 /// `normalizeContext` adds no initial message (what replay builds), else its output.
 fn transcript_hashes(context: &Value) -> Result<Vec<u64>, AssembleError> {
+    let messages = forge_replay_wire::transcript::normalized_messages(context)?;
     let mut scratch = String::new();
-    let hash = |m: &Value, scratch: &mut String| json::stringify_hash(m, scratch);
-    match context.get("messages") {
-        Some(Value::Array(messages))
-            if !forge_replay_wire::transcript::needs_initial_message(context) =>
-        {
-            Ok(messages.iter().map(|m| hash(m, &mut scratch)).collect())
-        }
-        _ => Ok(forge_replay_wire::normalize_context(context)
-            .map_err(AssembleError::from)?
-            .iter()
-            .map(|m| hash(m, &mut scratch))
-            .collect()),
-    }
+    Ok(messages
+        .iter()
+        .map(|m| json::stringify_hash(m, &mut scratch))
+        .collect())
 }
 
 fn recorded_model(

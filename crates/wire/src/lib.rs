@@ -148,25 +148,10 @@ pub fn assemble_with(
             "Cannot read properties of null (reading 'length')",
         ));
     }
-    // normalizeContext only prepends a message when there is a systemPrompt or tools; otherwise
-    // the transcript is used as it is, without copying.
-    let owned;
-    let messages: &[Value] = if transcript::needs_initial_message(context) {
-        owned = normalize_context(context)?;
-        &owned
-    } else {
-        match context.get("messages") {
-            Some(Value::Array(m)) => m,
-            _ => {
-                owned = normalize_context(context)?;
-                &owned
-            }
-        }
-    };
+    let mut messages = transcript::normalized_messages(context)?;
     // pi-messages sends the transcript as it is. The other APIs see `Object.entries(sections)` of
     // a string or an array section (its indices become section names) and iterate a string tool
     // list as characters.
-    let mut messages: std::borrow::Cow<[Value]> = std::borrow::Cow::Borrowed(messages);
     if api != Api::PiMessages {
         if let Some(m) = transcript::sections_as_objects(&messages) {
             messages = std::borrow::Cow::Owned(m);

@@ -608,6 +608,15 @@ fn has_length(v: Option<&Value>) -> bool {
     }
 }
 
+/// [`normalize_context`] without a copy when it would return the transcript as it is:
+/// `normalizeContext` only prepends a message when there is a systemPrompt or tools.
+pub fn normalized_messages(context: &Value) -> Result<Cow<'_, [Value]>, ContextError> {
+    match context.get("messages") {
+        Some(Value::Array(m)) if !needs_initial_message(context) => Ok(Cow::Borrowed(m)),
+        _ => normalize_context(context).map(Cow::Owned),
+    }
+}
+
 /// pi-ai's `normalizeContext(context)`: folds `systemPrompt` and `tools` into a leading system
 /// message (`{role:"system", content, toolsAdded?, timestamp:0}`) and returns the transcript.
 pub fn normalize_context(context: &Value) -> Result<Vec<Value>, ContextError> {
