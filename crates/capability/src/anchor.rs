@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+use forge_replay_model::message::Message;
 use serde_json::{Map, Value};
 
 use crate::event::CAPABILITY_DELIVERY_TYPE;
@@ -176,8 +177,8 @@ pub fn context_matches(expected: &[Value], incoming: &[Value]) -> bool {
 
 /// The result of materialization: messages plus, for each, the projected entry it came from.
 #[derive(Debug, Clone)]
-pub struct Materialized {
-    pub messages: Vec<Value>,
+pub struct Materialized<M = Value> {
+    pub messages: Vec<M>,
     /// For each output message, the index into the `entries` slice (`None` for incoming
     /// messages not tied to an entry, which cannot happen with a successful alignment).
     pub sources: Vec<Option<usize>>,
@@ -235,10 +236,10 @@ pub fn materialize_anchors(
 
 /// Materialization when `messages` *is* Pi's projection (the offline case): the alignment is
 /// the identity, so no comparison is needed.
-pub fn materialize_canonical(
+pub fn materialize_canonical<M: Message>(
     entries: &[ContextEntry<'_>],
-    messages: Vec<Value>,
-) -> Result<Materialized, AnchorError> {
+    messages: Vec<M>,
+) -> Result<Materialized<M>, AnchorError> {
     let mut any = false;
     for e in entries {
         if is_anchor_entry(e.raw) {
@@ -267,18 +268,18 @@ pub fn materialize_canonical(
     materialize_with(entries, n, messages, Some)
 }
 
-fn materialize_with(
+fn materialize_with<M: Message>(
     entries: &[ContextEntry<'_>],
     expected_len: usize,
-    incoming: Vec<Value>,
+    incoming: Vec<M>,
     align: impl Fn(usize) -> Option<usize>,
-) -> Result<Materialized, AnchorError> {
+) -> Result<Materialized<M>, AnchorError> {
     let head_is_system = incoming
         .first()
-        .and_then(|m| m.get("role"))
+        .and_then(|m| m.borrow().get("role"))
         .and_then(Value::as_str)
         == Some("system");
-    let mut slots: Vec<Option<Value>> = incoming.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<M>> = incoming.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len() + 4);
     let mut sources = Vec::with_capacity(slots.len() + 4);
     let mut head_at = None;
@@ -291,7 +292,10 @@ fn materialize_with(
                 .and_then(|d| d.get("throughEventId"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            out.push(anchor_message(through, e.raw.get("timestamp")));
+            out.push(M::from_value(anchor_message(
+                through,
+                e.raw.get("timestamp"),
+            )));
             sources.push(Some(ei));
         }
         for _ in 0..e.message_count {

@@ -7,7 +7,10 @@
 //! Pi's own messages the alignment is the identity) → `projectCapabilityMessages` (§5.2) with the
 //! request's presentation, or markers stripped for an untrusted project (§5.8).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+use forge_replay_model::message::Message;
 
 use forge_replay_session::{EntryType, Projection, PushEffect, Session};
 use serde_json::Value;
@@ -74,18 +77,21 @@ pub enum ContextError {
 }
 
 /// Pi's messages with the capability projection applied, plus the state behind them.
+///
+/// Its messages are owned [`Value`]s ([`Replayer::project`], [`project_at`]), or `Cow`s borrowed
+/// from the replayer's session builder ([`Replayer::project_borrowed`]).
 #[derive(Debug, Clone)]
-pub struct CapabilityContext {
+pub struct CapabilityContext<M = Value> {
     /// Pi's projection (leaf, leaf id, context entries, model, thinking level). Its `messages`
     /// are *moved* into [`CapabilityContext::messages`] (with the capability step applied) and
     /// are empty here.
-    pub projection: Projection,
+    pub projection: Projection<M>,
     /// Pi's projection thinking level (same as `projection.thinking_level`).
     pub thinking_level: Option<Value>,
     /// Pi's projection model, `{provider, modelId}` or `null` (same as `projection.model`).
     pub model: Value,
     /// The messages the request is built from: Pi's projection with the capability step applied.
-    pub messages: Vec<Value>,
+    pub messages: Vec<M>,
     /// The branch's capability history (events, anchors, checkpoint, tools entry, active set).
     pub history: CapabilityHistory,
     /// Last event id covered by this projection (`preparedRevision`).
@@ -107,7 +113,7 @@ pub fn project_at(
         push_history(session, &mut cache, &mut history, i)?;
     }
     let projection = session.context(leaf)?;
-    finish(session, &mut cache, &history, projection, options)
+    finish(session, &cache, &history, projection, options)
 }
 
 /// What the `/capability status` view needs of a branch ([`status_inputs_at`]).
@@ -174,7 +180,7 @@ pub fn status_inputs_at(
             .map(|e| &e.event)
             .collect();
         project_unique_events(
-            Vec::new(),
+            Vec::<Value>::new(),
             &unique,
             history.checkpoint_through.as_deref(),
             options.presentation,
@@ -235,18 +241,20 @@ fn push_history(
     Ok(())
 }
 
-fn finish(
+fn finish<M: Message>(
     session: &Session,
-    cache: &mut EntryCache,
+    cache: &EntryCache,
     history: &HistoryBuilder,
-    mut projection: Projection,
+    mut projection: Projection<M>,
     options: Options,
-) -> Result<CapabilityContext, ContextError> {
+) -> Result<CapabilityContext<M>, ContextError> {
     let history = history.finish().map_err(CapabilityFailure::from)?;
-    // Raw values of custom entries in the context (anchors are among them).
+    // Raw values of custom entries in the context (anchors are among them): the history read
+    // them already (every context entry is on the path), else they are read here.
+    let mut unread = HashMap::new();
     for ce in &projection.entries {
-        if ce.entry_type == EntryType::Custom {
-            cache.get(session, ce.index)?;
+        if ce.entry_type == EntryType::Custom && !cache.values.contains_key(&ce.index) {
+            unread.insert(ce.index, session.entry(ce.index).value()?);
         }
     }
     let null = Value::Null;
@@ -254,7 +262,11 @@ fn finish(
         .entries
         .iter()
         .map(|ce| ContextEntry {
-            raw: cache.values.get(&ce.index).unwrap_or(&null),
+            raw: cache
+                .values
+                .get(&ce.index)
+                .or_else(|| unread.get(&ce.index))
+                .unwrap_or(&null),
             line: Some(session.entry(ce.index).line() as usize),
             message_count: ce.messages.len(),
         })
@@ -485,11 +497,28 @@ impl<'s> Replayer<'s> {
     }
 
     /// The context at the last entry pushed.
-    pub fn project(&mut self, options: Options) -> Result<CapabilityContext, ContextError> {
+    pub fn project(&self, options: Options) -> Result<CapabilityContext, ContextError> {
         let projection = self.context.snapshot()?;
         finish(
             self.session,
-            &mut self.cache,
+            &self.cache,
+            &self.history,
+            projection,
+            options,
+        )
+    }
+
+    /// [`Replayer::project`] without a copy of the path's messages: the messages the capability
+    /// step passes through are borrowed from the session builder (pi-forge passes non-marker
+    /// messages through by reference too); only the ones it makes are owned.
+    pub fn project_borrowed(
+        &self,
+        options: Options,
+    ) -> Result<CapabilityContext<Cow<'_, Value>>, ContextError> {
+        let projection = self.context.snapshot_borrowed()?;
+        finish(
+            self.session,
+            &self.cache,
             &self.history,
             projection,
             options,
@@ -544,7 +573,7 @@ pub fn apply_to_projection(
     for &i in &path {
         push_history(session, &mut cache, &mut history, i)?;
     }
-    finish(session, &mut cache, &history, projection.clone(), options)
+    finish(session, &cache, &history, projection.clone(), options)
 }
 
 #[cfg(test)]

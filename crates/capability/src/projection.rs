@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use forge_replay_model::js;
+use forge_replay_model::message::Message;
 use serde_json::{Map, Value};
 
 use crate::event::{CapabilityEvent, CAPABILITY_DELIVERY_TYPE};
@@ -65,8 +66,8 @@ pub enum UpdateKind {
 
 /// The result of a projection.
 #[derive(Debug, Clone)]
-pub struct Projected {
-    pub messages: Vec<Value>,
+pub struct Projected<M = Value> {
+    pub messages: Vec<M>,
     /// Last event id of `E` (absent when no events).
     pub through_event_id: Option<String>,
     /// Index in `messages` and kind of every inserted update.
@@ -164,8 +165,11 @@ fn ts(f: f64) -> Value {
 }
 
 /// Removes every delivery marker (the untrusted-project projection, §5.8).
-pub fn strip_markers(messages: Vec<Value>) -> Vec<Value> {
-    messages.into_iter().filter(|m| !is_marker(m)).collect()
+pub fn strip_markers<M: Message>(messages: Vec<M>) -> Vec<M> {
+    messages
+        .into_iter()
+        .filter(|m| !is_marker(m.borrow()))
+        .collect()
 }
 
 /// `projectCapabilityMessages(messages, {events, checkpointThrough}, native)`.
@@ -206,12 +210,12 @@ pub fn project_capability_messages(
 
 /// [`project_capability_messages`] for a history that already reduced successfully, given its
 /// first occurrences in order (`E`): what the per-request replay path calls.
-pub fn project_unique_events(
-    messages: Vec<Value>,
+pub fn project_unique_events<M: Message>(
+    messages: Vec<M>,
     unique: &[&CapabilityEvent],
     checkpoint_through: Option<&str>,
     presentation: Presentation,
-) -> Result<Projected, ProjectionError> {
+) -> Result<Projected<M>, ProjectionError> {
     let err = |message: String, message_index: Option<usize>| ProjectionError {
         message,
         message_index,
@@ -239,6 +243,7 @@ pub fn project_unique_events(
     // Validate every marker first.
     let p = "Invalid capability delivery marker: ";
     for (i, m) in messages.iter().enumerate() {
+        let m: &Value = m.borrow();
         if !is_marker(m) {
             continue;
         }
@@ -291,13 +296,14 @@ pub fn project_unique_events(
             ));
         }
     }
-    let mut out: Vec<Value> = Vec::with_capacity(messages.len() + 2);
+    let mut out: Vec<M> = Vec::with_capacity(messages.len() + 2);
     let mut updates = Vec::new();
     for (i, m) in messages.into_iter().enumerate() {
-        if !is_marker(&m) {
+        if !is_marker(m.borrow()) {
             out.push(m);
             continue;
         }
+        let m: &Value = m.borrow();
         let through = m["details"]["throughEventId"].as_str().unwrap_or_default();
         let k = pos[through];
         if checkpoint_index.is_some_and(|ci| k <= ci) {
@@ -324,13 +330,13 @@ pub fn project_unique_events(
                 _ => Value::from(0),
             };
             updates.push((out.len(), UpdateKind::Anchor));
-            out.push(make_update(d, stamp, presentation));
+            out.push(M::from_value(make_update(d, stamp, presentation)));
         }
     }
     if let Some(cm) = checkpoint_msg {
         let at = out
             .iter()
-            .position(|m| m.get("role").and_then(Value::as_str) == Some("system"))
+            .position(|m| m.borrow().get("role").and_then(Value::as_str) == Some("system"))
             .map_or(0, |i| i + 1);
         for u in &mut updates {
             if u.0 >= at {
@@ -338,7 +344,7 @@ pub fn project_unique_events(
             }
         }
         updates.insert(0, (at, UpdateKind::Checkpoint));
-        out.insert(at, cm);
+        out.insert(at, M::from_value(cm));
     }
     let start = (cursor + 1) as usize;
     for (k, ev) in unique.iter().enumerate().skip(start) {
@@ -347,7 +353,11 @@ pub fn project_unique_events(
         state = next;
         if !d.is_empty() {
             updates.push((out.len(), UpdateKind::Pending));
-            out.push(make_update(d, ts(ev.created_at), presentation));
+            out.push(M::from_value(make_update(
+                d,
+                ts(ev.created_at),
+                presentation,
+            )));
         }
     }
     updates.sort_by_key(|u| u.0);

@@ -14,6 +14,8 @@
 //! * [`release`]: Pi releases as data ([`release::PiRelease`]) and every named behaviour
 //!   difference between them ([`release::Change`], [`release::CHANGES`]), plus the session markers
 //!   each release writes ([`release::MARKERS`]).
+//! * [`message`]: a context message held by value or borrowed ([`message::Message`]), so the
+//!   replay engine passes unchanged messages through as pointers.
 //! * [`rng`]: a deterministic xorshift generator for reproducible test and benchmark data.
 //! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
@@ -21,6 +23,7 @@ pub mod cursor;
 pub mod error;
 pub mod js;
 pub mod json;
+pub mod message;
 pub mod redact;
 pub mod release;
 pub mod rng;

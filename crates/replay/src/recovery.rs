@@ -740,7 +740,7 @@ fn checkpoint_facts(history: &CapabilityHistory, cp_id: &str) -> Checkpoint {
     // The projection of an empty context: the checkpoint message (if any) comes first.
     let unique: Vec<_> = history.unique_events().collect();
     let projected = forge_replay_capability::projection::project_unique_events(
-        Vec::new(),
+        Vec::<Value>::new(),
         &unique,
         Some(cp_id),
         Presentation::Native,

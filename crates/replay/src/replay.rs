@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use forge_replay_capability::context::{ContextError, Options as CapOptions, Replayer};
 use forge_replay_capability::projection::Presentation;
 use forge_replay_model::json;
+use forge_replay_model::message::Message;
 use forge_replay_model::release::Change;
 use forge_replay_session::{llm, ProjectError, Session};
 use forge_replay_wire::api::Api;
@@ -408,8 +409,9 @@ pub fn split_model(s: &str) -> Option<(&str, &str)> {
     (!p.is_empty() && !id.is_empty()).then_some((p, id))
 }
 
-/// The pi-ai context (`{messages}`) of one projection and the path's thinking level.
-type Projected = (Value, Option<Value>);
+/// The messages of one projection (borrowed from the replayer where passed through) and the
+/// path's thinking level.
+type Projected<'r> = (Vec<std::borrow::Cow<'r, Value>>, Option<Value>);
 
 /// The live agent's thinking level before each assistant entry (entry index → the last
 /// `thinking_level_change` before it in the file, and that entry's line): `/tree` navigation
@@ -577,15 +579,21 @@ fn recorded_level(session: &Session, i: usize) -> Option<String> {
 /// Filters the declarations a `prepareLoadout` hook hid out of every system message, as 1.3's
 /// `_installHiddenDeclarationsProjection` does (`{...rest, toolsAdded?, toolsRemoved?}`: the
 /// lists move to the end, and an emptied list is left out).
-fn hide_declarations(messages: &mut [Value], hidden: &[String]) {
+fn hide_declarations<M: Message>(messages: &mut [M], hidden: &[String]) {
     for m in messages.iter_mut() {
-        let Some(o) = m.as_object_mut() else { continue };
+        let Some(o) = m.borrow().as_object() else {
+            continue;
+        };
         if o.get("role").and_then(Value::as_str) != Some("system")
             || (o.get("toolsAdded").is_none_or(|v| v.is_null())
                 && o.get("toolsRemoved").is_none_or(|v| v.is_null()))
         {
             continue;
         }
+        // Only the system messages that declare tools are copied.
+        let Some(o) = m.make_mut().as_object_mut() else {
+            continue;
+        };
         let keep = |list: Option<Value>| -> Vec<Value> {
             match list {
                 Some(Value::Array(a)) => a
@@ -739,7 +747,7 @@ fn walk(
                 let slot = usize::from(presentation == Presentation::Native);
                 if cached[slot].is_none() {
                     let ctx = replayer
-                        .project(CapOptions {
+                        .project_borrowed(CapOptions {
                             presentation,
                             trusted: opts.trusted,
                         })
@@ -753,11 +761,11 @@ fn walk(
                     if !hidden.is_empty() {
                         hide_declarations(&mut messages, hidden);
                     }
-                    let mut context = Map::new();
-                    context.insert("messages".into(), Value::Array(messages));
-                    cached[slot] = Some((Value::Object(context), ctx.projection.thinking_level));
+                    cached[slot] = Some((messages, ctx.projection.thinking_level));
                 }
-                let (context, path_level) = cached[slot].as_ref().expect("projected above");
+                let (messages, path_level) = cached[slot].as_ref().expect("projected above");
+                // The request's context `{messages}` as pointers: nothing is copied.
+                let context: Vec<&Value> = messages.iter().map(|m| &**m).collect();
                 if request_options.is_none() {
                     let as_level =
                         |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("off").to_string();
@@ -805,21 +813,22 @@ fn walk(
                 };
                 // The transcript's hashes: only when asked for, once per presentation.
                 if opts.hash_transcript && hashes[slot].is_none() {
-                    hashes[slot] = Some(transcript_hashes(context).map_err(asm_err)?);
+                    hashes[slot] = Some(transcript_hashes(&context));
                 }
                 let transcript_hashes = hashes[slot].clone().unwrap_or_default();
                 // A copy of the whole transcript: only when asked for.
                 let transcript = if opts.keep_transcript {
-                    forge_replay_wire::normalize_context(context).map_err(|e| asm_err(e.into()))?
+                    // `normalizeContext` of a context with no systemPrompt and no tools: its messages.
+                    context.iter().map(|m| (*m).clone()).collect()
                 } else {
                     Vec::new()
                 };
                 let release = opts.catalog.release();
                 let build = |disable: bool| {
-                    forge_replay_wire::assemble_with(
+                    assemble_messages(
                         release,
                         &model,
-                        context,
+                        &context,
                         options,
                         Entry::StreamSimple,
                         &opts.env,
@@ -966,15 +975,41 @@ fn walk(
     Ok(())
 }
 
-/// [`Request::transcript_hashes`] of a pi-ai context: its messages as they are when
-/// `normalizeContext` adds no initial message (what replay builds), else its output.
-fn transcript_hashes(context: &Value) -> Result<Vec<u64>, AssembleError> {
-    let messages = forge_replay_wire::transcript::normalized_messages(context)?;
+/// [`Request::transcript_hashes`] of a pi-ai context of these messages and no systemPrompt or
+/// tools (what replay builds; `normalizeContext` then returns the messages as they are).
+fn transcript_hashes(messages: &[&Value]) -> Vec<u64> {
     let mut scratch = String::new();
-    Ok(messages
+    messages
         .iter()
         .map(|m| json::stringify_hash(m, &mut scratch))
-        .collect())
+        .collect()
+}
+
+/// TEMPORARY shim until wire's `assemble_messages` lands.
+#[allow(clippy::too_many_arguments)]
+fn assemble_messages(
+    release: forge_replay_model::release::PiRelease,
+    model: &Model,
+    messages: &[&Value],
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+    build: Build,
+) -> Result<forge_replay_wire::Assembled, AssembleError> {
+    let mut context = Map::new();
+    context.insert(
+        "messages".into(),
+        Value::Array(messages.iter().map(|m| (*m).clone()).collect()),
+    );
+    forge_replay_wire::assemble_with(
+        release,
+        model,
+        &Value::Object(context),
+        options,
+        entry,
+        env,
+        build,
+    )
 }
 
 fn recorded_model(

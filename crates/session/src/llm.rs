@@ -2,6 +2,7 @@
 //! messages pi-ai receives.
 
 use forge_replay_model::js;
+use forge_replay_model::message::Message;
 use serde_json::{Map, Value};
 
 /// `COMPACTION_SUMMARY_PREFIX`.
@@ -107,18 +108,19 @@ pub fn convert_to_llm(messages: &[Value]) -> Vec<Value> {
 
 /// [`convert_to_llm`] that takes the messages: the four LLM roles (nearly all of a context) are
 /// moved, not copied.
-pub fn convert_to_llm_owned(messages: Vec<Value>) -> Vec<Value> {
+/// Borrowed messages ([`Message`] over `Cow`) stay borrowed.
+pub fn convert_to_llm_owned<M: Message>(messages: Vec<M>) -> Vec<M> {
     messages
         .into_iter()
         .filter_map(|m| {
             let passes = matches!(
-                m.get("role").and_then(Value::as_str),
+                m.borrow().get("role").and_then(Value::as_str),
                 Some("system" | "user" | "assistant" | "toolResult")
             );
             if passes {
                 Some(m)
             } else {
-                convert_message(&m)
+                convert_message(m.borrow()).map(M::from_value)
             }
         })
         .collect()

@@ -36,14 +36,18 @@ pub struct ContextEntry {
 }
 
 /// `buildSessionProjection(entries, leafId)`.
+///
+/// Its messages are owned [`Value`]s, or (from [`ContextBuilder::snapshot_borrowed`]) `Cow`s
+/// borrowed from the builder's own messages
+/// ([`forge_replay_model::message::Message`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Projection {
+pub struct Projection<M = Value> {
     /// The leaf projected (`None`: no entries, or Pi's `leafId === null`).
     pub leaf: Option<usize>,
     /// The leaf's `id` (JSON `null` when there is no leaf).
     pub leaf_id: Value,
     /// `buildSessionContext(...).messages`.
-    pub messages: Vec<Value>,
+    pub messages: Vec<M>,
     /// `buildContextEntries(...)`, each with its message range.
     pub entries: Vec<ContextEntry>,
     /// `{provider, modelId}` from the last `model_change` or assistant message on the raw path,
@@ -492,12 +496,17 @@ impl<'s> ContextPlan<'s> {
 }
 
 #[derive(Debug, Clone)]
-struct Slot {
+struct Slot<M = Value> {
     index: usize,
-    messages: Vec<Value>,
+    messages: Vec<M>,
 }
 
-fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settings) -> Projection {
+fn assemble<M>(
+    s: &Session,
+    leaf: Option<usize>,
+    slots: Vec<Slot<M>>,
+    settings: Settings,
+) -> Projection<M> {
     let total = slots.iter().map(|x| x.messages.len()).sum();
     let mut messages = Vec::with_capacity(total);
     let mut entries = Vec::with_capacity(slots.len());
@@ -1073,6 +1082,39 @@ impl<'s> ContextBuilder<'s> {
                 .enumerate()
                 .map(slot)
                 .collect::<Result<Vec<_>, ProjectError>>()?
+        };
+        Ok(assemble(
+            self.session,
+            self.path.last().copied(),
+            slots,
+            self.settings.clone(),
+        ))
+    }
+
+    /// [`ContextBuilder::snapshot`] without a copy: the messages are borrowed from the builder
+    /// (built again from the file for an on-demand builder). What the replay engine builds every
+    /// request from: on a long path, copying every message for every request was most of its
+    /// time.
+    pub fn snapshot_borrowed(&self) -> Result<Projection<Cow<'_, Value>>, ProjectError> {
+        let slots = if self.on_demand {
+            // The messages are built from the file in any case: own them.
+            let owned = self.snapshot()?;
+            return Ok(Projection {
+                leaf: owned.leaf,
+                leaf_id: owned.leaf_id,
+                messages: owned.messages.into_iter().map(Cow::Owned).collect(),
+                entries: owned.entries,
+                model: owned.model,
+                thinking_level: owned.thinking_level,
+            });
+        } else {
+            self.slots
+                .iter()
+                .map(|b| Slot {
+                    index: b.index(),
+                    messages: b.messages.iter().map(Cow::Borrowed).collect(),
+                })
+                .collect::<Vec<_>>()
         };
         Ok(assemble(
             self.session,

@@ -381,6 +381,29 @@ fn replayer_matches_project_at_on_every_entry() {
                     .map(|c| c.messages)
                     .map_err(|e| e.to_string());
                 assert_eq!(a, b, "{name} entry {i} native={native}");
+                // The borrowed projection (what replay builds requests from) is the same
+                // context, and passes Pi's messages through without a copy.
+                let borrowed = r.project_borrowed(opts).map_err(|e| e.to_string());
+                let c = borrowed
+                    .as_ref()
+                    .map(|c| c.messages.iter().map(|m| m.as_ref().clone()).collect())
+                    .map_err(Clone::clone);
+                assert_eq!(c, b, "{name} entry {i} native={native} (borrowed)");
+                if let Ok(ctx) = &borrowed {
+                    let pi = r.context().snapshot().unwrap().messages;
+                    let shared = ctx
+                        .messages
+                        .iter()
+                        .filter(|m| matches!(m, std::borrow::Cow::Borrowed(_)))
+                        .count();
+                    // Every message of Pi's projection the capability step keeps is borrowed
+                    // (markers are dropped, updates are made).
+                    let kept = pi
+                        .iter()
+                        .filter(|m| !forge_replay_capability::projection::is_marker(m))
+                        .count();
+                    assert_eq!(shared, kept, "{name} entry {i} native={native}: copies");
+                }
             }
         }
     }
