@@ -14,6 +14,10 @@
 //!   threads, 1.6).
 //! * [`assemble`] → [`Assembled`]: the `onPayload` object (`payload`) and, for fetch transports,
 //!   the HTTP request after SDK serialization ([`api::WireRequest`], with the body's exact bytes).
+//!   [`assemble_with`] adds the retry form ([`Build`]); [`assemble_messages`] is the same over a
+//!   borrowed message list (`&[&Value]`, a context without `systemPrompt`/`tools`), so a caller
+//!   holding the transcript elsewhere copies nothing. Inside, every step takes the transcript
+//!   as `&[&Value]` ([`ApiInput::messages`]).
 //! * Shared steps, one module each, following pi-ai's JavaScript: [`transcript`] (system-message
 //!   replay, `normalizeContext`), [`transform`] (the shared message transform), [`options`]
 //!   (`streamSimple` common options, token estimates, thinking budgets, cache retention, env),
@@ -136,9 +140,7 @@ pub fn assemble_with(
     env: &Env,
     build: Build,
 ) -> Result<Assembled, AssembleError> {
-    let api = model.api().ok_or_else(|| AssembleError::UnknownApi {
-        api: model.api_name().to_string(),
-    })?;
+    let api = api_of(model)?;
     // normalizeContext reads `systemPrompt.length` and `tools.length` unless undefined.
     if ["systemPrompt", "tools"]
         .iter()
@@ -148,19 +150,68 @@ pub fn assemble_with(
             "Cannot read properties of null (reading 'length')",
         ));
     }
-    let mut messages = transcript::normalized_messages(context)?;
+    let messages = transcript::normalized_messages(context)?;
+    let messages: Vec<&Value> = messages.iter().collect();
+    assemble_transcript(api, release, model, &messages, options, entry, env, build)
+}
+
+/// [`assemble_with`] for the context `{"messages": messages}` (no `systemPrompt`, no `tools`:
+/// what replay builds), over borrowed messages: the caller hands references into its own
+/// transcript and nothing is copied to make a context. The result is exactly what
+/// [`assemble_with`] returns for that context (`normalizeContext` returns such a transcript as
+/// it is).
+pub fn assemble_messages(
+    release: PiRelease,
+    model: &Model,
+    messages: &[&Value],
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+    build: Build,
+) -> Result<Assembled, AssembleError> {
+    let api = api_of(model)?;
+    assemble_transcript(api, release, model, messages, options, entry, env, build)
+}
+
+/// `model.api`, or the error for an API pi-ai does not know.
+fn api_of(model: &Model) -> Result<Api, AssembleError> {
+    model.api().ok_or_else(|| AssembleError::UnknownApi {
+        api: model.api_name().to_string(),
+    })
+}
+
+/// The one assembly path of [`assemble_with`] and [`assemble_messages`]: `messages` is the
+/// normalized transcript (`normalizeContext(context).messages`) of a request for `api`
+/// (`model.api`).
+#[allow(clippy::too_many_arguments)]
+fn assemble_transcript(
+    api: Api,
+    release: PiRelease,
+    model: &Model,
+    messages: &[&Value],
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+    build: Build,
+) -> Result<Assembled, AssembleError> {
     // pi-messages sends the transcript as it is. The other APIs see `Object.entries(sections)` of
     // a string or an array section (its indices become section names) and iterate a string tool
-    // list as characters.
+    // list as characters. A rewritten list is kept alive here and borrowed again.
+    let (sections, sections_refs);
+    let (tool_lists, tool_lists_refs);
+    let mut messages = messages;
     if api != Api::PiMessages {
-        if let Some(m) = transcript::sections_as_objects(&messages) {
-            messages = std::borrow::Cow::Owned(m);
+        sections = transcript::sections_as_objects(messages);
+        if let Some(m) = &sections {
+            sections_refs = m.iter().collect::<Vec<&Value>>();
+            messages = &sections_refs;
         }
-        if let Some(m) = transcript::string_tool_lists_as_arrays(&messages) {
-            messages = std::borrow::Cow::Owned(m);
+        tool_lists = transcript::string_tool_lists_as_arrays(messages);
+        if let Some(m) = &tool_lists {
+            tool_lists_refs = m.iter().collect::<Vec<&Value>>();
+            messages = &tool_lists_refs;
         }
     }
-    let messages: &[Value] = &messages;
     if entry == Entry::StreamSimple && api != Api::PiMessages {
         if let Some(message) = options::estimate_type_error(messages) {
             return Err(AssembleError::rejected(message));

@@ -220,7 +220,7 @@ pub fn estimate_message_tokens(message: &Value) -> f64 {
 }
 
 /// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
-fn context_tokens<const COUNT: bool>(messages: &[Value], cpt: f64) -> Result<f64, String> {
+fn context_tokens<const COUNT: bool>(messages: &[&Value], cpt: f64) -> Result<f64, String> {
     let mut latest_prefix = f64::NEG_INFINITY;
     let mut usage_info: Option<(f64, usize)> = None;
     for (i, m) in messages.iter().enumerate() {
@@ -261,7 +261,7 @@ fn context_tokens<const COUNT: bool>(messages: &[Value], cpt: f64) -> Result<f64
 }
 
 /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
-pub fn estimate_context_tokens(release: PiRelease, messages: &[Value]) -> f64 {
+pub fn estimate_context_tokens(release: PiRelease, messages: &[&Value]) -> f64 {
     context_tokens::<true>(messages, chars_per_token(release)).unwrap_or(f64::NAN)
 }
 
@@ -271,7 +271,7 @@ pub fn estimate_context_tokens(release: PiRelease, messages: &[Value]) -> f64 {
 /// `text`, or an assistant-like message (any role other than system, user and toolResult) with
 /// string content. `streamSimple` of every API except pi-messages runs this estimate, so pi-ai
 /// refuses such a context with V8's message.
-pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
+pub fn estimate_type_error(messages: &[&Value]) -> Option<String> {
     context_tokens::<false>(messages, CHARS_PER_TOKEN).err()
 }
 
@@ -279,7 +279,7 @@ pub fn estimate_type_error(messages: &[Value]) -> Option<String> {
 pub fn clamp_max_tokens_to_context(
     release: PiRelease,
     model: &Model,
-    messages: &[Value],
+    messages: &[&Value],
     max_tokens: f64,
 ) -> f64 {
     let window = model.context_window();
@@ -430,7 +430,7 @@ pub fn resolve_sampling_params(
 pub fn build_base_options(
     release: PiRelease,
     model: &Model,
-    messages: &[Value],
+    messages: &[&Value],
     options: &Map<String, Value>,
 ) -> Map<String, Value> {
     let mut base = Map::new();
@@ -557,6 +557,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The transcript as the builders take it.
+    fn refs(messages: &[Value]) -> Vec<&Value> {
+        messages.iter().collect()
+    }
+
     #[test]
     fn estimate_uses_last_usage_and_trailing_chars() {
         let msgs = vec![
@@ -565,7 +570,7 @@ mod tests {
             json!({"role":"user","content":[{"type":"text","text":"abcde"},{"type":"image"}],"timestamp":3}),
         ];
         assert_eq!(
-            estimate_context_tokens(PiRelease::V0_87_1, &msgs),
+            estimate_context_tokens(PiRelease::V0_87_1, &refs(&msgs)),
             15.0 + ((5.0f64 + 4800.0) / 4.0).ceil()
         );
         // An older assistant after a newer prefix message does not count.
@@ -573,14 +578,17 @@ mod tests {
             json!({"role":"user","content":"abcd","timestamp":10}),
             json!({"role":"assistant","content":[{"type":"text","text":"xyzw"}],"usage":{"totalTokens":99},"stopReason":"stop","timestamp":2}),
         ];
-        assert_eq!(estimate_context_tokens(PiRelease::V0_87_1, &msgs), 2.0);
+        assert_eq!(
+            estimate_context_tokens(PiRelease::V0_87_1, &refs(&msgs)),
+            2.0
+        );
     }
 
     #[test]
     fn clamp_keeps_a_ratio_margin_from_1_6() {
         let messages =
             vec![json!({"role": "user", "content": "x".repeat(100_000), "timestamp": 0})];
-        let input = estimate_context_tokens(PiRelease::V1_6_0, &messages);
+        let input = estimate_context_tokens(PiRelease::V1_6_0, &refs(&messages));
         assert!(input > 27_000.0, "{input}");
         let margin = (input * 0.15).ceil();
         let model = |window: f64| {
@@ -588,17 +596,17 @@ mod tests {
         };
         let roomy = model(input + 200_000.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &roomy, &messages, 1e9),
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &roomy, &refs(&messages), 1e9),
             200_000.0 - margin
         );
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_3_0, &roomy, &messages, 1e9),
+            clamp_max_tokens_to_context(PiRelease::V1_3_0, &roomy, &refs(&messages), 1e9),
             200_000.0 - 4096.0
         );
         // Nearly full: the fixed margin only, and never above the 32,768 floor.
         let tight = model(input + 20_000.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &tight, &messages, 1e9),
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &tight, &refs(&messages), 1e9),
             20_000.0 - 4096.0
         );
         // 15% would leave less than 32,768, the fixed margin more: capped at 32,768.
@@ -608,7 +616,7 @@ mod tests {
         );
         let ample = model(input + 4096.0 + 32_768.0 + 100.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &ample, &messages, 1e9),
+            clamp_max_tokens_to_context(PiRelease::V1_6_0, &ample, &refs(&messages), 1e9),
             32_768.0
         );
     }
@@ -652,7 +660,7 @@ mod tests {
             json!({"role":"assistant","content":[],"stopReason":"stop","timestamp":2}),
         ];
         assert_eq!(
-            estimate_type_error(&msgs).as_deref(),
+            estimate_type_error(&refs(&msgs)).as_deref(),
             Some("Cannot read properties of undefined (reading 'totalTokens')")
         );
         // Not read: errored, or older than an earlier message.
@@ -661,7 +669,7 @@ mod tests {
             json!({"role":"user","content":"a","timestamp":9}),
             json!({"role":"assistant","content":[],"stopReason":"stop","timestamp":3}),
         ];
-        assert_eq!(estimate_type_error(&msgs), None);
+        assert_eq!(estimate_type_error(&refs(&msgs)), None);
     }
 
     #[test]

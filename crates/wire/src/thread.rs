@@ -187,7 +187,7 @@ fn write_normalized(out: &mut String, v: &Value) {
 /// `hashThreadPrefix(model, params, messages)`: the settings a thread fixes (endpoint, model,
 /// `system`, `tools`, `thinking`, `output_config`, `tool_choice`, `betas`, `fallbacks`, as sent)
 /// and the normalized messages the server holds.
-pub fn prefix_hash(model: &Model, params: &Value, messages: &[Value]) -> String {
+pub fn prefix_hash(model: &Model, params: &Value, messages: &[&Value]) -> String {
     let field = |v: Option<&Value>| v.cloned().unwrap_or(Value::Null);
     let settings = Value::Array(vec![
         field(model.get("provider")),
@@ -395,7 +395,11 @@ impl Threads {
                 prefix_hash: hash,
                 reply_id,
             }) if messages.len() > *prefix_count
-                && prefix_hash(model, &assembled.payload, &messages[..*prefix_count]) == *hash =>
+                && prefix_hash(
+                    model,
+                    &assembled.payload,
+                    &messages[..*prefix_count].iter().collect::<Vec<_>>(),
+                ) == *hash =>
             {
                 let form = ThreadForm::Continue {
                     previous_message_id: reply_id.clone(),
@@ -527,13 +531,15 @@ impl Threads {
             info.is_oauth,
             info.allow_empty_signature,
         )?;
-        let mut prefix: Vec<Value> = assembled
+        // The messages the server now holds: the request's, then the reply (borrowed, not copied).
+        let prefix: Vec<&Value> = assembled
             .payload
             .field("messages")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        prefix.extend(reply);
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .chain(&reply)
+            .collect();
         let hash = prefix_hash(model, &assembled.payload, &prefix);
         self.sessions.insert(
             info.session.clone(),
@@ -559,10 +565,9 @@ mod tests {
         )
         .unwrap();
         let params = json!({"model": "m", "system": [{"type": "text", "text": "s"}]});
-        let a = [json!({"role": "user", "content": "hi"})];
-        let b = [
-            json!({"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}),
-        ];
+        let a = json!({"role": "user", "content": "hi"});
+        let b = json!({"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]});
+        let (a, b) = ([&a], [&b]);
         assert_eq!(
             prefix_hash(&model, &params, &a),
             prefix_hash(&model, &params, &b)

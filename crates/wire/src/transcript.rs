@@ -57,17 +57,17 @@ pub const TOOL_LIST_TEXT_SUFFIX: &str = "\u{0}text";
 /// The transcript with the messages `odd` picks rewritten by `fix` (given the message's object),
 /// or `None` when it picks none, so the usual well-formed transcript is not copied.
 fn rewrite_messages(
-    messages: &[Value],
+    messages: &[&Value],
     odd: impl Fn(&Value) -> bool,
     fix: impl Fn(&mut Map<String, Value>),
 ) -> Option<Vec<Value>> {
-    if !messages.iter().any(&odd) {
+    if !messages.iter().any(|m| odd(m)) {
         return None;
     }
     Some(
         messages
             .iter()
-            .map(|m| {
+            .map(|&m| {
                 let mut out = m.clone();
                 if let (true, Value::Object(o)) = (odd(m), &mut out) {
                     fix(o);
@@ -82,7 +82,7 @@ fn rewrite_messages(
 /// what `for (const tool of list)` iterates: one string per code point (each a "tool" without a
 /// name), or `None` when no message has one. The original string stays under
 /// `<key>` + [`TOOL_LIST_TEXT_SUFFIX`] for the token estimate.
-pub fn string_tool_lists_as_arrays(messages: &[Value]) -> Option<Vec<Value>> {
+pub fn string_tool_lists_as_arrays(messages: &[&Value]) -> Option<Vec<Value>> {
     const KEYS: [&str; 2] = ["toolsAdded", "toolsRemoved"];
     let odd = |m: &Value| {
         is_system(m)
@@ -104,7 +104,7 @@ pub fn string_tool_lists_as_arrays(messages: &[Value]) -> Option<Vec<Value>> {
 /// The transcript with every system message's string or array `sections` replaced by the object
 /// `Object.entries` sees (`"ab"` → `{"0": "a", "1": "b"}`, one entry per UTF-16 unit), or `None`
 /// when no message has such sections.
-pub fn sections_as_objects(messages: &[Value]) -> Option<Vec<Value>> {
+pub fn sections_as_objects(messages: &[&Value]) -> Option<Vec<Value>> {
     let odd = |m: &Value| {
         is_system(m)
             && matches!(
@@ -313,29 +313,42 @@ pub fn current_system_prompt<M: Borrow<Value>>(messages: &[M]) -> String {
 
 /// `collapseSystemMessages`: the replayed system message first, then every non-system message
 /// (a copy; the builders use [`collapse_system_messages_cow`]).
-pub fn collapse_system_messages(messages: &[Value]) -> Vec<Value> {
+pub fn collapse_system_messages(messages: &[&Value]) -> Vec<Value> {
     let head = current_system_message(messages);
     let mut out = Vec::with_capacity(messages.len() + 1);
     out.extend(head);
-    out.extend(messages.iter().filter(|m| !is_system(m)).cloned());
+    out.extend(
+        messages
+            .iter()
+            .filter(|m| !is_system(m))
+            .map(|&m| m.clone()),
+    );
     out
 }
 
 /// [`collapse_system_messages`] without copying: the replayed system message (owned) first, then
 /// every non-system message borrowed.
-pub fn collapse_system_messages_cow(messages: &[Value]) -> Vec<Cow<'_, Value>> {
+pub fn collapse_system_messages_cow<'a>(messages: &[&'a Value]) -> Vec<Cow<'a, Value>> {
     let head = current_system_message(messages);
     let mut out = Vec::with_capacity(messages.len() + 1);
     out.extend(head.map(Cow::Owned));
-    out.extend(messages.iter().filter(|m| !is_system(m)).map(Cow::Borrowed));
+    out.extend(
+        messages
+            .iter()
+            .filter(|m| !is_system(m))
+            .map(|&m| Cow::Borrowed(m)),
+    );
     out
 }
 
 /// [`resolve_transcript`] without copying: borrowed as is when mid-conversation system messages
 /// are supported, else [`collapse_system_messages_cow`].
-pub fn resolve_transcript_cow(messages: &[Value], supports_mid_convo: bool) -> Vec<Cow<'_, Value>> {
+pub fn resolve_transcript_cow<'a>(
+    messages: &[&'a Value],
+    supports_mid_convo: bool,
+) -> Vec<Cow<'a, Value>> {
     if supports_mid_convo {
-        messages.iter().map(Cow::Borrowed).collect()
+        messages.iter().map(|&m| Cow::Borrowed(m)).collect()
     } else {
         collapse_system_messages_cow(messages)
     }
@@ -344,7 +357,10 @@ pub fn resolve_transcript_cow(messages: &[Value], supports_mid_convo: bool) -> V
 /// `resolveTranscript`: the messages as they are when mid-conversation system messages are
 /// supported, else collapsed; only the replayed system message is built, the others are
 /// borrowed ([`resolve_transcript_cow`]).
-pub fn resolve_transcript(messages: &[Value], supports_mid_convo: bool) -> Vec<Cow<'_, Value>> {
+pub fn resolve_transcript<'a>(
+    messages: &[&'a Value],
+    supports_mid_convo: bool,
+) -> Vec<Cow<'a, Value>> {
     resolve_transcript_cow(messages, supports_mid_convo)
 }
 
@@ -559,7 +575,7 @@ pub fn content_text_error(content: Option<&Value>) -> Option<String> {
 /// message), runs `contentText` on each system message's content (missing, or neither a string
 /// nor an array) and iterates its `toolsRemoved` then `toolsAdded` (an object or a number is not
 /// iterable). Every API but pi-messages replays system messages.
-pub fn transcript_type_error(messages: &[Value]) -> Option<String> {
+pub fn transcript_type_error(messages: &[&Value]) -> Option<String> {
     for m in messages {
         if m.is_null() {
             return Some("Cannot read properties of null (reading 'role')".into());
@@ -733,7 +749,7 @@ mod tests {
         );
         assert!(has_non_additive_tool_changes(&msgs));
         assert!(!has_tool_redefinitions(&msgs));
-        let collapsed = collapse_system_messages(&msgs);
+        let collapsed = collapse_system_messages(&msgs.iter().collect::<Vec<_>>());
         assert_eq!(collapsed.len(), 2);
     }
 

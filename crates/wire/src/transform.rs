@@ -105,7 +105,7 @@ pub fn is_same_model(msg: &Value, model: &Model) -> bool {
 /// `content.flatMap` on an assistant message whose content is a string, number or object, and
 /// `block.thinking.trim()` on a non-string thinking it would convert or keep (from 1.3 only
 /// same-model thinking is trimmed: another model's is dropped first).
-pub fn type_error(release: PiRelease, messages: &[Value], model: &Model) -> Option<String> {
+pub fn type_error(release: PiRelease, messages: &[&Value], model: &Model) -> Option<String> {
     let drops_foreign = release.has(Change::CrossModelThinkingDropped);
     const NULL_BLOCK: &str = "Cannot read properties of null (reading 'type')";
     for m in messages {
@@ -150,11 +150,11 @@ pub fn type_error(release: PiRelease, messages: &[Value], model: &Model) -> Opti
 /// `transformMessages(messages, model, normalizeToolCallId)`.
 pub fn transform_messages(
     release: PiRelease,
-    messages: &[Value],
+    messages: &[&Value],
     model: &Model,
     normalize_id: Option<IdNormalizer<'_>>,
 ) -> Vec<Value> {
-    transform_messages_cow(release, messages, model, normalize_id)
+    transform_messages_cow(release, messages.iter().copied(), model, normalize_id)
         .into_iter()
         .map(Cow::into_owned)
         .collect()
@@ -482,6 +482,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The transcript as the builders take it.
+    fn refs(messages: &[Value]) -> Vec<&Value> {
+        messages.iter().collect()
+    }
+
     fn model() -> Model {
         Model::from_value(json!({"id":"m","api":"anthropic-messages","provider":"p","baseUrl":"u","input":["text"]})).unwrap()
     }
@@ -500,7 +505,7 @@ mod tests {
         let norm = |id: Option<&Value>, _: &Model, _: &Value| {
             id.and_then(Value::as_str).unwrap_or("").replace('|', "_")
         };
-        let out = transform_messages(PiRelease::V0_87_1, &msgs, &model(), Some(&norm));
+        let out = transform_messages(PiRelease::V0_87_1, &refs(&msgs), &model(), Some(&norm));
         assert_eq!(
             out[0]["content"],
             json!([{"type":"text","text":NON_VISION_USER_IMAGE_PLACEHOLDER}])
@@ -533,7 +538,7 @@ mod tests {
             );
         }
         msgs.push(json!({"role":"user","content":"next"}));
-        let out = transform_messages(PiRelease::V0_87_1, &msgs, &model(), None);
+        let out = transform_messages(PiRelease::V0_87_1, &refs(&msgs), &model(), None);
         assert_eq!(out.len(), 22);
         assert_eq!(out[20]["toolCallId"], "c7");
         assert_eq!(out[20]["isError"], true);

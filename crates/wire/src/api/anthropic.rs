@@ -316,7 +316,7 @@ fn stream(
         .map(|sid| js::to_string(Some(sid)));
     if model.provider() == "github-copilot" {
         headers.insert("authorization".into(), format!("Bearer {api_key}"));
-        let last_user = input.messages.last().map(crate::transcript::role) == Some("user");
+        let last_user = input.messages.last().map(|m| crate::transcript::role(m)) == Some("user");
         headers.insert(
             "x-initiator".into(),
             if last_user || input.messages.is_empty() {

@@ -391,7 +391,7 @@ fn convert_messages(
     release: PiRelease,
     model: &Model,
     resolved: &[Cow<'_, Value>],
-    sys_view: &[Value],
+    sys_view: &[&Value],
     c: &Compat,
     grammar: &HashMap<String, String>,
 ) -> Result<Vec<Value>, AssembleError> {
@@ -765,7 +765,7 @@ fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Valu
 /// `hasToolHistory(context.messages)` calls `msg.content.some(...)` on each assistant message of
 /// the untransformed context until it meets tool history: V8's `TypeError` when such a content
 /// is not an array (pi-ai then refuses the request).
-fn tool_history_type_error(messages: &[Value]) -> Option<String> {
+fn tool_history_type_error(messages: &[&Value]) -> Option<String> {
     for m in messages {
         match m.field("role").and_then(Value::as_str) {
             Some("toolResult") => return None,
@@ -862,7 +862,7 @@ fn tool_support(c: &Compat) -> ToolSupport {
 fn build_params(
     input: &ApiInput<'_>,
     resolved: &[Cow<'_, Value>],
-    sys_view: &[Value],
+    sys_view: &[&Value],
     options: &Map<String, Value>,
     c: &Compat,
     retention: &str,
@@ -1281,11 +1281,15 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let flagged = c.truthy("supportsMidConvoSystemMessages");
     let messages = resolve_transcript_cow(input.messages, flagged);
     // The system messages of the resolved transcript: all of them, or the one replayed message.
-    let sys_view: &[Value] = if flagged {
+    let head: [&Value; 1];
+    let sys_view: &[&Value] = if flagged {
         input.messages
     } else {
         match messages.first() {
-            Some(Cow::Owned(head)) if is_system(head) => std::slice::from_ref(head),
+            Some(Cow::Owned(h)) if is_system(h) => {
+                head = [h];
+                &head
+            }
             _ => &[],
         }
     };

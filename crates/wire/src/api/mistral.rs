@@ -423,7 +423,7 @@ fn should_use_prompt_caching(options: &Map<String, Value>) -> bool {
 fn build_payload(
     release: PiRelease,
     model: &Model,
-    original: &[Value],
+    original: &[&Value],
     transformed: &[Cow<'_, Value>],
     options: &Map<String, Value>,
 ) -> Result<Value, AssembleError> {

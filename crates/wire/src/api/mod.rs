@@ -119,8 +119,9 @@ pub struct ApiInput<'a> {
     pub release: PiRelease,
     /// The resolved model.
     pub model: &'a Model,
-    /// The normalized transcript (`normalizeContext(context).messages`).
-    pub messages: &'a [Value],
+    /// The normalized transcript (`normalizeContext(context).messages`), borrowed message by
+    /// message (the caller's transcript is never copied to build a request).
+    pub messages: &'a [&'a Value],
     /// The case's options object.
     pub options: &'a Map<String, Value>,
     /// Entry point.
@@ -292,7 +293,7 @@ pub fn merge_headers(into: &mut BTreeMap<String, String>, src: Option<&Value>) {
 /// tool-result content that is not an array on a model with image input (without image input,
 /// pi-ai's image downgrade iterates it first), and, for Mistral, a message of an unknown role
 /// whose content is not an array.
-pub fn content_type_error(api: Api, model: &Model, messages: &[Value]) -> Option<String> {
+pub fn content_type_error(api: Api, model: &Model, messages: &[&Value]) -> Option<String> {
     use Api::*;
     let not_array = |v: Option<&Value>| matches!(v, Some(c) if !c.is_null() && !c.is_array());
     for m in messages {

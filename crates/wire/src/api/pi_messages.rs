@@ -52,7 +52,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         }
     }
     let mut context = Map::new();
-    context.insert("messages".into(), Value::Array(input.messages.to_vec()));
+    context.insert(
+        "messages".into(),
+        Value::Array(input.messages.iter().map(|&m| m.clone()).collect()),
+    );
     let payload = js::obj!([
         ("model", s(model.id())),
         ("context", Value::Object(context)),
@@ -86,7 +89,7 @@ mod tests {
     #[test]
     fn sends_the_transcript_unfolded() {
         let model = Model::from_value(json!({"id":"balanced","api":"pi-messages","provider":"radius","baseUrl":"https://radius.pi.dev/v1/"})).unwrap();
-        let messages = vec![
+        let messages = [
             json!({"role":"system","content":"a","timestamp":0}),
             json!({"role":"user","content":"hi","timestamp":1}),
             json!({"role":"system","content":"b","timestamp":2}),
@@ -99,7 +102,7 @@ mod tests {
         let out = assemble(&ApiInput {
             release: forge_replay_model::release::PiRelease::V0_87_1,
             model: &model,
-            messages: &messages,
+            messages: &messages.iter().collect::<Vec<_>>(),
             options: &options,
             entry: Entry::StreamSimple,
             env: &env,
