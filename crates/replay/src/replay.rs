@@ -825,7 +825,7 @@ fn walk(
                 };
                 let release = opts.catalog.release();
                 let build = |disable: bool| {
-                    assemble_messages(
+                    forge_replay_wire::assemble_messages(
                         release,
                         &model,
                         &context,
@@ -983,33 +983,6 @@ fn transcript_hashes(messages: &[&Value]) -> Vec<u64> {
         .iter()
         .map(|m| json::stringify_hash(m, &mut scratch))
         .collect()
-}
-
-/// TEMPORARY shim until wire's `assemble_messages` lands.
-#[allow(clippy::too_many_arguments)]
-fn assemble_messages(
-    release: forge_replay_model::release::PiRelease,
-    model: &Model,
-    messages: &[&Value],
-    options: &Map<String, Value>,
-    entry: Entry,
-    env: &Env,
-    build: Build,
-) -> Result<forge_replay_wire::Assembled, AssembleError> {
-    let mut context = Map::new();
-    context.insert(
-        "messages".into(),
-        Value::Array(messages.iter().map(|m| (*m).clone()).collect()),
-    );
-    forge_replay_wire::assemble_with(
-        release,
-        model,
-        &Value::Object(context),
-        options,
-        entry,
-        env,
-        build,
-    )
 }
 
 fn recorded_model(
