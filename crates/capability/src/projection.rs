@@ -240,13 +240,15 @@ pub fn project_unique_events<M: Message>(
             )
         })?);
     }
-    // Validate every marker first.
+    // Validate every marker first (and note where they are: one look at each message).
     let p = "Invalid capability delivery marker: ";
+    let mut marker_at = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let m: &Value = m.borrow();
         if !is_marker(m) {
             continue;
         }
+        marker_at.push(i);
         let Some(Value::Object(d)) = m.get("details") else {
             return Err(err(format!("{p}details object is required"), Some(i)));
         };
@@ -298,8 +300,9 @@ pub fn project_unique_events<M: Message>(
     }
     let mut out: Vec<M> = Vec::with_capacity(messages.len() + 2);
     let mut updates = Vec::new();
+    let mut next_marker = marker_at.iter().copied().peekable();
     for (i, m) in messages.into_iter().enumerate() {
-        if !is_marker(m.borrow()) {
+        if next_marker.next_if_eq(&i).is_none() {
             out.push(m);
             continue;
         }

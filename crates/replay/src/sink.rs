@@ -24,8 +24,8 @@ pub type Redact = fn(&str) -> Cow<'_, str>;
 
 /// A consumer of replayed requests, in order.
 pub trait RequestSink {
-    /// One request.
-    fn request(&mut self, r: &Request) -> std::io::Result<()>;
+    /// One request, handed over (a sink may keep what it needs of it without a copy).
+    fn request(&mut self, r: Request) -> std::io::Result<()>;
 
     /// After the last request of a replay that completed.
     fn finish(&mut self) -> std::io::Result<()> {
@@ -43,7 +43,7 @@ pub fn replay_into(
 ) -> Result<(), ReplayError> {
     replay_each(session, opts, |r| {
         each(&r);
-        sink.request(&r)
+        sink.request(r)
     })?;
     sink.finish().map_err(ReplayError::Sink)
 }
@@ -75,7 +75,8 @@ impl<W: Write> JsonStream<W> {
 }
 
 impl<W: Write> RequestSink for JsonStream<W> {
-    fn request(&mut self, r: &Request) -> std::io::Result<()> {
+    fn request(&mut self, r: Request) -> std::io::Result<()> {
+        let r = &r;
         self.w.write_all(if self.first {
             b"{\n  \"requests\": [\n"
         } else {
@@ -141,7 +142,8 @@ impl DirSink {
 }
 
 impl RequestSink for DirSink {
-    fn request(&mut self, r: &Request) -> std::io::Result<()> {
+    fn request(&mut self, r: Request) -> std::io::Result<()> {
+        let r = &r;
         forge_replay_io::path::check_component("entry id", &r.entry_id).map_err(|e| {
             std::io::Error::other(format!(
                 "{}:{}: {e}, so it cannot name a --out file",

@@ -23,14 +23,18 @@ use std::collections::{BTreeSet, HashMap};
 
 use forge_replay_engine::replay::{Request, Thinking, ThinkingSource};
 use forge_replay_model::json;
-use forge_replay_usage::explain::order::{CacheOrder, Segment};
+use forge_replay_usage::explain::order::{CacheOrder, Earlier, Segment};
 use forge_replay_wire::api::Api;
 use serde_json::Value;
 
 /// What is remembered of the previous request of one target.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Previous {
     model: String,
+    api: Api,
+    /// The payload `order` was flattened from, which the next request's flattening takes the
+    /// unchanged elements over from ([`CacheOrder::of_after`]).
+    payload: Value,
     /// The request flattened in the provider's prompt-cache order (cache markers removed).
     order: CacheOrder,
     messages: Vec<u64>,
@@ -86,23 +90,35 @@ impl Summary {
     }
 
     /// Adds one request (built with `hash_transcript`, so its messages can be compared).
-    pub fn push(&mut self, r: &Request) {
+    pub fn push(&mut self, r: Request) {
         let model = format!("{}/{}", r.provider, r.model);
         let bytes = r
             .wire
             .as_ref()
             .map_or_else(|| json::stringify(&r.payload).len(), |w| w.body_text.len());
-        let order = CacheOrder::of(r.api, &r.provider, &r.model, &r.payload);
-        let now = Previous {
-            model: model.clone(),
-            tools: order.tools.iter().map(|(n, _)| n.clone()).collect(),
-            messages: r.transcript_hashes.clone(),
-            order,
-        };
         let key = if self.per_target {
             model.clone()
         } else {
             String::new()
+        };
+        // The elements the previous request (of the same API) already stringified are taken
+        // over, not stringified again: the same flattening, at the cost of what changed.
+        let earlier = self
+            .previous
+            .get(&key)
+            .filter(|p| p.api == r.api)
+            .map(|p| Earlier {
+                order: &p.order,
+                payload: &p.payload,
+            });
+        let order = CacheOrder::of_after(r.api, &r.provider, &r.model, &r.payload, earlier);
+        let now = Previous {
+            model: model.clone(),
+            api: r.api,
+            tools: order.tools.iter().map(|(n, _)| n.clone()).collect(),
+            messages: r.transcript_hashes,
+            order,
+            payload: r.payload,
         };
         let (changes, kept) = match self.previous.get(&key) {
             None => ("first request".to_owned(), None),
@@ -199,7 +215,7 @@ impl Summary {
 /// The text summary as a sink of a replay: a row per request, rendered at the end
 /// ([`Summary::render`]).
 impl forge_replay_engine::sink::RequestSink for Summary {
-    fn request(&mut self, r: &Request) -> std::io::Result<()> {
+    fn request(&mut self, r: Request) -> std::io::Result<()> {
         self.push(r);
         Ok(())
     }

@@ -92,7 +92,8 @@ impl CacheOrder {
     }
 
     /// [`CacheOrder::of`], taking over from `earlier` (the previous request of the same API) the
-    /// text of every element whose JSON value is equal to the earlier one at the same place: a
+    /// text of every element whose JSON value is the same as the earlier one at the same place
+    /// ([`json::same_text`]: key order included, which `==` ignores but the text does not): a
     /// request that repeats its predecessor's messages stringifies only the ones that changed.
     /// The result is the same as [`CacheOrder::of`]'s.
     pub fn of_after(
@@ -118,7 +119,7 @@ impl CacheOrder {
             let same = earlier.as_ref().and_then(|(order, old)| {
                 let (old_segment, old_v) = old.get(k)?;
                 let e = order.elements.get(k + 1)?;
-                (old_segment == segment && e.segment == *segment && *old_v == *v)
+                (old_segment == segment && e.segment == *segment && json::same_text(old_v, v))
                     .then(|| e.text.clone())
             });
             match same {
