@@ -317,12 +317,7 @@ pub fn collapse_system_messages(messages: &[&Value]) -> Vec<Value> {
     let head = current_system_message(messages);
     let mut out = Vec::with_capacity(messages.len() + 1);
     out.extend(head);
-    out.extend(
-        messages
-            .iter()
-            .filter(|m| !is_system(m))
-            .map(|&m| m.clone()),
-    );
+    out.extend(messages.iter().filter(|m| !is_system(m)).copied().cloned());
     out
 }
 

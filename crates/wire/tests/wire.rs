@@ -151,6 +151,10 @@ fn short(v: &Value) -> String {
 mod headers;
 use headers::unchecked_header;
 
+/// `assemble_messages` over borrowed messages equals `assemble_with` on every case.
+#[path = "wire/borrowed.rs"]
+mod borrowed;
+
 /// Checks one golden; `Ok(false)` when its API is not implemented yet.
 fn check(g: &Golden) -> Result<bool, String> {
     let case_text = std::fs::read_to_string(&g.case).map_err(|e| format!("read case: {e}"))?;

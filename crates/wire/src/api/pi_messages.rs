@@ -54,7 +54,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let mut context = Map::new();
     context.insert(
         "messages".into(),
-        Value::Array(input.messages.iter().map(|&m| m.clone()).collect()),
+        Value::Array(input.messages.iter().copied().cloned().collect()),
     );
     let payload = js::obj!([
         ("model", s(model.id())),

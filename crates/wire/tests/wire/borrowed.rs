@@ -1,0 +1,366 @@
+//! `assemble_messages` over borrowed messages against `assemble_with` over the context, on every
+//! committed case under `fixtures/` (goldens of every release, the bench contexts, and each
+//! request of a multi-request case), for each supported release (both build forms under the
+//! case's own release): the two results must be equal field by field.
+//!
+//! A context without `systemPrompt` and `tools` (what replay builds) hands `assemble_messages`
+//! references into its own `messages`. A context with them hands it `normalize_context`'s
+//! transcript, which is what `assemble_with` assembles for it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use forge_replay_model::json::stringify;
+use forge_replay_model::release::PiRelease;
+use forge_replay_wire::{
+    assemble_messages, assemble_with, normalize_context, Api, AssembleError, Assembled, Build,
+    CaseFile, Catalog, Entry, Env, ModelSpec, WireRequest,
+};
+use serde_json::{Map, Value};
+
+use super::{first_difference, repo};
+
+/// Every `*.case.json` under `dir`, sorted.
+fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            case_files(&p, out);
+        } else if p.to_string_lossy().ends_with(".case.json") {
+            out.push(p);
+        }
+    }
+}
+
+/// The release a case file's folder follows: `fixtures/releases/<release>/…`, else 0.87.1.
+fn folder_release(path: &Path) -> PiRelease {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .windows(2)
+        .find(|w| w[0] == "releases")
+        .and_then(|w| PiRelease::parse(&w[1]).ok())
+        .unwrap_or(PiRelease::V0_87_1)
+}
+
+/// One request to assemble both ways.
+struct Request {
+    at: String,
+    /// The case's own release (its `"pi"`, else its folder's).
+    release: PiRelease,
+    model: ModelSpec,
+    context: Value,
+    options: Map<String, Value>,
+    entry: Entry,
+    env: Env,
+}
+
+fn requests() -> Vec<Request> {
+    let mut files = Vec::new();
+    case_files(&repo().join("fixtures"), &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no case files under fixtures/");
+    let mut out = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: read: {e}", path.display()));
+        let at = path
+            .strip_prefix(repo())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let file = CaseFile::parse(&text).unwrap_or_else(|e| panic!("{at}: {e}"));
+        match file {
+            CaseFile::Single(c) => out.push(Request {
+                release: c.pi.unwrap_or_else(|| folder_release(&path)),
+                at,
+                model: c.model,
+                context: c.context,
+                options: c.options,
+                entry: c.entry,
+                env: c.env,
+            }),
+            CaseFile::Sequence(s) => {
+                let release = s.pi.unwrap_or_else(|| folder_release(&path));
+                for (i, r) in s.requests.into_iter().enumerate() {
+                    out.push(Request {
+                        at: format!("{at} requests[{i}]"),
+                        release,
+                        model: r.model.unwrap_or_else(|| s.model.clone()),
+                        context: r.context,
+                        options: r.options,
+                        entry: r.entry,
+                        env: s.env.clone(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first field where `b` differs from `a`, if any. Both structs are taken apart without
+/// `..`, so a field added to either fails to compile here until it is compared.
+fn divergence(a: &Assembled, b: &Assembled) -> Option<String> {
+    let Assembled {
+        api,
+        payload,
+        wire,
+        thread,
+        strict_tools_disabled,
+        has_preferred_strict_tools,
+    } = a;
+    if *api != b.api {
+        return Some(format!("api: {api} vs {}", b.api));
+    }
+    if let Some(d) = first_difference(payload, &b.payload, "$.payload") {
+        return Some(d);
+    }
+    // Same JSON is not enough: key order and number spelling must agree too.
+    if stringify(payload) != stringify(&b.payload) {
+        return Some("$.payload: same JSON, different text".into());
+    }
+    match (wire, &b.wire) {
+        (None, None) => {}
+        (Some(x), Some(y)) => {
+            let WireRequest {
+                url,
+                method,
+                headers,
+                body_text,
+            } = x;
+            if *url != y.url {
+                return Some(format!("wire.url: {url} vs {}", y.url));
+            }
+            if *method != y.method {
+                return Some(format!("wire.method: {method} vs {}", y.method));
+            }
+            if *headers != y.headers {
+                return Some(format!("wire.headers: {headers:?} vs {:?}", y.headers));
+            }
+            if *body_text != y.body_text {
+                let at = body_text
+                    .bytes()
+                    .zip(y.body_text.bytes())
+                    .position(|(p, q)| p != q)
+                    .unwrap_or(body_text.len().min(y.body_text.len()));
+                return Some(format!("wire.body_text: bytes differ at {at}"));
+            }
+        }
+        (x, y) => {
+            return Some(format!(
+                "wire: {} vs {}",
+                if x.is_some() { "a request" } else { "none" },
+                if y.is_some() { "a request" } else { "none" }
+            ))
+        }
+    }
+    if *thread != b.thread {
+        return Some(format!("thread: {thread:?} vs {:?}", b.thread));
+    }
+    if *strict_tools_disabled != b.strict_tools_disabled {
+        return Some(format!(
+            "strict_tools_disabled: {strict_tools_disabled} vs {}",
+            b.strict_tools_disabled
+        ));
+    }
+    if *has_preferred_strict_tools != b.has_preferred_strict_tools {
+        return Some(format!(
+            "has_preferred_strict_tools: {has_preferred_strict_tools} vs {}",
+            b.has_preferred_strict_tools
+        ));
+    }
+    None
+}
+
+/// The outcome of both entry points, or why they differ.
+fn compare(
+    with: Result<Assembled, AssembleError>,
+    messages: Result<Assembled, AssembleError>,
+) -> Result<Option<Api>, String> {
+    match (with, messages) {
+        (Ok(a), Ok(b)) => match divergence(&a, &b) {
+            None => Ok(Some(a.api)),
+            Some(d) => Err(d),
+        },
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => Ok(None),
+        (a, b) => Err(format!(
+            "assemble_with {} vs assemble_messages {}",
+            a.map_or_else(|e| format!("error {e}"), |_| "assembled".into()),
+            b.map_or_else(|e| format!("error {e}"), |_| "assembled".into())
+        )),
+    }
+}
+
+/// Whether the context has a `systemPrompt` or `tools` key (null or not).
+fn has_prompt_or_tools(context: &Value) -> bool {
+    ["systemPrompt", "tools"]
+        .iter()
+        .any(|k| context.get(k).is_some())
+}
+
+#[test]
+fn borrowed_messages_assemble_like_the_context() {
+    let builds = [
+        Build::default(),
+        Build {
+            disable_preferred_strict_tools: true,
+        },
+    ];
+    let mut failures = Vec::new();
+    let (mut plain, mut prompted, mut assembled, mut refused, mut skipped) = (0, 0, 0, 0, 0);
+    let mut apis = BTreeSet::new();
+    let mut releases = BTreeSet::new();
+    for r in requests() {
+        // Contexts without a transcript array are refused by `assemble_with` before any
+        // transcript exists (`$.context.messages`), and a null `systemPrompt`/`tools` before
+        // `normalizeContext`: there is no message list to hand `assemble_messages`.
+        let transcript: Vec<Value>;
+        let messages: &[Value] = if has_prompt_or_tools(&r.context) {
+            match normalize_context(&r.context) {
+                Ok(m)
+                    if !["systemPrompt", "tools"]
+                        .iter()
+                        .any(|k| r.context.get(k).is_some_and(Value::is_null)) =>
+                {
+                    transcript = m;
+                    prompted += 1;
+                    &transcript
+                }
+                _ => {
+                    skipped += 1;
+                    continue;
+                }
+            }
+        } else {
+            match r.context.get("messages").and_then(Value::as_array) {
+                Some(m) => {
+                    plain += 1;
+                    m
+                }
+                None => {
+                    skipped += 1;
+                    continue;
+                }
+            }
+        };
+        let refs: Vec<&Value> = messages.iter().collect();
+        for release in PiRelease::ALL {
+            // A case follows its own release; the other releases see the same request too (a
+            // model their catalog lacks is a catalog error, the same for both entry points).
+            let Ok(model) = Catalog::builtin(release).resolve(&r.model) else {
+                continue;
+            };
+            // Both build forms under the case's own release; the default one under the others.
+            let forms = if release == r.release {
+                &builds[..]
+            } else {
+                &builds[..1]
+            };
+            for &build in forms {
+                let with = assemble_with(
+                    release, &model, &r.context, &r.options, r.entry, &r.env, build,
+                );
+                let borrowed =
+                    assemble_messages(release, &model, &refs, &r.options, r.entry, &r.env, build);
+                match compare(with, borrowed) {
+                    Ok(Some(api)) => {
+                        assembled += 1;
+                        apis.insert(api);
+                        releases.insert(release);
+                    }
+                    Ok(None) => refused += 1,
+                    Err(d) => failures.push(format!(
+                        "{} (pi {release}, own pi {}, {build:?}): {d}",
+                        r.at, r.release
+                    )),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "assemble_messages vs assemble_with: {plain} plain contexts, {prompted} with systemPrompt/tools (normalized), {skipped} without a transcript; {assembled} equal requests, {refused} equal refusals"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} difference(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(plain > 0 && prompted > 0 && refused > 0);
+    assert_eq!(apis, Api::ALL.into_iter().collect(), "APIs assembled");
+    assert_eq!(releases, PiRelease::ALL.into_iter().collect());
+}
+
+/// The comparison itself: requests that differ in any one field are reported, naming the field.
+#[test]
+fn divergence_names_each_field() {
+    let text =
+        std::fs::read_to_string(repo().join("fixtures/wire/bench/anthropic-messages.case.json"))
+            .expect("bench case");
+    let CaseFile::Single(c) = CaseFile::parse(&text).expect("case") else {
+        panic!("a single case");
+    };
+    let release = PiRelease::V1_6_0;
+    let model = Catalog::builtin(release).resolve(&c.model).expect("model");
+    let a = assemble_with(
+        release,
+        &model,
+        &c.context,
+        &c.options,
+        c.entry,
+        &c.env,
+        Build::default(),
+    )
+    .expect("assembles");
+    assert_eq!(divergence(&a, &a.clone()), None);
+    let changed = |f: &dyn Fn(&mut Assembled)| {
+        let mut b = a.clone();
+        f(&mut b);
+        divergence(&a, &b).unwrap_or_default()
+    };
+    assert!(changed(&|b| b.api = Api::PiMessages).starts_with("api:"));
+    assert!(changed(&|b| b.payload["max_tokens"] = Value::from(1)).starts_with("$.payload"));
+    assert!(changed(&|b| b.wire = None).starts_with("wire:"));
+    let wire = |f: &dyn Fn(&mut WireRequest)| {
+        changed(&|b| {
+            if let Some(w) = &mut b.wire {
+                f(w)
+            }
+        })
+    };
+    assert!(wire(&|w| w.url.push('x')).starts_with("wire.url"));
+    assert!(wire(&|w| w.method = "GET".into()).starts_with("wire.method"));
+    assert!(wire(&|w| {
+        w.headers.insert("x".into(), "y".into());
+    })
+    .starts_with("wire.headers"));
+    assert!(wire(&|w| w.body_text.push(' ')).starts_with("wire.body_text"));
+    assert!(
+        a.thread.is_some(),
+        "a 1.6 Anthropic request has thread settings"
+    );
+    assert!(changed(&|b| b.thread = None).starts_with("thread:"));
+    assert!(changed(&|b| b.strict_tools_disabled ^= true).starts_with("strict_tools_disabled"));
+    assert!(changed(&|b| b.has_preferred_strict_tools ^= true)
+        .starts_with("has_preferred_strict_tools"));
+    // Dropping the last message is caught on the real path, not only on hand-made values.
+    let refs: Vec<&Value> = c.context["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .collect();
+    let shorter = assemble_messages(
+        release,
+        &model,
+        &refs[..refs.len() - 1],
+        &c.options,
+        c.entry,
+        &c.env,
+        Build::default(),
+    );
+    assert!(compare(Ok(a), shorter).is_err());
+}
