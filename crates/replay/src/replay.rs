@@ -720,6 +720,7 @@ fn walk(
     let mut threads: Vec<Threads> = Vec::new();
     let mut previous_on_path: Option<usize> = None;
     let mut replayer = Replayer::new(session);
+    let mut hashed = HashedMessages::default();
     let mut index = 0;
     for &i in &path {
         let e = session.entry(i);
@@ -813,7 +814,7 @@ fn walk(
                 };
                 // The transcript's hashes: only when asked for, once per presentation.
                 if opts.hash_transcript && hashes[slot].is_none() {
-                    hashes[slot] = Some(transcript_hashes(&context));
+                    hashes[slot] = Some(hashed.hashes(messages));
                 }
                 let transcript_hashes = hashes[slot].clone().unwrap_or_default();
                 // A copy of the whole transcript: only when asked for.
@@ -965,24 +966,58 @@ fn walk(
             previous_on_path = Some(i);
             index += 1;
         }
-        replayer.push(i).map_err(|source| ReplayError::Context {
-            path: session.path().to_path_buf(),
-            line: e.line(),
-            entry_id: e.id().unwrap_or_default().to_string(),
-            source: Box::new(source),
-        })?;
+        let effect = replayer
+            .push_effect(i)
+            .map_err(|source| ReplayError::Context {
+                path: session.path().to_path_buf(),
+                line: e.line(),
+                entry_id: e.id().unwrap_or_default().to_string(),
+                source: Box::new(source),
+            })?;
+        if effect.rewrote_from.is_some() {
+            // Slots of the builder were replaced: their messages are gone.
+            hashed.forget();
+        }
     }
     Ok(())
 }
 
-/// [`Request::transcript_hashes`] of a pi-ai context of these messages and no systemPrompt or
-/// tools (what replay builds; `normalizeContext` then returns the messages as they are).
-fn transcript_hashes(messages: &[&Value]) -> Vec<u64> {
-    let mut scratch = String::new();
-    messages
-        .iter()
-        .map(|m| json::stringify_hash(m, &mut scratch))
-        .collect()
+/// [`Request::transcript_hashes`] of the requests of one walk (a pi-ai context of these
+/// messages and no systemPrompt or tools, which `normalizeContext` returns as they are), each
+/// message hashed once rather than once per request.
+///
+/// A message borrowed from the replayer's session builder stays where it is, unchanged, until a
+/// push replaces builder slots (`PushEffect::rewrote_from`, after which [`HashedMessages::forget`]
+/// is called); so until then its address names it, and its hash is kept under that address.
+/// Messages the capability step or `convertToLlm` made are hashed every time (their memory is
+/// freed after the request, and an address could be reused).
+#[derive(Debug, Default)]
+struct HashedMessages {
+    by_address: std::collections::HashMap<usize, u64>,
+    scratch: String,
+}
+
+impl HashedMessages {
+    fn hashes(&mut self, messages: &[std::borrow::Cow<'_, Value>]) -> Vec<u64> {
+        let HashedMessages {
+            by_address,
+            scratch,
+        } = self;
+        messages
+            .iter()
+            .map(|m| match m {
+                std::borrow::Cow::Borrowed(v) => *by_address
+                    .entry(std::ptr::from_ref::<Value>(v) as usize)
+                    .or_insert_with(|| json::stringify_hash(v, scratch)),
+                std::borrow::Cow::Owned(v) => json::stringify_hash(v, scratch),
+            })
+            .collect()
+    }
+
+    /// After the builder replaced slots.
+    fn forget(&mut self) {
+        self.by_address.clear();
+    }
 }
 
 fn recorded_model(

@@ -996,3 +996,76 @@ fn bedrock_strict_tools_fallback_on_a_real_agent_session() {
         .iter()
         .all(|r| r.strict_fallback.is_none() && strict(&r.payload) == [true; 4]));
 }
+
+/// The transcript hashes a walk keeps per message (under the address of a message borrowed from
+/// the session builder, forgotten when the builder replaces slots) are the hashes of each
+/// request's transcript, on every leaf of every session fixture: compactions, context edits
+/// and branches included.
+#[test]
+fn transcript_hashes_are_each_transcripts_on_every_leaf_of_every_fixture() {
+    use forge_replay_engine::replay::{replay, ReplayOptions};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_session::{EntryType, Session};
+    use forge_replay_wire::Catalog;
+
+    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            if p.is_dir() {
+                sessions(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    sessions(&root().join("fixtures"), &mut files);
+    let (mut compared, mut compacted, mut edited) = (0, 0, 0);
+    for file in &files {
+        let Ok((session, _)) = Session::open(file) else {
+            continue;
+        };
+        let has = |t: EntryType| session.entries().any(|e| *e.entry_type() == t);
+        let (compaction, edit) = (has(EntryType::Compaction), has(EntryType::ContextEdit));
+        for leaf in session.tree().leaves().collect::<Vec<_>>() {
+            for release in [PiRelease::DEFAULT, PiRelease::parse("1.6.0").unwrap()] {
+                let mut opts = ReplayOptions::new(Catalog::builtin(release));
+                opts.leaf = session.entry(leaf).id().map(str::to_string);
+                opts.keep_transcript = true;
+                opts.hash_transcript = true;
+                let Ok(requests) = replay(&session, &opts) else {
+                    continue;
+                };
+                let mut scratch = String::new();
+                for r in &requests {
+                    let hashes: Vec<u64> = r
+                        .transcript
+                        .iter()
+                        .map(|m| forge_replay_model::json::stringify_hash(m, &mut scratch))
+                        .collect();
+                    assert_eq!(
+                        r.transcript_hashes,
+                        hashes,
+                        "{} leaf {leaf} request {} on {release}",
+                        file.display(),
+                        r.index
+                    );
+                    compared += 1;
+                    compacted += usize::from(compaction);
+                    edited += usize::from(edit);
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} requests compared");
+    assert!(
+        compacted > 0,
+        "no request of a session with a compaction compared"
+    );
+    assert!(
+        edited > 0,
+        "no request of a session with a context edit compared"
+    );
+}
