@@ -890,7 +890,8 @@ fn walk(
                         rejected_payload: first.payload.clone(),
                     },
                 );
-                let mut wire = assembled.wire.clone();
+                // The request the endpoint answered, when a message thread sent another form.
+                let mut answered = None;
                 let mut thread = None;
                 let mut thread_fallback_seen = None;
                 if let (Some(h), Some(info)) = (&history, &assembled.thread) {
@@ -933,14 +934,17 @@ fn walk(
                         .map_err(asm_err)?;
                     }
                     if let Some(a) = exchange.last() {
-                        wire = Some(a.wire.clone());
+                        answered = Some(a.wire.clone());
                     }
                     thread = exchange.answered_thread().cloned();
                     thread_fallback_seen = exchange.fallback;
                 }
-                let created = match thread {
-                    Some(ThreadForm::Continue { .. }) => assembled.wire,
-                    _ => None,
+                let continued = matches!(thread, Some(ThreadForm::Continue { .. }));
+                // Moved, not copied, unless the request is both the answered and the created one.
+                let (wire, created) = match answered {
+                    Some(a) => (Some(a), assembled.wire.filter(|_| continued)),
+                    None if continued => (assembled.wire.clone(), assembled.wire),
+                    None => (assembled.wire, None),
                 };
                 sink(Outcome::Built(Box::new(Request {
                     index,

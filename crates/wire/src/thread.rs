@@ -445,9 +445,12 @@ impl Threads {
             };
             Attempt {
                 thread,
+                // The assembled body is replaced, so it is not copied.
                 wire: WireRequest {
+                    url: wire.url.clone(),
+                    method: wire.method.clone(),
+                    headers: wire.headers.clone(),
                     body_text: body,
-                    ..wire.clone()
                 },
             }
         };
