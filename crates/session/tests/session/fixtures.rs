@@ -156,6 +156,25 @@ fn builder_matches_full_projection_on_every_entry() {
                     let at = session.entry(i).line();
                     let snap = b.snapshot().unwrap();
                     assert_eq!(snap, full[i], "{} at line {at}", dir.display());
+                    // The borrowed snapshot is the same projection; a builder that holds its
+                    // messages lends them, an on-demand one builds them.
+                    let lent = b.snapshot_borrowed().unwrap();
+                    let borrowed = lent
+                        .messages
+                        .iter()
+                        .filter(|m| matches!(m, std::borrow::Cow::Borrowed(_)))
+                        .count();
+                    let expect = if on_demand { 0 } else { lent.messages.len() };
+                    assert_eq!(borrowed, expect, "{} at line {at}", dir.display());
+                    let lent = forge_replay_session::Projection {
+                        leaf: lent.leaf,
+                        leaf_id: lent.leaf_id,
+                        messages: lent.messages.into_iter().map(|m| m.into_owned()).collect(),
+                        entries: lent.entries,
+                        model: lent.model,
+                        thinking_level: lent.thinking_level,
+                    };
+                    assert_eq!(lent, snap, "{} at line {at} (borrowed)", dir.display());
                     // Slot by slot, the messages are the projection's.
                     for (k, ce) in snap.entries.iter().enumerate() {
                         let (index, messages) = b.slot(k).unwrap();
