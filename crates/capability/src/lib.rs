@@ -13,7 +13,9 @@
 //!   applied — plus the branch's [`history::CapabilityHistory`]. [`context::Replayer`] does the
 //!   same incrementally along a path: push entries root→leaf and call
 //!   [`context::Replayer::project`] before pushing each assistant entry (the request that
-//!   produced it was built at its parent). Native vs fallback is a parameter
+//!   produced it was built at its parent; [`context::Replayer::project_borrowed`] gives the
+//!   same context with the messages it passes through borrowed, not copied). Native vs
+//!   fallback is a parameter
 //!   ([`projection::Presentation`]); the caller reads it from the request model's catalog flag.
 //!   Failures carry Forge's exact text and the entry's line ([`context::CapabilityFailure`]).
 //! * **History** ([`history`]): `readCapabilitySession` over the raw path — event decoding

@@ -34,6 +34,8 @@
 //! * [`ContextBuilder`] ([`Session::builder`]): walks one path entry by entry, keeping the
 //!   projection current. Replaying every request of a path (the context at the parent of each
 //!   assistant entry) costs O(path), not O(path²) re-projection.
+//!   [`ContextBuilder::snapshot_borrowed`] lends the builder's own messages (`Cow`s, a
+//!   [`forge_replay_model::message::Message`]) instead of copying them for every request.
 //!
 //! ```no_run
 //! use forge_replay_session::{llm, Session};
