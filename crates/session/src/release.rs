@@ -7,7 +7,7 @@
 //! `argumentsError`, virtual-model routers `pi.virtual-model-state` entries, Anthropic's strict
 //! fallback a diagnostic; 1.6 adds `usage.cost.totalFromProvider` (on responses, compaction and
 //! branch summaries), new diagnostics, and re-records the thinking level on a branch tree
-//! navigation moved to ([`BranchLevels`]). A session
+//! navigation moved to (`BranchLevels`). A session
 //! whose responses carry none of them was written by 0.87.1 (or a release between, which
 //! forge-replay does not model).
 //!
