@@ -2,8 +2,8 @@
 //!
 //! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
 //! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values), text lines with
-//! [`outln!`], stderr with
-//! [`error!`] and [`note!`]. `--no-redact` turns it off ([`set_redact`]); the run then says so on
+//! `outln!`, stderr with
+//! `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 
 use std::borrow::Cow;

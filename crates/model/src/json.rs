@@ -6,7 +6,7 @@
 //! * **Lone UTF-16 surrogates.** A JavaScript string may hold an unpaired surrogate, and
 //!   `JSON.stringify` writes it as `\udXXX`. Rust strings cannot hold one, so [`parse`] maps each lone
 //!   surrogate `0xD800 + k` to the private-use code point `U+F0000 + k` ([`LONE_SURROGATE_BASE`]),
-//!   and [`stringify`] maps it back to the escape. [`is_lone_surrogate_stand_in`] tells the two apart
+//!   and [`stringify`](fn@stringify) maps it back to the escape. [`is_lone_surrogate_stand_in`] tells the two apart
 //!   for code that must drop them (pi-ai's `sanitizeSurrogates`). A genuine `U+F0000..U+F07FF` in the
 //!   input is indistinguishable from a stand-in; that range is private use and never seen in practice.
 //! * **Numbers are doubles.** Every number is written as ECMAScript `Number::toString` writes the

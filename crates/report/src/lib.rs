@@ -4,7 +4,7 @@
 //! * [`plot`]: cache-usage plots (PNG/SVG) with an embedded font: [`plot::plot_session`] (hit
 //!   rate per request with labelled [`plot::BreakMarker`]s, cumulative tokens by kind) and
 //!   [`plot::plot_corpus`] (hit-rate bars per model).
-//! * [`format`]: the one `--format` vocabulary ([`format::Format`]) and its default rule.
+//! * [`format`](mod@format): the one `--format` vocabulary ([`format::Format`]) and its default rule.
 //! * [`context`]: the text of `forge-replay context` (one line per message).
 //! * [`models`]: `forge-replay models` (the catalog table, JSON rows, `--changes`).
 //! * [`releases`]: `forge-replay releases` (text, JSON, `docs/releases.md`).

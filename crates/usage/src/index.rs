@@ -1,4 +1,4 @@
-//! The incremental corpus index: per file, the [`Records`] the corpus reports need, keyed by the
+//! The incremental corpus index: per file, the `Records` the corpus reports need, keyed by the
 //! file's identity, so a re-run reads only what changed.
 //!
 //! * **Identity.** A file is taken as unchanged when its size, modification time, inode and
@@ -21,7 +21,7 @@
 //!   change writes a whole new base and removes the delta.
 //!
 //! Records are stored unpriced and without their active path: both are computed again on every
-//! run ([`Records::finish`]), so the results are the same with or without the index.
+//! run (`Records::finish`), so the results are the same with or without the index.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};

@@ -9,7 +9,7 @@
 //! `argumentsError` in the message content, a diagnostic's `type`) are looked for in the raw line
 //! with `memmem` and confirmed by parsing only the lines that contain them, as `detect` does; the
 //! `argumentsError` search stops once the file shows a marker at least as new. A line the serde
-//! fallback parses gets the same answer from [`of_line`]. A `compaction` or `branch_summary`
+//! fallback parses gets the same answer from `of_line`. A `compaction` or `branch_summary`
 //! entry's own `usage.cost.totalFromProvider` is found the same way (memmem, then a parse).
 //!
 //! `thinking-level-on-branch` is the one marker the scan does not look for: it is a pattern of
@@ -21,7 +21,7 @@ use forge_replay_session::release::{Evidence, Found};
 use memchr::memmem;
 use serde_json::Value;
 
-/// One bit per marker, in [`MARKERS`] order.
+/// One bit per marker, in [`MARKERS`](forge_replay_model::release::MARKERS) order.
 pub const NAMES: [&str; 12] = [
     "assistant-thinking-level",
     "assistant-duration",

@@ -111,7 +111,7 @@ impl<'c> SessionUsage<'c> {
     /// when an entry cannot be read again (the file changed since it was opened).
     ///
     /// Equal to [`summarize`](crate::summarize), [`request_rows`](crate::request_rows) and
-    /// [`nested_rows`] over [`session_branch`](crate::session_branch) (a test holds them equal):
+    /// `nested_rows` over [`session_branch`](crate::session_branch) (a test holds them equal):
     /// "in turn" is "after the last user message", a suffix of the rows, so it is set once the
     /// path has been read.
     pub fn build(

@@ -117,7 +117,7 @@ macro_rules! obj_literal {
 }
 pub(crate) use obj_literal as obj;
 
-/// The template of [`obj!`]: the keys in order, every value `null`.
+/// The template of `obj!`: the keys in order, every value `null`.
 pub fn template(keys: &[&str]) -> Map<String, Value> {
     let mut m = Map::with_capacity(keys.len());
     for k in keys {
@@ -126,7 +126,7 @@ pub fn template(keys: &[&str]) -> Map<String, Value> {
     m
 }
 
-/// A copy of `template` with its values replaced by `values` in order (see [`obj!`]); with a
+/// A copy of `template` with its values replaced by `values` in order (see `obj!`); with a
 /// repeated key (the template is shorter) it inserts one by one as an object literal does.
 pub fn fill<const N: usize>(
     template: &Map<String, Value>,

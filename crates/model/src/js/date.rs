@@ -43,7 +43,7 @@ pub fn time_clip(t: f64) -> f64 {
 
 /// `Date.parse(s)`: the ECMAScript date-time string format — `YYYY`, `±YYYYYY`, `-MM`, `-DD`,
 /// `THH:mm`, `:ss`, `.sss` (any number of digits, truncated to milliseconds), `Z` / `±HH:mm` —
-/// and the legacy forms of [`legacy_to_iso`]. Date-only forms are UTC. A day past the end of
+/// and the legacy forms of `legacy_to_iso`. Date-only forms are UTC. A day past the end of
 /// its month (up to 31) rolls over into the next, as in V8.
 pub fn parse(s: &str) -> f64 {
     parse_iso(s)

@@ -6,7 +6,7 @@
 //! (key orders included): the leading system message on the first request, tool-change system
 //! messages before each request whose tool set changed, Forge capability events, tool baselines
 //! and delivery anchors where Forge writes them, compactions with their system checkpoint, branch
-//! navigation and summaries. [`write`] stores it under an output directory.
+//! navigation and summaries. [`write`](fn@write) stores it under an output directory.
 //!
 //! Errors name the file, the line and the field ([`ScenarioError`]).
 

@@ -2,7 +2,7 @@
 //!
 //! The classifier knows the probe markers (`PROBE-…`), the tool names the probes add and remove,
 //! and generic payload anatomy (conversation lists, request fields, tool declarations; see
-//! [`super::locate`]). It knows nothing about any particular API: feed it a different payload and
+//! `super::locate`). It knows nothing about any particular API: feed it a different payload and
 //! the cell changes.
 
 use std::collections::BTreeMap;

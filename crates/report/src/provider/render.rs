@@ -1,6 +1,6 @@
 //! Markdown and HTML rendering of a [`ProviderReport`].
 //!
-//! Both formats come from one [`Block`] list, so they always say the same thing. Plots are SVG:
+//! Both formats come from one `Block` list, so they always say the same thing. Plots are SVG:
 //! embedded in HTML, written as side files next to Markdown ([`render_with_plots`],
 //! [`Rendered::write`]).
 
