@@ -1059,6 +1059,36 @@ fn recorded_model(
 mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
+    use std::borrow::Cow;
+
+    /// 1.3's hidden declarations leave the other messages borrowed and copy only the system
+    /// messages whose lists they filter (`{...rest, toolsAdded?, toolsRemoved?}`: the lists move
+    /// to the end, an emptied one is left out); the builder's messages are not changed.
+    #[test]
+    fn hidden_declarations_copy_only_the_messages_they_filter() {
+        let tool = |n: &str| json!({"name": n, "description": n});
+        let messages = [
+            json!({"role": "user", "content": "hi", "timestamp": 1}),
+            json!({"role": "system", "toolsAdded": [tool("a"), tool("b")], "toolsRemoved": [tool("a")], "content": "x"}),
+            json!({"role": "system", "content": "no lists"}),
+            json!({"role": "assistant", "toolsAdded": [tool("a")], "content": []}),
+        ];
+        let mut lent: Vec<Cow<'_, Value>> = messages.iter().map(Cow::Borrowed).collect();
+        hide_declarations(&mut lent, &["a".to_string()]);
+        let borrowed: Vec<bool> = lent.iter().map(|m| matches!(m, Cow::Borrowed(_))).collect();
+        assert_eq!(borrowed, [true, false, true, true]);
+        assert_eq!(
+            json::stringify(&lent[1]),
+            r#"{"role":"system","content":"x","toolsAdded":[{"name":"b","description":"b"}]}"#
+        );
+        // The lent messages are as they were.
+        assert_eq!(messages[1]["toolsAdded"].as_array().map(Vec::len), Some(2));
+        // The owned form filters the same way.
+        let mut owned = messages.to_vec();
+        hide_declarations(&mut owned, &["a".to_string()]);
+        let lent: Vec<Value> = lent.into_iter().map(Cow::into_owned).collect();
+        assert_eq!(owned, lent);
+    }
 
     /// Every release gets a representative model its catalog holds for each API; a release keeps
     /// the first one (so its goldens keep their names), and 1.6.0, which dropped
