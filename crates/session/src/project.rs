@@ -496,31 +496,41 @@ impl<'s> ContextPlan<'s> {
 }
 
 #[derive(Debug, Clone)]
-struct Slot<M = Value> {
+struct Slot {
     index: usize,
-    messages: Vec<M>,
+    messages: Vec<Value>,
 }
 
-fn assemble<M>(
-    s: &Session,
-    leaf: Option<usize>,
-    slots: Vec<Slot<M>>,
-    settings: Settings,
-) -> Projection<M> {
+fn assemble(s: &Session, leaf: Option<usize>, slots: Vec<Slot>, settings: Settings) -> Projection {
     let total = slots.iter().map(|x| x.messages.len()).sum();
     let mut messages = Vec::with_capacity(total);
     let mut entries = Vec::with_capacity(slots.len());
     for slot in slots {
         let start = messages.len();
         messages.extend(slot.messages);
-        let e = s.entry(slot.index);
-        entries.push(ContextEntry {
-            index: slot.index,
-            id: e.id().map(str::to_string),
-            entry_type: e.entry_type().clone(),
-            messages: start..messages.len(),
-        });
+        entries.push(context_entry(s, slot.index, start..messages.len()));
     }
+    projection(s, leaf, messages, entries, settings)
+}
+
+/// The context entry of entry `index`, holding `messages` of the projection.
+fn context_entry(s: &Session, index: usize, messages: Range<usize>) -> ContextEntry {
+    let e = s.entry(index);
+    ContextEntry {
+        index,
+        id: e.id().map(str::to_string),
+        entry_type: e.entry_type().clone(),
+        messages,
+    }
+}
+
+fn projection<M>(
+    s: &Session,
+    leaf: Option<usize>,
+    messages: Vec<M>,
+    entries: Vec<ContextEntry>,
+    settings: Settings,
+) -> Projection<M> {
     Projection {
         leaf,
         leaf_id: leaf
@@ -1096,7 +1106,7 @@ impl<'s> ContextBuilder<'s> {
     /// request from: on a long path, copying every message for every request was most of its
     /// time.
     pub fn snapshot_borrowed(&self) -> Result<Projection<Cow<'_, Value>>, ProjectError> {
-        let slots = if self.on_demand {
+        if self.on_demand {
             // The messages are built from the file in any case: own them.
             let owned = self.snapshot()?;
             return Ok(Projection {
@@ -1107,19 +1117,25 @@ impl<'s> ContextBuilder<'s> {
                 model: owned.model,
                 thinking_level: owned.thinking_level,
             });
-        } else {
-            self.slots
-                .iter()
-                .map(|b| Slot {
-                    index: b.index(),
-                    messages: b.messages.iter().map(Cow::Borrowed).collect(),
-                })
-                .collect::<Vec<_>>()
-        };
-        Ok(assemble(
+        }
+        // One vector of pointers, no vector per slot.
+        let total = self.slots.iter().map(|b| b.messages.len()).sum();
+        let mut messages = Vec::with_capacity(total);
+        let mut entries = Vec::with_capacity(self.slots.len());
+        for b in &self.slots {
+            let start = messages.len();
+            messages.extend(b.messages.iter().map(Cow::Borrowed));
+            entries.push(context_entry(
+                self.session,
+                b.index(),
+                start..messages.len(),
+            ));
+        }
+        Ok(projection(
             self.session,
             self.path.last().copied(),
-            slots,
+            messages,
+            entries,
             self.settings.clone(),
         ))
     }
