@@ -165,6 +165,10 @@ pub struct ReplayOptions<'c> {
     /// it to show what the target release would send after a real reply. Off by default:
     /// replay shows what the session recorded.
     pub assume_reply_ids: bool,
+    /// Write each request's HTTP body ([`WireRequest::body_text`]; on by default). Off, every
+    /// request's wire (`wire`, `created`) has its URL, method and headers and an empty body:
+    /// for consumers that read only the payload, such as `cache explain`.
+    pub wire_bodies: bool,
 }
 
 impl<'c> ReplayOptions<'c> {
@@ -180,6 +184,7 @@ impl<'c> ReplayOptions<'c> {
             after_tree: AfterTree::default(),
             hidden_declarations: Vec::new(),
             assume_reply_ids: false,
+            wire_bodies: true,
         }
     }
 }
@@ -835,6 +840,7 @@ fn walk(
                         &opts.env,
                         Build {
                             disable_preferred_strict_tools: disable,
+                            without_body: !opts.wire_bodies,
                         },
                     )
                 };

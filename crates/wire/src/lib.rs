@@ -85,6 +85,11 @@ pub struct Build {
     /// where the release has the fallback ([`strict::diagnostic`]): Anthropic from 1.3, Bedrock
     /// from 1.6.
     pub disable_preferred_strict_tools: bool,
+    /// Leave the HTTP body out: [`WireRequest::body_text`] is empty (the URL, method and
+    /// headers are built). For callers that read only the payload (`cache explain` flattens it
+    /// in cache order); writing the body is a tenth of a request's assembly. Message threads
+    /// still write the bodies they send.
+    pub without_body: bool,
 }
 
 impl Assembled {
@@ -236,6 +241,7 @@ fn assemble_transcript(
         entry,
         env,
         strict: &strict_tools,
+        body: !build.without_body,
     };
     js::take_fault();
     let mut thread = None;

@@ -175,6 +175,7 @@ pub fn assemble_sequence(
                     &sequence.env,
                     Build {
                         disable_preferred_strict_tools: disable,
+                        ..Build::default()
                     },
                 )
             };

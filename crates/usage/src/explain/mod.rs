@@ -439,6 +439,8 @@ fn explain_with(
     let mut price_memo: HashMap<(String, String), Result<ModelPrices, Unpriced>> = HashMap::new();
     let mut ropts = ReplayOptions::new(opts.catalog);
     ropts.leaf = opts.leaf.clone();
+    // Breaks are found in the payloads; the HTTP bodies are not read.
+    ropts.wire_bodies = false;
     let mut rows: Vec<RequestRow> = Vec::new();
     let mut breaks: Vec<Break> = Vec::new();
     let mut prev: Option<Prev> = None;

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry};
 use crate::constrained::{
     insert_defined, json_schema_tool_parameters, resolve_json_schema_strict_sampling_with,
     KeywordRule,
@@ -356,16 +356,16 @@ fn stream(
     }
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/v1/messages?beta=true"));
     // A fresh process holds no thread for the session: a threaded request is a `create`.
-    let body_text = match &thread {
+    let wire = input.post_json_text(url, headers, || match &thread {
         Some(t) if t.continuation => {
             crate::thread::body_text(&params, &[], None, Some(&crate::thread::ThreadForm::Create))
         }
         _ => crate::api::stringify_without(&params, &["betas"]),
-    };
+    });
     Ok((
         ApiOutput {
             payload: params,
-            wire: Some(WireRequest::post_json_text(url, headers, body_text)),
+            wire: Some(wire),
         },
         thread,
     ))

@@ -13,7 +13,7 @@ use crate::api::responses_shared::{
     convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
     prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
-use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -295,7 +295,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         encode_query(&api_version)
     ));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, &params)),
+        wire: Some(input.post_json(url, headers, &params)),
         payload: params,
     })
 }

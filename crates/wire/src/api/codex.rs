@@ -12,7 +12,7 @@ use crate::api::responses_shared::{
     convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
     prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
-use crate::api::{ApiInput, ApiOutput, Entry, WireRequest};
+use crate::api::{ApiInput, ApiOutput, Entry};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -307,7 +307,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             headers.insert("session-id".into(), sid.clone());
             headers.insert("x-client-request-id".into(), sid);
         }
-        WireRequest::post_json(codex_url(model.base_url()), headers, &payload)
+        input.post_json(codex_url(model.base_url()), headers, &payload)
     });
     Ok(ApiOutput { payload, wire })
 }

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::api::anthropic::join_url;
 use crate::api::responses_shared::{grammar_tool_input_properties, prompt_cache_key, JsObject};
-use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, DUMMY_API_KEY};
 use crate::constrained::{
     resolve_grammar_constrained_sampling, resolve_json_schema_strict_sampling,
 };
@@ -1304,7 +1304,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         input, &messages, sys_view, &options, &c, &retention, &grammar,
     )?;
     let headers = request_headers(input.release, model, &messages, &options, session, &c);
-    let wire = WireRequest::post_json(
+    let wire = input.post_json(
         crate::api::whatwg_url(&join_url(model.base_url(), "/chat/completions")),
         headers,
         &payload,

@@ -16,7 +16,7 @@ use forge_replay_model::json::stringify;
 use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
-use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
+use crate::api::{merge_headers, Api, ApiInput, ApiOutput, Entry, DUMMY_API_KEY};
 use crate::constrained::resolve_json_schema_strict_sampling;
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
@@ -1132,10 +1132,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
             spread.retain(|_, v| !v.is_null());
             merge_headers(&mut headers, Some(&Value::Object(spread)));
         }
-        WireRequest::post_json_text(
+        input.post_json_text(
             crate::api::whatwg_url(&request_url(model, &options, input, vertex)),
             headers,
-            rest_body_text(&payload, Sdk::of(input.release, vertex), nan_max),
+            || rest_body_text(&payload, Sdk::of(input.release, vertex), nan_max),
         )
     });
     Ok(ApiOutput { payload, wire })

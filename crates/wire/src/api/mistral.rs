@@ -15,7 +15,7 @@ use forge_replay_model::json::stringify;
 use forge_replay_model::release::{Change, PiRelease};
 use serde_json::{Map, Value};
 
-use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest, DUMMY_API_KEY};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, DUMMY_API_KEY};
 use crate::constrained::resolve_json_schema_strict_sampling;
 use crate::error::AssembleError;
 use crate::hash::short_hash;
@@ -766,10 +766,10 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     if should_use_prompt_caching(&options) && !explicit_affinity {
         headers.insert("x-affinity".into(), text_value(options.field("sessionId")));
     }
-    let wire = WireRequest::post_json_text(
+    let wire = input.post_json_text(
         crate::api::whatwg_url(&chat_url(model.base_url())),
         headers,
-        wire_body_text(&payload),
+        || wire_body_text(&payload),
     );
     Ok(ApiOutput {
         payload,

@@ -131,6 +131,38 @@ pub struct ApiInput<'a> {
     /// Whether `prefer` strict tools are sent non-strict (`disablePreferredStrictTools`, Anthropic
     /// and Bedrock), and where the builder notes a `prefer` tool it sent strict.
     pub strict: &'a crate::strict::StrictTools,
+    /// Whether the HTTP body is written ([`crate::Build::without_body`]).
+    pub body: bool,
+}
+
+impl ApiInput<'_> {
+    /// [`WireRequest::post_json`], with an empty body when the body is left out.
+    pub fn post_json(
+        &self,
+        url: String,
+        headers: BTreeMap<String, String>,
+        body: &Value,
+    ) -> WireRequest {
+        self.post_json_text(url, headers, || {
+            let mut text = String::with_capacity(body_capacity_hint());
+            forge_replay_model::json::write_compact(&mut text, body);
+            text
+        })
+    }
+
+    /// [`WireRequest::post_json_text`] of the body `write` makes, unless the body is left out.
+    pub fn post_json_text(
+        &self,
+        url: String,
+        headers: BTreeMap<String, String>,
+        write: impl FnOnce() -> String,
+    ) -> WireRequest {
+        WireRequest::post_json_text(
+            url,
+            headers,
+            if self.body { write() } else { String::new() },
+        )
+    }
 }
 
 /// The API key pi-ai sees when a case names none: the oracle harness's dummy key.

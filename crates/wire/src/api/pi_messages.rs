@@ -7,7 +7,7 @@ use crate::js::Field;
 
 use serde_json::{Map, Value};
 
-use crate::api::{merge_headers, ApiInput, ApiOutput, WireRequest, DUMMY_API_KEY};
+use crate::api::{merge_headers, ApiInput, ApiOutput, DUMMY_API_KEY};
 use crate::error::AssembleError;
 use crate::js::{self, s};
 use crate::options::provider_env_value;
@@ -71,7 +71,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     headers.insert("accept".into(), "text/event-stream".into());
     headers.insert("content-type".into(), "application/json".into());
     merge_headers(&mut headers, options.field("headers"));
-    let wire = WireRequest::post_json(crate::api::whatwg_url(&url), headers, &payload);
+    let wire = input.post_json(crate::api::whatwg_url(&url), headers, &payload);
     Ok(ApiOutput {
         payload,
         wire: Some(wire),
@@ -107,6 +107,7 @@ mod tests {
             entry: Entry::StreamSimple,
             env: &env,
             strict: &Default::default(),
+            body: true,
         })
         .unwrap();
         let wire = out.wire.unwrap();

@@ -11,7 +11,7 @@ use crate::api::responses_shared::{
     convert_responses_messages, convert_responses_tools, grammar_tool_input_properties,
     prompt_cache_key, ConvertOptions, JsObject, ToolOptions,
 };
-use crate::api::{merge_headers, ApiInput, ApiOutput, Entry, WireRequest};
+use crate::api::{merge_headers, ApiInput, ApiOutput, Entry};
 use crate::error::AssembleError;
 use crate::js::{self, obj, s};
 use crate::model::Model;
@@ -306,7 +306,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     merge_headers(&mut headers, options.field("headers"));
     let url = crate::api::whatwg_url(&join_url(model.base_url(), "/responses"));
     Ok(ApiOutput {
-        wire: Some(WireRequest::post_json(url, headers, &params)),
+        wire: Some(input.post_json(url, headers, &params)),
         payload: params,
     })
 }

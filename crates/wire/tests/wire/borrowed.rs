@@ -208,6 +208,7 @@ fn borrowed_messages_assemble_like_the_context() {
         Build::default(),
         Build {
             disable_preferred_strict_tools: true,
+            ..Build::default()
         },
     ];
     let mut failures = Vec::new();
@@ -363,4 +364,63 @@ fn divergence_names_each_field() {
         Build::default(),
     );
     assert!(compare(Ok(a), shorter).is_err());
+}
+
+/// `Build::without_body` changes nothing but the body: on every committed case under every
+/// release, the request built without it equals the full one with its `body_text` emptied
+/// (payload, URL, method, headers, thread and strict flags, refusals), and a fetch request's
+/// full body is not empty.
+#[test]
+fn a_request_without_its_body_is_the_same_request() {
+    let mut failures = Vec::new();
+    let (mut compared, mut bodies) = (0, 0);
+    for r in requests() {
+        for release in PiRelease::ALL {
+            let Ok(model) = Catalog::builtin(release).resolve(&r.model) else {
+                continue;
+            };
+            let full = assemble_with(
+                release,
+                &model,
+                &r.context,
+                &r.options,
+                r.entry,
+                &r.env,
+                Build::default(),
+            );
+            let without = assemble_with(
+                release,
+                &model,
+                &r.context,
+                &r.options,
+                r.entry,
+                &r.env,
+                Build {
+                    without_body: true,
+                    ..Build::default()
+                },
+            );
+            let emptied = full.map(|mut a| {
+                if let Some(w) = a.wire.as_mut() {
+                    bodies += usize::from(!w.body_text.is_empty());
+                    w.body_text.clear();
+                }
+                a
+            });
+            match compare(emptied, without) {
+                Ok(_) => compared += 1,
+                Err(d) => failures.push(format!("{} (pi {release}): {d}", r.at)),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} difference(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        compared > 1000 && bodies > 1000,
+        "{compared} compared, {bodies} bodies"
+    );
 }
