@@ -107,11 +107,15 @@ impl CacheOrder {
         let earlier = earlier.map(|e| (e.order, sources(api, e.payload)));
         let mut b = Builder::default();
         let model_line = format!("{provider}/{model}\n");
-        match earlier
-            .as_ref()
-            .and_then(|(order, _)| order.elements.first())
-        {
-            Some(e) if *e.text == *model_line => b.push_shared(Segment::Model, e.text.clone()),
+        match earlier.as_ref().map(|(order, _)| order) {
+            Some(order)
+                if order
+                    .elements
+                    .first()
+                    .is_some_and(|e| *e.text == *model_line) =>
+            {
+                b.take_over(order, 0)
+            }
             _ => b.push_text(Segment::Model, model_line),
         }
         for (k, (segment, v)) in current.iter().enumerate() {
@@ -120,10 +124,10 @@ impl CacheOrder {
                 let (old_segment, old_v) = old.get(k)?;
                 let e = order.elements.get(k + 1)?;
                 (old_segment == segment && e.segment == *segment && json::same_text(old_v, v))
-                    .then(|| e.text.clone())
+                    .then_some(*order)
             });
             match same {
-                Some(text) => b.push_shared(*segment, text),
+                Some(order) => b.take_over(order, k + 1),
                 None => b.push_text(*segment, element_text(v)),
             }
         }
@@ -383,7 +387,21 @@ impl Builder {
     }
 
     fn push_shared(&mut self, segment: Segment, text: Rc<str>) {
-        let (bytes, chars) = self
+        let chars = text.chars().count();
+        self.push_counted(segment, text, chars);
+    }
+
+    /// Element `k` of `earlier`, shared, with its character count (not counted again).
+    fn take_over(&mut self, earlier: &CacheOrder, k: usize) {
+        let e = &earlier.elements[k];
+        let before = k
+            .checked_sub(1)
+            .map_or(0, |p| earlier.elements[p].chars_end);
+        self.push_counted(e.segment, e.text.clone(), e.chars_end - before);
+    }
+
+    fn push_counted(&mut self, segment: Segment, text: Rc<str>, chars: usize) {
+        let (bytes, chars_before) = self
             .0
             .elements
             .last()
@@ -391,7 +409,7 @@ impl Builder {
         let element = Element {
             segment,
             bytes_end: bytes + text.len(),
-            chars_end: chars + text.chars().count(),
+            chars_end: chars_before + chars,
             text,
         };
         self.0.elements.push(element);
