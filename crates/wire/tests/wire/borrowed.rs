@@ -379,27 +379,14 @@ fn a_request_without_its_body_is_the_same_request() {
             let Ok(model) = Catalog::builtin(release).resolve(&r.model) else {
                 continue;
             };
-            let full = assemble_with(
-                release,
-                &model,
-                &r.context,
-                &r.options,
-                r.entry,
-                &r.env,
-                Build::default(),
-            );
-            let without = assemble_with(
-                release,
-                &model,
-                &r.context,
-                &r.options,
-                r.entry,
-                &r.env,
-                Build {
-                    without_body: true,
-                    ..Build::default()
-                },
-            );
+            let build = |b: Build| {
+                assemble_with(release, &model, &r.context, &r.options, r.entry, &r.env, b)
+            };
+            let full = build(Build::default());
+            let without = build(Build {
+                without_body: true,
+                ..Build::default()
+            });
             let emptied = full.map(|mut a| {
                 if let Some(w) = a.wire.as_mut() {
                     bodies += usize::from(!w.body_text.is_empty());
