@@ -76,7 +76,7 @@ pub struct Projected<M = Value> {
 
 /// True for a delivery marker message (`role "custom"` + the delivery customType).
 pub fn is_marker(m: &Value) -> bool {
-    m.get("role").and_then(Value::as_str) == Some("custom")
+    forge_replay_model::message::role(m) == Some("custom")
         && m.get("customType").and_then(Value::as_str) == Some(CAPABILITY_DELIVERY_TYPE)
 }
 

@@ -114,7 +114,7 @@ pub fn convert_to_llm_owned<M: Message>(messages: Vec<M>) -> Vec<M> {
         .into_iter()
         .filter_map(|m| {
             let passes = matches!(
-                m.borrow().get("role").and_then(Value::as_str),
+                forge_replay_model::message::role(m.borrow()),
                 Some("system" | "user" | "assistant" | "toolResult")
             );
             if passes {
