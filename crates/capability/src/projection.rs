@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use forge_replay_model::js;
+use forge_replay_model::js::{self, Field};
 use forge_replay_model::message::Message;
 use serde_json::{Map, Value};
 
@@ -76,8 +76,8 @@ pub struct Projected<M = Value> {
 
 /// True for a delivery marker message (`role "custom"` + the delivery customType).
 pub fn is_marker(m: &Value) -> bool {
-    forge_replay_model::message::role(m) == Some("custom")
-        && m.get("customType").and_then(Value::as_str) == Some(CAPABILITY_DELIVERY_TYPE)
+    m.field("role").and_then(Value::as_str) == Some("custom")
+        && m.field("customType").and_then(Value::as_str) == Some(CAPABILITY_DELIVERY_TYPE)
 }
 
 type TextState = Vec<(String, String)>;

@@ -11,16 +11,6 @@ use std::borrow::{Borrow, Cow};
 
 use serde_json::Value;
 
-/// A message's `role` when it is a string: looked at first where Pi writes it (the first key),
-/// then looked up. The same answer as `m.get("role").and_then(Value::as_str)`.
-pub fn role(m: &Value) -> Option<&str> {
-    let o = m.as_object()?;
-    match o.iter().next() {
-        Some((k, v)) if k == "role" => v.as_str(),
-        _ => o.get("role").and_then(Value::as_str),
-    }
-}
-
 /// A message of a context: a [`Value`], or a [`Cow`] of one.
 pub trait Message: Borrow<Value> + Sized {
     /// A message a step made.
@@ -63,20 +53,6 @@ impl Message for Cow<'_, Value> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn role_is_the_role_key_wherever_it_is() {
-        for m in [
-            json!({"role": "user", "content": "a"}),
-            json!({"content": "a", "role": "user"}),
-            json!({"role": 1}),
-            json!({"content": "a"}),
-            json!("role"),
-            json!({}),
-        ] {
-            assert_eq!(role(&m), m.get("role").and_then(Value::as_str), "{m}");
-        }
-    }
 
     #[test]
     fn a_borrowed_message_is_copied_only_when_changed() {

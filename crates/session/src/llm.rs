@@ -1,7 +1,7 @@
 //! `convertToLlm` (`pi-coding-agent/dist/core/messages.js`): coding-agent message roles to the
 //! messages pi-ai receives.
 
-use forge_replay_model::js;
+use forge_replay_model::js::{self, Field};
 use forge_replay_model::message::Message;
 use serde_json::{Map, Value};
 
@@ -114,7 +114,7 @@ pub fn convert_to_llm_owned<M: Message>(messages: Vec<M>) -> Vec<M> {
         .into_iter()
         .filter_map(|m| {
             let passes = matches!(
-                forge_replay_model::message::role(m.borrow()),
+                m.borrow().field("role").and_then(Value::as_str),
                 Some("system" | "user" | "assistant" | "toolResult")
             );
             if passes {

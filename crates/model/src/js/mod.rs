@@ -10,6 +10,7 @@
 //! * Strings ([`len`], [`utf16_units`], [`from_utf16`], [`cmp_utf16`], [`slice_utf16`],
 //!   [`trim`], [`is_whitespace`], [`has_whitespace`], [`sanitize_surrogates`]): UTF-16 code
 //!   units, with lone surrogates as [`crate::json`]'s stand-ins.
+//! * [`Field`]: property lookup on the small objects of a transcript without hashing the key.
 //! * [`date`]: `Date.parse`, `new Date(v).getTime()`, `toISOString()` and civil-day arithmetic.
 //! * [`json_parse_error`]: the message V8's `JSON.parse` throws.
 //!
@@ -18,10 +19,12 @@
 //! `crates/model/tests/js_conformance.rs` asserts every row.
 
 pub mod date;
+mod field;
 mod json_parse;
 mod string;
 mod value;
 
+pub use field::Field;
 pub use json_parse::json_parse_error;
 pub use string::{
     cmp_utf16, from_utf16, has_whitespace, is_whitespace, len, sanitize_surrogates, slice_utf16,
