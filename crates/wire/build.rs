@@ -11,7 +11,10 @@ use std::path::Path;
 use forge_replay_model::release::PiRelease;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    // Read when the script runs, not when it is compiled: a target directory shared by two
+    // checkouts (a fresh clone in CI beside the working one) runs one compiled script for both.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("data");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::from(
         "/// `(version, manifest, [(provider, data file text)])` of one release.\n\

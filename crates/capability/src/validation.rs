@@ -129,7 +129,7 @@ mod tests {
     use super::*;
 
     fn library() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/capabilities/library")
+        forge_replay_testkit::fixture("capabilities/library")
     }
 
     #[test]

@@ -1,20 +1,26 @@
 //! Test-only helpers shared by every crate's tests and benches (a dev-dependency only; no
 //! library crate depends on it).
 //!
-//! * [`repo_root`]: the repository's root directory, found from this crate's own manifest, so
+//! * [`repo_root`]: the repository's root directory, found from the running test's manifest, so
 //!   every test names a committed file the same way wherever cargo runs it from.
 //! * [`fixtures_root`] and [`fixture`]: the committed `fixtures/` tree, and one path in it.
 //! * [`jsonl_files`]: every `*.jsonl` file under a directory, sorted.
 
 use std::path::{Path, PathBuf};
 
-/// The repository root (two levels above `crates/testkit`).
+/// The repository root: the nearest directory at or above the running test's package (cargo
+/// sets `CARGO_MANIFEST_DIR` when it runs a test or bench; else this crate's, as built) that
+/// holds `Cargo.toml` and `fixtures/`. Read at run time, so a target directory shared by two
+/// checkouts (a fresh clone in CI beside the working one) never points one at the other's files.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .and_then(Path::parent)
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest
+        .ancestors()
+        .find(|d| d.join("Cargo.toml").is_file() && d.join("fixtures").is_dir())
         .map(Path::to_path_buf)
-        .expect("crates/testkit sits two levels below the repository root")
+        .unwrap_or_else(|| panic!("no repository root above {}", manifest.display()))
 }
 
 /// The committed fixtures: `<repo>/fixtures`.
