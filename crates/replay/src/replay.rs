@@ -169,6 +169,10 @@ pub struct ReplayOptions<'c> {
     /// request's wire (`wire`, `created`) has its URL, method and headers and an empty body:
     /// for consumers that read only the payload, such as `cache explain`.
     pub wire_bodies: bool,
+    /// Carry the checks of the whole transcript from one request to the next of the same
+    /// target ([`forge_replay_wire::Resume`]; on by default). The requests are the same either
+    /// way; off, each is assembled from scratch (what the tests compare the walk with).
+    pub incremental: bool,
 }
 
 impl<'c> ReplayOptions<'c> {
@@ -185,6 +189,7 @@ impl<'c> ReplayOptions<'c> {
             hidden_declarations: Vec::new(),
             assume_reply_ids: false,
             wire_bodies: true,
+            incremental: true,
         }
     }
 }
@@ -726,6 +731,8 @@ fn walk(
     let mut previous_on_path: Option<usize> = None;
     let mut replayer = Replayer::new(session);
     let mut hashed = HashedMessages::default();
+    // Per target, what one request's assembly carries to the next.
+    let mut carried: Vec<Carried> = Vec::new();
     let mut index = 0;
     for &i in &path {
         let e = session.entry(i);
@@ -830,8 +837,17 @@ fn walk(
                     Vec::new()
                 };
                 let release = opts.catalog.release();
-                let build = |disable: bool| {
-                    forge_replay_wire::assemble_messages(
+                if carried.len() <= target {
+                    carried.resize_with(target + 1, Carried::default);
+                }
+                let carry = &mut carried[target];
+                let shared = if opts.incremental {
+                    carry.shared_with(messages)
+                } else {
+                    0
+                };
+                let mut build = |disable: bool| {
+                    forge_replay_wire::assemble_resumed(
                         release,
                         &model,
                         &context,
@@ -842,6 +858,8 @@ fn walk(
                             disable_preferred_strict_tools: disable,
                             without_body: !opts.wire_bodies,
                         },
+                        &mut carry.wire,
+                        shared,
                     )
                 };
                 // What the endpoint answered (strict-limit and thread rejections) is recorded for
@@ -987,9 +1005,50 @@ fn walk(
         if effect.rewrote_from.is_some() {
             // Slots of the builder were replaced: their messages are gone.
             hashed.forget();
+            carried.iter_mut().for_each(Carried::forget);
         }
     }
     Ok(())
+}
+
+/// What a walk carries from one request of a target to the next: the previous request's
+/// context by address, to say how many leading messages the next one shares with it, and the
+/// wire's [`forge_replay_wire::Resume`].
+///
+/// As for [`HashedMessages`], only messages borrowed from the session builder count: they stay
+/// where they are, unchanged, until a push replaces builder slots ([`Carried::forget`]). A
+/// message a step made is freed after its request, so its address could come back with other
+/// content; it ends the shared prefix.
+#[derive(Debug, Default)]
+struct Carried {
+    /// The previous request's messages: the address of each borrowed one, 0 for one a step made.
+    addresses: Vec<usize>,
+    wire: forge_replay_wire::Resume,
+}
+
+impl Carried {
+    /// How many leading messages of `messages` the previous request had, the same values at the
+    /// same addresses; `messages` becomes the previous request.
+    fn shared_with(&mut self, messages: &[std::borrow::Cow<'_, Value>]) -> usize {
+        let address = |m: &std::borrow::Cow<'_, Value>| match m {
+            std::borrow::Cow::Borrowed(v) => std::ptr::from_ref::<Value>(v) as usize,
+            std::borrow::Cow::Owned(_) => 0,
+        };
+        let shared = self
+            .addresses
+            .iter()
+            .zip(messages)
+            .take_while(|&(&a, m)| a != 0 && a == address(m))
+            .count();
+        self.addresses.clear();
+        self.addresses.extend(messages.iter().map(address));
+        shared
+    }
+
+    /// After the builder replaced slots.
+    fn forget(&mut self) {
+        self.addresses.clear();
+    }
 }
 
 /// [`Request::transcript_hashes`] of the requests of one walk (a pi-ai context of these

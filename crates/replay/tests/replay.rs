@@ -267,8 +267,7 @@ mod fidelity {
         // (`tests/pending/<release>-agent.txt`): their differences are reported as pending; a
         // listed session without differences fails the test (the list only shrinks).
         let pending: Vec<String> = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("tests/pending/{release}-agent.txt")),
+            root().join(format!("crates/replay/tests/pending/{release}-agent.txt")),
         )
         .unwrap_or_default()
         .lines()
@@ -1068,4 +1067,76 @@ fn transcript_hashes_are_each_transcripts_on_every_leaf_of_every_fixture() {
         edited > 0,
         "no request of a session with a context edit compared"
     );
+}
+
+/// Architecture Invariant: the incremental replay path produces what the full path produces.
+/// Every request of every leaf of every session fixture under every release (for the recorded
+/// models; on the last leaf also for the representative model of every API), with the checks
+/// carried from request to request ([`ReplayOptions::incremental`]) and without: the same
+/// requests, or the same error.
+#[test]
+fn carried_checks_build_what_requests_from_scratch_build_on_every_fixture() {
+    use forge_replay_engine::replay::{replay, ReplayOptions, Target};
+    use forge_replay_model::release::PiRelease;
+    use forge_replay_session::Session;
+    use forge_replay_wire::Catalog;
+
+    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            if p.is_dir() {
+                sessions(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    sessions(&root().join("fixtures"), &mut files);
+    let (mut requests, mut refused) = (0, 0);
+    for file in &files {
+        let Ok((session, _)) = Session::open(file) else {
+            continue;
+        };
+        let leaves: Vec<usize> = session.tree().leaves().collect();
+        let last = leaves.last().copied();
+        for leaf in leaves {
+            for release in PiRelease::ALL {
+                let catalog = Catalog::builtin(release);
+                // Every API on the default leaf, the recorded models on every leaf.
+                let mut targets = vec![Target::Recorded];
+                if Some(leaf) == last {
+                    targets.push(Target::all_apis(catalog));
+                }
+                for target in targets {
+                    let mut opts = ReplayOptions::new(catalog);
+                    opts.leaf = session.entry(leaf).id().map(str::to_string);
+                    opts.target = target;
+                    let json = |r: Result<Vec<_>, _>| {
+                        r.map(|rs: Vec<forge_replay_engine::replay::Request>| {
+                            rs.into_iter().map(|r| r.into_json()).collect::<Vec<_>>()
+                        })
+                        .map_err(|e| forge_replay_model::error::chain(&e))
+                    };
+                    let carried = json(replay(&session, &opts));
+                    opts.incremental = false;
+                    let scratch = json(replay(&session, &opts));
+                    assert_eq!(
+                        carried,
+                        scratch,
+                        "{} leaf {leaf} on {release}",
+                        file.display()
+                    );
+                    match &scratch {
+                        Ok(rs) => requests += rs.len(),
+                        Err(_) => refused += 1,
+                    }
+                }
+            }
+        }
+    }
+    assert!(requests > 2000, "only {requests} requests compared");
+    assert!(refused > 0, "no replay that fails compared");
 }

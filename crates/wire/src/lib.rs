@@ -18,6 +18,9 @@
 //!   borrowed message list (`&[&Value]`, a context without `systemPrompt`/`tools`), so a caller
 //!   holding the transcript elsewhere copies nothing. Inside, every step takes the transcript
 //!   as `&[&Value]` ([`ApiInput::messages`]).
+//! * [`assemble_resumed`]: [`assemble_messages`] for one request of a walk, with a [`Resume`]
+//!   that carries the transcript's checks and the token estimate's first loop from the
+//!   previous request, so only the messages it did not have are read again (same result).
 //! * Shared steps, one module each, following pi-ai's JavaScript: [`transcript`] (system-message
 //!   replay, `normalizeContext`), [`transform`] (the shared message transform), [`options`]
 //!   (`streamSimple` common options, token estimates, thinking budgets, cache retention, env),
@@ -36,6 +39,7 @@ pub mod js;
 pub mod model;
 pub mod options;
 pub mod redact;
+mod resume;
 pub mod sequence;
 pub mod strict;
 pub mod thread;
@@ -46,6 +50,7 @@ use forge_replay_model::release::PiRelease;
 use serde_json::{Map, Value};
 
 use crate::js::Field;
+use crate::options::{ContextEstimate, ContextFold};
 
 pub use api::{Api, ApiInput, ApiOutput, Entry, WireRequest};
 pub use case::{Case, CaseError, CaseFile, Sequence};
@@ -53,6 +58,7 @@ pub use catalog::{Catalog, CatalogError, ModelSpec};
 pub use error::AssembleError;
 pub use model::Model;
 pub use options::Env;
+pub use resume::Resume;
 pub use sequence::{assemble_sequence, Step, StrictFallback};
 pub use transcript::normalize_context;
 
@@ -157,7 +163,9 @@ pub fn assemble_with(
     }
     let messages = transcript::normalized_messages(context)?;
     let messages: Vec<&Value> = messages.iter().collect();
-    assemble_transcript(api, release, model, &messages, options, entry, env, build)
+    assemble_transcript(
+        api, release, model, &messages, options, entry, env, build, None,
+    )
 }
 
 /// [`assemble_with`] for the context `{"messages": messages}` (no `systemPrompt`, no `tools`:
@@ -175,7 +183,40 @@ pub fn assemble_messages(
     build: Build,
 ) -> Result<Assembled, AssembleError> {
     let api = api_of(model)?;
-    assemble_transcript(api, release, model, messages, options, entry, env, build)
+    assemble_transcript(
+        api, release, model, messages, options, entry, env, build, None,
+    )
+}
+
+/// [`assemble_messages`] for one request of a walk: `resume` carries the checks of the whole
+/// transcript from the previous request made with it ([`Resume`]), and the caller vouches that
+/// the first `shared` messages are that request's first `shared` messages, unchanged. The result
+/// is exactly what [`assemble_messages`] returns; only the messages past the shared ones are
+/// checked again.
+#[allow(clippy::too_many_arguments)]
+pub fn assemble_resumed(
+    release: PiRelease,
+    model: &Model,
+    messages: &[&Value],
+    options: &Map<String, Value>,
+    entry: Entry,
+    env: &Env,
+    build: Build,
+    resume: &mut Resume,
+    shared: usize,
+) -> Result<Assembled, AssembleError> {
+    let api = api_of(model)?;
+    assemble_transcript(
+        api,
+        release,
+        model,
+        messages,
+        options,
+        entry,
+        env,
+        build,
+        Some((resume, shared)),
+    )
 }
 
 /// `model.api`, or the error for an API pi-ai does not know.
@@ -185,9 +226,10 @@ fn api_of(model: &Model) -> Result<Api, AssembleError> {
     })
 }
 
-/// The one assembly path of [`assemble_with`] and [`assemble_messages`]: `messages` is the
-/// normalized transcript (`normalizeContext(context).messages`) of a request for `api`
-/// (`model.api`).
+/// The one assembly path of [`assemble_with`], [`assemble_messages`] and [`assemble_resumed`]:
+/// `messages` is the normalized transcript (`normalizeContext(context).messages`) of a request
+/// for `api` (`model.api`); `resume`, the state carried from the previous request of a walk and
+/// how many leading messages it shares with this one.
 #[allow(clippy::too_many_arguments)]
 fn assemble_transcript(
     api: Api,
@@ -198,37 +240,76 @@ fn assemble_transcript(
     entry: Entry,
     env: &Env,
     build: Build,
+    resume: Option<(&mut Resume, usize)>,
 ) -> Result<Assembled, AssembleError> {
+    // The checks below depend on each message alone (and on the API, release and model): those
+    // of the messages a resumed request shares with the previous one passed already.
+    let (mut start, mut fold, mut resume) = match resume {
+        Some((r, shared)) if api != Api::PiMessages => {
+            let (start, fold) = r.start(release, api, model, shared);
+            (start, fold, Some(r))
+        }
+        _ => (0, ContextFold::default(), None),
+    };
     // pi-messages sends the transcript as it is. The other APIs see `Object.entries(sections)` of
     // a string or an array section (its indices become section names) and iterate a string tool
-    // list as characters. A rewritten list is kept alive here and borrowed again.
+    // list as characters. A rewritten list is kept alive here and borrowed again; its messages
+    // are copies made for this request, so nothing about them is carried to the next one.
     let (sections, sections_refs);
     let (tool_lists, tool_lists_refs);
     let mut messages = messages;
     if api != Api::PiMessages {
-        sections = transcript::sections_as_objects(messages);
+        sections = transcript::sections_as_objects(messages, start);
         if let Some(m) = &sections {
             sections_refs = m.iter().collect::<Vec<&Value>>();
             messages = &sections_refs;
+            (start, fold) = (0, ContextFold::default());
+            resume.take().into_iter().for_each(Resume::forget);
         }
-        tool_lists = transcript::string_tool_lists_as_arrays(messages);
+        tool_lists = transcript::string_tool_lists_as_arrays(messages, start);
         if let Some(m) = &tool_lists {
             tool_lists_refs = m.iter().collect::<Vec<&Value>>();
             messages = &tool_lists_refs;
+            (start, fold) = (0, ContextFold::default());
+            resume.take().into_iter().for_each(Resume::forget);
         }
     }
+    // `estimateContextTokens`'s first loop, once for every use the request makes of it; with a
+    // resume, its state after each message is kept for the next request.
+    let mut states = Vec::new();
+    let folded = messages
+        .iter()
+        .enumerate()
+        .skip(start)
+        .try_for_each(|(i, m)| {
+            fold.step(i, m)?;
+            if resume.is_some() {
+                states.push(fold);
+            }
+            Ok::<(), String>(())
+        })
+        .map(|()| fold);
+    let estimate = ContextEstimate::with_fold(release, messages, folded);
+    let rejected = |resume: Option<&mut Resume>, message: String| {
+        resume.into_iter().for_each(Resume::forget);
+        Err(AssembleError::rejected(message))
+    };
     if entry == Entry::StreamSimple && api != Api::PiMessages {
-        if let Some(message) = options::estimate_type_error(messages) {
-            return Err(AssembleError::rejected(message));
+        if let Some(message) = estimate.type_error() {
+            return rejected(resume, message);
         }
     }
     if api != Api::PiMessages {
-        if let Some(message) = transcript::transcript_type_error(messages)
-            .or_else(|| transform::type_error(release, messages, model))
-            .or_else(|| api::content_type_error(api, model, messages))
+        let unchecked = &messages[start..];
+        if let Some(message) = transcript::transcript_type_error(unchecked)
+            .or_else(|| transform::type_error(release, unchecked, model))
+            .or_else(|| api::content_type_error(api, model, unchecked))
         {
-            return Err(AssembleError::rejected(message));
+            return rejected(resume, message);
         }
+    }
+    if let Some(r) = resume {
+        r.extend(states);
     }
     let disable =
         build.disable_preferred_strict_tools && strict::diagnostic(release, api).is_some();
@@ -242,6 +323,7 @@ fn assemble_transcript(
         env,
         strict: &strict_tools,
         body: !build.without_body,
+        estimate: &estimate,
     };
     js::take_fault();
     let mut thread = None;

@@ -219,18 +219,36 @@ pub fn estimate_message_tokens(message: &Value) -> f64 {
     message_tokens::<true>(message, CHARS_PER_TOKEN).unwrap_or(0.0)
 }
 
-/// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
-fn context_tokens<const COUNT: bool>(messages: &[&Value], cpt: f64) -> Result<f64, String> {
-    let mut latest_prefix = f64::NEG_INFINITY;
-    let mut usage_info: Option<(f64, usize)> = None;
-    for (i, m) in messages.iter().enumerate() {
+/// The first loop of pi-ai's `estimateContextTokens`, one message at a time: the latest
+/// message timestamp so far and the last assistant usage that applies. A later request whose
+/// transcript starts with the same messages resumes it from the state after them
+/// ([`crate::Resume`]) instead of reading them again.
+#[derive(Debug, Clone, Copy)]
+pub struct ContextFold {
+    latest_prefix: f64,
+    usage: Option<(f64, usize)>,
+}
+
+impl Default for ContextFold {
+    fn default() -> Self {
+        ContextFold {
+            latest_prefix: f64::NEG_INFINITY,
+            usage: None,
+        }
+    }
+}
+
+impl ContextFold {
+    /// Reads message `i` of the transcript; the `TypeError` pi-ai throws there, if any (the fold
+    /// is then left as it was before the message).
+    pub fn step(&mut self, i: usize, m: &Value) -> Result<(), String> {
         if m.is_null() {
             return Err("Cannot read properties of null (reading 'role')".into());
         }
         let ts = m.field("timestamp").and_then(js::as_f64);
         if m.field("role").and_then(Value::as_str) == Some("assistant") {
             // `assistant.timestamp >= latestPrefixTimestamp` (undefined compares false, NaN too).
-            let applies = ts.is_some_and(|t| t >= latest_prefix);
+            let applies = ts.is_some_and(|t| t >= self.latest_prefix);
             let stop = js::str_of(m, "stopReason");
             if applies && stop != Some("aborted") && stop != Some("error") {
                 let usage = m.field("usage");
@@ -239,25 +257,40 @@ fn context_tokens<const COUNT: bool>(messages: &[&Value], cpt: f64) -> Result<f6
                 }
                 let tokens = usage_tokens(usage);
                 if tokens > 0.0 {
-                    usage_info = Some((tokens, i));
+                    self.usage = Some((tokens, i));
                 }
             }
         }
         // Math.max with undefined yields NaN, which then poisons every comparison.
-        latest_prefix = match ts {
-            Some(t) if !latest_prefix.is_nan() => latest_prefix.max(t),
+        self.latest_prefix = match ts {
+            Some(t) if !self.latest_prefix.is_nan() => self.latest_prefix.max(t),
             _ => f64::NAN,
         };
+        Ok(())
     }
-    let (base, rest) = match usage_info {
-        Some((tokens, index)) => (tokens, &messages[index + 1..]),
-        None => (0.0, messages),
-    };
-    let mut total = base;
-    for m in rest {
-        total += message_tokens::<COUNT>(m, cpt)?;
+
+    /// The estimate of `messages`, every one of which this fold has read: the last usage that
+    /// applies plus the messages after it (all of them without one).
+    fn total<const COUNT: bool>(&self, messages: &[&Value], cpt: f64) -> Result<f64, String> {
+        let (base, rest) = match self.usage {
+            Some((tokens, index)) => (tokens, &messages[index + 1..]),
+            None => (0.0, messages),
+        };
+        let mut total = base;
+        for m in rest {
+            total += message_tokens::<COUNT>(m, cpt)?;
+        }
+        Ok(total)
     }
-    Ok(total)
+}
+
+/// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
+fn context_tokens<const COUNT: bool>(messages: &[&Value], cpt: f64) -> Result<f64, String> {
+    let mut fold = ContextFold::default();
+    for (i, m) in messages.iter().enumerate() {
+        fold.step(i, m)?;
+    }
+    fold.total::<COUNT>(messages, cpt)
 }
 
 /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
@@ -275,18 +308,76 @@ pub fn estimate_type_error(messages: &[&Value]) -> Option<String> {
     context_tokens::<false>(messages, CHARS_PER_TOKEN).err()
 }
 
+/// `estimateContextTokens` of one request's transcript, whose first loop ([`ContextFold`]) is
+/// read once, for every use the request makes of it: the refusal check of `streamSimple`
+/// ([`ContextEstimate::type_error`]) and the max-tokens clamps ([`ContextEstimate::tokens`],
+/// computed at most once).
+#[derive(Debug)]
+pub struct ContextEstimate<'a> {
+    release: PiRelease,
+    messages: &'a [&'a Value],
+    /// The first loop over every message, or the `TypeError` it threw.
+    fold: Result<ContextFold, String>,
+    tokens: std::cell::OnceCell<f64>,
+}
+
+impl<'a> ContextEstimate<'a> {
+    /// The estimate of `messages`, read from the first.
+    pub fn new(release: PiRelease, messages: &'a [&'a Value]) -> Self {
+        let mut fold = ContextFold::default();
+        let fold = messages
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, m)| fold.step(i, m))
+            .map(|()| fold);
+        ContextEstimate::with_fold(release, messages, fold)
+    }
+
+    /// The estimate of `messages`, given the first loop's result over all of them.
+    pub(crate) fn with_fold(
+        release: PiRelease,
+        messages: &'a [&'a Value],
+        fold: Result<ContextFold, String>,
+    ) -> Self {
+        ContextEstimate {
+            release,
+            messages,
+            fold,
+            tokens: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
+    pub fn tokens(&self) -> f64 {
+        *self.tokens.get_or_init(|| match &self.fold {
+            Ok(fold) => fold
+                .total::<true>(self.messages, chars_per_token(self.release))
+                .unwrap_or(f64::NAN),
+            Err(_) => f64::NAN,
+        })
+    }
+
+    /// [`estimate_type_error`] of the transcript.
+    pub fn type_error(&self) -> Option<String> {
+        match &self.fold {
+            Ok(fold) => fold.total::<false>(self.messages, CHARS_PER_TOKEN).err(),
+            Err(e) => Some(e.clone()),
+        }
+    }
+}
+
 /// `clampMaxTokensToContext(model, context, maxTokens)`.
 pub fn clamp_max_tokens_to_context(
     release: PiRelease,
     model: &Model,
-    messages: &[&Value],
+    estimate: &ContextEstimate<'_>,
     max_tokens: f64,
 ) -> f64 {
     let window = model.context_window();
     if window <= 0.0 {
         return max_tokens.max(1.0);
     }
-    let input = estimate_context_tokens(release, messages);
+    let input = estimate.tokens();
     if !release.has(Change::ClampRatioMargin) {
         let available = window - input - CONTEXT_SAFETY_TOKENS;
         return js::math_min(max_tokens, js::math_max(1.0, available));
@@ -430,7 +521,7 @@ pub fn resolve_sampling_params(
 pub fn build_base_options(
     release: PiRelease,
     model: &Model,
-    messages: &[&Value],
+    estimate: &ContextEstimate<'_>,
     options: &Map<String, Value>,
 ) -> Map<String, Value> {
     let mut base = Map::new();
@@ -457,7 +548,7 @@ pub fn build_base_options(
     base.insert(
         "maxTokens".into(),
         js::num(clamp_max_tokens_to_context(
-            release, model, messages, requested,
+            release, model, estimate, requested,
         )),
     );
     for key in [
@@ -596,17 +687,32 @@ mod tests {
         };
         let roomy = model(input + 200_000.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &roomy, &refs(&messages), 1e9),
+            clamp_max_tokens_to_context(
+                PiRelease::V1_6_0,
+                &roomy,
+                &ContextEstimate::new(PiRelease::V1_6_0, &refs(&messages)),
+                1e9
+            ),
             200_000.0 - margin
         );
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_3_0, &roomy, &refs(&messages), 1e9),
+            clamp_max_tokens_to_context(
+                PiRelease::V1_3_0,
+                &roomy,
+                &ContextEstimate::new(PiRelease::V1_3_0, &refs(&messages)),
+                1e9
+            ),
             200_000.0 - 4096.0
         );
         // Nearly full: the fixed margin only, and never above the 32,768 floor.
         let tight = model(input + 20_000.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &tight, &refs(&messages), 1e9),
+            clamp_max_tokens_to_context(
+                PiRelease::V1_6_0,
+                &tight,
+                &ContextEstimate::new(PiRelease::V1_6_0, &refs(&messages)),
+                1e9
+            ),
             20_000.0 - 4096.0
         );
         // 15% would leave less than 32,768, the fixed margin more: capped at 32,768.
@@ -616,7 +722,12 @@ mod tests {
         );
         let ample = model(input + 4096.0 + 32_768.0 + 100.0);
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V1_6_0, &ample, &refs(&messages), 1e9),
+            clamp_max_tokens_to_context(
+                PiRelease::V1_6_0,
+                &ample,
+                &ContextEstimate::new(PiRelease::V1_6_0, &refs(&messages)),
+                1e9
+            ),
             32_768.0
         );
     }
@@ -625,7 +736,12 @@ mod tests {
     fn clamp_and_budgets() {
         let m = Model::from_value(json!({"id":"m","api":"x","provider":"p","baseUrl":"u","contextWindow":10000,"maxTokens":64000})).unwrap();
         assert_eq!(
-            clamp_max_tokens_to_context(PiRelease::V0_87_1, &m, &[], 64000.0),
+            clamp_max_tokens_to_context(
+                PiRelease::V0_87_1,
+                &m,
+                &ContextEstimate::new(PiRelease::V0_87_1, &[]),
+                64000.0
+            ),
             10000.0 - 4096.0
         );
         assert_eq!(

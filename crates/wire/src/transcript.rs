@@ -56,12 +56,14 @@ pub const TOOL_LIST_TEXT_SUFFIX: &str = "\u{0}text";
 
 /// The transcript with the messages `odd` picks rewritten by `fix` (given the message's object),
 /// or `None` when it picks none, so the usual well-formed transcript is not copied.
+/// `messages[..from]` are known to be ones `odd` does not pick (an earlier request had them).
 fn rewrite_messages(
     messages: &[&Value],
+    from: usize,
     odd: impl Fn(&Value) -> bool,
     fix: impl Fn(&mut Map<String, Value>),
 ) -> Option<Vec<Value>> {
-    if !messages.iter().any(|m| odd(m)) {
+    if !messages[from..].iter().any(|m| odd(m)) {
         return None;
     }
     Some(
@@ -81,8 +83,9 @@ fn rewrite_messages(
 /// The transcript with every system message's string `toolsAdded`/`toolsRemoved` replaced by
 /// what `for (const tool of list)` iterates: one string per code point (each a "tool" without a
 /// name), or `None` when no message has one. The original string stays under
-/// `<key>` + [`TOOL_LIST_TEXT_SUFFIX`] for the token estimate.
-pub fn string_tool_lists_as_arrays(messages: &[&Value]) -> Option<Vec<Value>> {
+/// `<key>` + [`TOOL_LIST_TEXT_SUFFIX`] for the token estimate. `messages[..from]` are known to
+/// have none.
+pub fn string_tool_lists_as_arrays(messages: &[&Value], from: usize) -> Option<Vec<Value>> {
     const KEYS: [&str; 2] = ["toolsAdded", "toolsRemoved"];
     let odd = |m: &Value| {
         is_system(m)
@@ -90,7 +93,7 @@ pub fn string_tool_lists_as_arrays(messages: &[&Value]) -> Option<Vec<Value>> {
                 .iter()
                 .any(|k| m.field(k).is_some_and(Value::is_string))
     };
-    rewrite_messages(messages, odd, |o| {
+    rewrite_messages(messages, from, odd, |o| {
         for k in KEYS {
             if let Some(Value::String(s)) = o.get(k).cloned() {
                 let chars = s.chars().map(|c| Value::String(c.to_string())).collect();
@@ -103,8 +106,8 @@ pub fn string_tool_lists_as_arrays(messages: &[&Value]) -> Option<Vec<Value>> {
 
 /// The transcript with every system message's string or array `sections` replaced by the object
 /// `Object.entries` sees (`"ab"` → `{"0": "a", "1": "b"}`, one entry per UTF-16 unit), or `None`
-/// when no message has such sections.
-pub fn sections_as_objects(messages: &[&Value]) -> Option<Vec<Value>> {
+/// when no message has such sections. `messages[..from]` are known to have none.
+pub fn sections_as_objects(messages: &[&Value], from: usize) -> Option<Vec<Value>> {
     let odd = |m: &Value| {
         is_system(m)
             && matches!(
@@ -112,7 +115,7 @@ pub fn sections_as_objects(messages: &[&Value]) -> Option<Vec<Value>> {
                 Some(Value::String(_) | Value::Array(_))
             )
     };
-    rewrite_messages(messages, odd, |o| {
+    rewrite_messages(messages, from, odd, |o| {
         let entries: Map<String, Value> = match o.get("sections") {
             Some(Value::String(s)) => js::utf16_units(s)
                 .enumerate()

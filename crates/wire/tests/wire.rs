@@ -455,7 +455,7 @@ fn pending(release: PiRelease) -> std::collections::BTreeSet<String> {
     if std::env::var_os("WIRE_GOLDENS_DIR").is_some() {
         return Default::default();
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/pending/{release}.txt"));
+    let path = repo().join(format!("crates/wire/tests/pending/{release}.txt"));
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()

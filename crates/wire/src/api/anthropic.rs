@@ -219,7 +219,7 @@ pub fn assemble_threaded(
         Entry::Stream => options,
         Entry::StreamSimple => {
             assert_request_auth(input, options.field("apiKey"), options.field("headers"))?;
-            let mut base = build_base_options(input.release, model, input.messages, &options);
+            let mut base = build_base_options(input.release, model, input.estimate, &options);
             if let Some(tc) = options.field("toolChoice") {
                 base.insert("toolChoice".into(), tc.clone());
             }
@@ -250,7 +250,7 @@ pub fn assemble_threaded(
                         let max = clamp_max_tokens_to_context(
                             input.release,
                             model,
-                            input.messages,
+                            input.estimate,
                             adj_max,
                         );
                         base.insert("maxTokens".into(), js::num(max));

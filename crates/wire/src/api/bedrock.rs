@@ -693,7 +693,7 @@ fn gpt_reasoning_fields(model: &Model, reasoning: Option<&Value>) -> Option<Valu
 fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
     let model = input.model;
     let options = input.options;
-    let mut base = build_base_options(input.release, model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.estimate, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }
@@ -711,7 +711,7 @@ fn simple_options(input: &ApiInput<'_>) -> Map<String, Value> {
         let (adjusted_max, budget) =
             adjust_max_tokens_for_thinking(base_max, model.max_tokens_number(), level, budgets);
         let max_tokens =
-            clamp_max_tokens_to_context(input.release, model, input.messages, adjusted_max);
+            clamp_max_tokens_to_context(input.release, model, input.estimate, adjusted_max);
         base.insert("maxTokens".into(), js::num(max_tokens));
         let mut b = budgets
             .and_then(Value::as_object)

@@ -1249,7 +1249,7 @@ fn request_headers(
 /// `streamSimple`'s options.
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
-    let mut base = build_base_options(input.release, model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.estimate, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }

@@ -580,7 +580,7 @@ fn simple_options(
     vertex: bool,
 ) -> Result<Map<String, Value>, AssembleError> {
     let model = input.model;
-    let mut base = build_base_options(input.release, model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.estimate, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }

@@ -368,7 +368,7 @@ fn uses_reasoning_effort(model: &Model) -> bool {
 /// `streamSimple`'s options: base options + toolChoice + promptMode / reasoningEffort.
 fn simple_options(input: &ApiInput<'_>, options: &Map<String, Value>) -> Map<String, Value> {
     let model = input.model;
-    let mut base = build_base_options(input.release, model, input.messages, options);
+    let mut base = build_base_options(input.release, model, input.estimate, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }

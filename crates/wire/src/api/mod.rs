@@ -133,6 +133,8 @@ pub struct ApiInput<'a> {
     pub strict: &'a crate::strict::StrictTools,
     /// Whether the HTTP body is written ([`crate::Build::without_body`]).
     pub body: bool,
+    /// pi-ai's `estimateContextTokens` of [`ApiInput::messages`] (read once per request).
+    pub estimate: &'a crate::options::ContextEstimate<'a>,
 }
 
 impl ApiInput<'_> {

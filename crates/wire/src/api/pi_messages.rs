@@ -99,15 +99,18 @@ mod tests {
             .cloned()
             .unwrap();
         let env = Env::new([("PI_CACHE_RETENTION".to_string(), "long".to_string())].into());
+        let refs: Vec<&Value> = messages.iter().collect();
+        let release = forge_replay_model::release::PiRelease::V0_87_1;
         let out = assemble(&ApiInput {
-            release: forge_replay_model::release::PiRelease::V0_87_1,
+            release,
             model: &model,
-            messages: &messages.iter().collect::<Vec<_>>(),
+            messages: &refs,
             options: &options,
             entry: Entry::StreamSimple,
             env: &env,
             strict: &Default::default(),
             body: true,
+            estimate: &crate::options::ContextEstimate::new(release, &refs),
         })
         .unwrap();
         let wire = out.wire.unwrap();

@@ -89,7 +89,7 @@ pub(crate) fn simple_options(
     input: &ApiInput<'_>,
     options: &Map<String, Value>,
 ) -> Map<String, Value> {
-    let mut base = build_base_options(input.release, input.model, input.messages, options);
+    let mut base = build_base_options(input.release, input.model, input.estimate, options);
     if let Some(tc) = options.field("toolChoice") {
         base.insert("toolChoice".into(), tc.clone());
     }

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use forge_replay_model::json::stringify;
 use forge_replay_model::release::PiRelease;
 use forge_replay_wire::{
-    assemble_messages, assemble_with, normalize_context, Api, AssembleError, Assembled, Build,
-    CaseFile, Catalog, Entry, Env, ModelSpec, WireRequest,
+    assemble_messages, assemble_resumed, assemble_with, normalize_context, Api, AssembleError,
+    Assembled, Build, CaseFile, Catalog, Entry, Env, ModelSpec, Resume, WireRequest,
 };
 use serde_json::{Map, Value};
 
@@ -294,6 +294,104 @@ fn borrowed_messages_assemble_like_the_context() {
     assert!(plain > 0 && prompted > 0 && refused > 0);
     assert_eq!(apis, Api::ALL.into_iter().collect(), "APIs assembled");
     assert_eq!(releases, PiRelease::ALL.into_iter().collect());
+}
+
+/// Architecture Invariant (the incremental path produces what the full path produces), on the
+/// wire side: `assemble_resumed` over a transcript that grows request by request (each one
+/// sharing all of the previous one), then shrinks to half and grows again, equals
+/// `assemble_messages` of every prefix, on every committed case under every release; refusals
+/// included, so a rejected request in the middle of a walk is covered too.
+#[test]
+fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
+    let mut failures = Vec::new();
+    let (mut assembled, mut refused, mut resumed) = (0, 0, 0);
+    let mut apis = BTreeSet::new();
+    for r in requests() {
+        let transcript: Vec<Value>;
+        let messages: &[Value] = if has_prompt_or_tools(&r.context) {
+            match normalize_context(&r.context) {
+                Ok(m)
+                    if !["systemPrompt", "tools"]
+                        .iter()
+                        .any(|k| r.context.get(k).is_some_and(Value::is_null)) =>
+                {
+                    transcript = m;
+                    &transcript
+                }
+                _ => continue,
+            }
+        } else {
+            match r.context.get("messages").and_then(Value::as_array) {
+                Some(m) => m,
+                None => continue,
+            }
+        };
+        let refs: Vec<&Value> = messages.iter().collect();
+        let n = refs.len();
+        // Every prefix of a short transcript; about eight of a long one.
+        let step = (n / 8).max(1);
+        let mut lengths: Vec<usize> = (0..=n).step_by(step).collect();
+        if lengths.last() != Some(&n) {
+            lengths.push(n);
+        }
+        let back: Vec<usize> = lengths.iter().copied().filter(|&k| k >= n / 2).collect();
+        lengths.extend(back);
+        for release in PiRelease::ALL {
+            let Ok(model) = Catalog::builtin(release).resolve(&r.model) else {
+                continue;
+            };
+            let mut resume = Resume::default();
+            let mut previous = 0;
+            for &k in &lengths {
+                let shared = previous.min(k);
+                previous = k;
+                resumed += usize::from(shared > 0);
+                let build = Build::default();
+                let from_scratch = assemble_messages(
+                    release,
+                    &model,
+                    &refs[..k],
+                    &r.options,
+                    r.entry,
+                    &r.env,
+                    build,
+                );
+                let carried = assemble_resumed(
+                    release,
+                    &model,
+                    &refs[..k],
+                    &r.options,
+                    r.entry,
+                    &r.env,
+                    build,
+                    &mut resume,
+                    shared,
+                );
+                match compare(from_scratch, carried) {
+                    Ok(Some(api)) => {
+                        assembled += 1;
+                        apis.insert(api);
+                    }
+                    Ok(None) => refused += 1,
+                    Err(d) => failures.push(format!(
+                        "{} (pi {release}) first {k} of {n} messages, {shared} shared: {d}",
+                        r.at
+                    )),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "assemble_resumed vs assemble_messages: {assembled} equal requests, {refused} equal refusals, {resumed} with a shared prefix"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} difference(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(refused > 0 && resumed > 1000);
+    assert_eq!(apis, Api::ALL.into_iter().collect(), "APIs assembled");
 }
 
 /// The comparison itself: requests that differ in any one field are reported, naming the field.
