@@ -31,7 +31,7 @@ pub fn with_path(path: &std::path::Path, cause: &str) -> String {
 /// An error chain (`outer: cause: cause`) whose causes repeat a location already said
 /// (`file:5: entry 4: cannot build the context: file:5: cannot parse entry: …`) says it once.
 /// A location is the line's first part (`file` or `file:5`) or any later part that is a
-/// `file:LINE` without spaces; a repeated one is dropped.
+/// `file:LINE` without spaces; a later part that repeats one is dropped.
 pub fn once_located(message: &str) -> Cow<'_, str> {
     let parts: Vec<&str> = message.split(": ").collect();
     let is_location = |k: usize, part: &str| {
@@ -47,11 +47,15 @@ pub fn once_located(message: &str) -> Cow<'_, str> {
     let mut kept: Vec<&str> = Vec::with_capacity(parts.len());
     for (k, part) in parts.iter().enumerate() {
         // The last part is the cause itself, never dropped.
-        if k + 1 < parts.len() && !part.is_empty() && is_location(k, part) {
+        // A part that repeats a location said before is dropped, whether or not it has a line
+        // (`file: cannot replay: file: cannot select the leaf: …`).
+        if k + 1 < parts.len() && !part.is_empty() {
             if seen.contains(part) {
                 continue;
             }
-            seen.push(part);
+            if is_location(k, part) {
+                seen.push(part);
+            }
         }
         kept.push(part);
     }
@@ -82,6 +86,15 @@ mod tests {
         assert_eq!(
             once_located("cannot replay s.jsonl: s.jsonl:5: entry 4: x: s.jsonl:5: cannot parse"),
             "cannot replay s.jsonl: s.jsonl:5: entry 4: x: cannot parse"
+        );
+        // The file alone, repeated by a cause that has no line either.
+        assert_eq!(
+            once_located("s.jsonl: cannot replay the requests: s.jsonl: cannot select: no id"),
+            "s.jsonl: cannot replay the requests: cannot select: no id"
+        );
+        assert_eq!(
+            once_located("s.jsonl: error: s.jsonl: cannot read: s.jsonl: no such file"),
+            "s.jsonl: error: cannot read: no such file"
         );
         // Different locations, and text that only looks like one, are kept as they are.
         let kept = "a.toml:3: b.json:3: step 2: column 3: x";

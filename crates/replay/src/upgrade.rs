@@ -546,9 +546,16 @@ pub fn upgrade_input(path: &Path, from: PiRelease, to: PiRelease) -> InputReport
         },
         Some(InputKind::Scenario) => scenario_requests(path, from, to, &mut report.requests),
         Some(InputKind::Case) => case_request(path, from, to).map(|r| report.requests.push(r)),
-        None => Err(UpgradeError::UnknownKind {
-            path: path.to_path_buf(),
-        }),
+        // A path that is not there is said as such, whatever its name.
+        None => match std::fs::metadata(path) {
+            Err(source) => Err(UpgradeError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+            Ok(_) => Err(UpgradeError::UnknownKind {
+                path: path.to_path_buf(),
+            }),
+        },
     };
     if let Err(e) = result {
         report.error = Some(forge_replay_model::error::chain(&e));
@@ -1253,7 +1260,8 @@ pub fn render_text(report: &Report) -> String {
             }
         }
         if let Some(e) = &input.error {
-            let _ = writeln!(out, "{}: error: {e}", input.path.display());
+            let line = format!("{}: error: {e}", input.path.display());
+            let _ = writeln!(out, "{}", forge_replay_model::error::once_located(&line));
         }
     }
     let s = summarize(report);

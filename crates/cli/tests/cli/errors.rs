@@ -163,3 +163,29 @@ fn usage_errors_carry_the_one_prefix() {
         .stderr_contains("forge-replay: error: unrecognized subcommand 'frobnicate'")
         .run();
 }
+
+/// A leaf that is not in the session: the file is said once, though two layers name it.
+#[test]
+fn an_unknown_leaf_names_the_file_once() {
+    let session = fixture("agent/anthropic-opus-tools/session.jsonl");
+    for args in [
+        vec!["cache", "explain", &session, "--leaf", "nope"],
+        vec!["replay", &session, "--leaf", "nope"],
+        vec!["report", "session", &session, "--leaf", "nope"],
+    ] {
+        let out = Test::new().args(args.clone()).status(2).run();
+        let lines = error_lines(&out.stderr);
+        assert_eq!(lines.len(), 1, "{args:?}: {lines:?}");
+        assert_eq!(
+            lines[0].matches("session.jsonl").count(),
+            1,
+            "{args:?}: {}",
+            lines[0]
+        );
+        assert!(
+            lines[0].ends_with("no entry with id \"nope\""),
+            "{}",
+            lines[0]
+        );
+    }
+}

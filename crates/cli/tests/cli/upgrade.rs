@@ -174,3 +174,27 @@ fn json_and_markdown_formats() {
         .status(1)
         .run();
 }
+
+/// An input that is not there says so, and each failed input names its file once.
+#[test]
+fn a_missing_input_is_named_once_with_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("gone");
+    let gone_jsonl = dir.path().join("gone.jsonl");
+    let out = Test::new()
+        .args([
+            "upgrade", "--from", "0.87.1", "--to", "1.6.0", "--format", "text",
+        ])
+        .arg(&gone)
+        .arg(&gone_jsonl)
+        .stdout_contains("gone: error: cannot read the input: No such file or directory")
+        .stdout_contains("gone.jsonl: error: cannot read the session: no such file")
+        .stdout_contains("2 inputs failed")
+        .status(2)
+        .run();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for path in [&gone, &gone_jsonl] {
+        let named = text.matches(&format!("{}:", path.display())).count();
+        assert_eq!(named, 1, "{} named {named} times:\n{text}", path.display());
+    }
+}
