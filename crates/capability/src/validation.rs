@@ -23,6 +23,10 @@ pub enum ValidateError {
     },
     #[error(transparent)]
     Dir(#[from] DiscoveryError),
+    /// A directory without one capability file: nothing was validated, which a CI check that
+    /// passed would hide.
+    #[error("{}: no capability files (*.json) in this directory", path.display())]
+    Empty { path: PathBuf },
 }
 
 /// Every capability file read, in argument order (a directory's files in Forge's order).
@@ -53,7 +57,11 @@ fn collect(path: &Path) -> Result<Vec<LoadedCapability>, ValidateError> {
         } else {
             path.to_path_buf()
         };
-        Ok(read_scope_dir(&dir, scope_of(&dir))?)
+        let files = read_scope_dir(&dir, scope_of(&dir))?;
+        if files.is_empty() {
+            return Err(ValidateError::Empty { path: dir });
+        }
+        Ok(files)
     } else {
         Ok(vec![load_file(path, scope_of(path))])
     }
@@ -145,6 +153,20 @@ mod tests {
         assert!(
             text.contains("review.json: ok (project:review)\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_directory_without_capability_files_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a capability").unwrap();
+        let e = Validation::of_paths(&[dir.path().to_path_buf()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: no capability files (*.json) in this directory",
+                dir.path().display()
+            )
         );
     }
 

@@ -60,6 +60,15 @@ fn fraction(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--entries`: a whole number of at least 8 (a header, the model and thinking changes, a
+/// system message and one full turn).
+fn lines_per_session(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 8 => Ok(n),
+        _ => Err("expected a whole number of lines, at least 8".into()),
+    }
+}
+
 pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE};
 
 /// `--format` values `allowed` of [`Format`] (`table` is an old name of `text`, still accepted).
@@ -584,7 +593,7 @@ pub struct GenCorpusArgs {
     #[arg(long, default_value_t = 100)]
     pub sessions: usize,
     /// Lines per session file, header included (at least 8).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = lines_per_session)]
     pub entries: usize,
     /// Random seed: the same seed writes the same corpus.
     #[arg(long, default_value_t = 1)]

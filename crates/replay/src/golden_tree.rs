@@ -26,6 +26,8 @@ pub enum GoldenTreeError {
     },
     #[error("no scenarios")]
     NoScenarios,
+    #[error("--golden-dir {}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
     #[error("{}: cannot read the golden tree: {source}", .root.display())]
     Unreadable {
         root: PathBuf,
@@ -43,6 +45,11 @@ pub fn golden_root(
     scenarios: &[PathBuf],
 ) -> Result<PathBuf, GoldenTreeError> {
     if let Some(dir) = explicit {
+        // A tree that does not exist yet is fine (every case then has no golden, or `--bless`
+        // creates it); a file in its place would fail every case on its own.
+        if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(GoldenTreeError::NotADirectory(dir.to_path_buf()));
+        }
         return Ok(dir.to_path_buf());
     }
     let mut found: Option<(PathBuf, &Path)> = None;

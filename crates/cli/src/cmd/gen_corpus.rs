@@ -9,7 +9,7 @@ use crate::Exit;
 use forge_replay_model::text::count;
 
 pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
-    // clap has checked that --forks is a fraction from 0 to 1.
+    // clap has checked that --forks is a fraction from 0 to 1 and --entries at least 8.
     let opts = GenOptions {
         sessions: args.sessions,
         entries: args.entries,
@@ -24,7 +24,7 @@ pub fn run(args: GenCorpusArgs) -> anyhow::Result<Exit> {
         "wrote {} ({}), {} lines each, {:.1} MB under {}{}",
         count(summary.files.len(), "session", "sessions"),
         count(summary.forks, "fork", "forks"),
-        opts.entries.max(8),
+        opts.entries,
         summary.bytes as f64 / 1e6,
         args.out.display(),
         if summary.replaced {

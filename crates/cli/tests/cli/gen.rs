@@ -193,3 +193,20 @@ fn commands_that_take_a_sessions_directory_default_to_pis() {
         assert!(text.contains(&format!("sessions: `{expect}")), "{text}");
     }
 }
+
+/// Too few lines per session is refused by name (it was quietly raised to 8), and nothing is
+/// written.
+#[test]
+fn gen_corpus_refuses_fewer_than_eight_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    for n in ["3", "0", "eight"] {
+        Test::new()
+            .args(["gen-corpus", "--out", out.to_str().unwrap(), "--entries", n])
+            .status(2)
+            .stderr_contains("--entries")
+            .stderr_contains("expected a whole number of lines, at least 8")
+            .run();
+    }
+    assert!(!out.exists());
+}

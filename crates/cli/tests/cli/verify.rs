@@ -133,3 +133,37 @@ fn bless_refuses_a_tree_that_holds_none_of_the_scenarios_goldens() {
         .run();
     assert!(tree.join(SCENARIO).is_dir());
 }
+
+/// A file given as the golden tree is one error up front, not one per case.
+#[test]
+fn a_golden_dir_that_is_a_file_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("golden");
+    std::fs::write(&file, "not a tree").unwrap();
+    for bless in [false, true] {
+        let mut args = vec![
+            "verify".to_owned(),
+            repo_root()
+                .join(format!("scenarios/{SCENARIO}.toml"))
+                .display()
+                .to_string(),
+            "--golden-dir".to_owned(),
+            file.display().to_string(),
+        ];
+        if bless {
+            args.push("--bless".to_owned());
+        }
+        let out = Test::new()
+            .args(&args)
+            .status(2)
+            .stderr_contains(format!("--golden-dir {}: not a directory", file.display()))
+            .run();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().count(),
+            1,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), b"not a tree");
+    }
+}
