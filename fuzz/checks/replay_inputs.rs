@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 
 /// The repository root (tests run with the crate's manifest directory, `crates/<name>`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    // Read when the test runs (cargo sets it), so a build shared by two checkouts reads its own.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest.join("../..")
 }
 
 /// Files directly under `dir` (relative to the repository root), sorted.
