@@ -20,7 +20,7 @@ const LAYERS: [Layer; 5] = [
 fn catalog_line(r: PiRelease) -> String {
     let m = json::parse(manifest(r)).unwrap_or(Value::Null);
     let cat = Catalog::builtin(r);
-    let other = cat.other_models().len();
+    let other = cat.other_models().count();
     format!(
         "pi-ai catalog: manifest schema {}, generated {}, {} chat models{}",
         m["schemaVersion"],
@@ -114,7 +114,7 @@ pub fn to_json(releases: &[PiRelease]) -> Value {
                 "latest": *r == PiRelease::LATEST,
                 "against": previous(*r).map(PiRelease::version),
                 "catalog": {"schemaVersion": m["schemaVersion"], "generatedAt": m["generatedAt"],
-                            "chatModels": cat.len(), "otherModels": cat.other_models().len()},
+                            "chatModels": cat.len(), "otherModels": cat.other_models().count()},
                 "changes": changes,
             })
         })

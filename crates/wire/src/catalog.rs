@@ -7,7 +7,10 @@
 //! provider id and the api groups are merged (later groups win), as pi-ai's
 //! `flattenModelCatalog` does. From 1.3 ([`Change::CatalogTypedKeys`]) keys are `"<type>:<id>"`
 //! and only `chat` models are the catalog requests are built for; image and classifier models are
-//! kept apart ([`Catalog::other_models`]). Parsing happens once per release, on first use.
+//! kept apart ([`Catalog::other_models`]). A provider's data file is parsed once, the first time
+//! one of its models is asked for: a command that replays an Anthropic session parses
+//! `anthropic.json`, not the 44 files of the release (which cost 85 % of a small replay's
+//! instructions).
 //!
 //! A user catalog has the shape of Pi's `~/.pi/agent/models-store.json`:
 //! `{ "<providerId>": { "models": [Model, …], "lastModified"?, "checkedAt"?, "etag"? } }`. Its
@@ -94,9 +97,76 @@ fn suggest(s: &[String]) -> String {
 #[derive(Debug, Clone)]
 pub struct Catalog {
     release: PiRelease,
-    providers: Vec<(String, Vec<Model>)>,
+    providers: Vec<Provider>,
+    /// Models of user catalogs that are not chat models, in the order they were layered (after
+    /// the built-in ones of every provider).
+    other: Vec<Model>,
+}
+
+/// One provider of a catalog: its built-in data file, parsed on first use, and the models
+/// layered on top.
+#[derive(Debug, Clone)]
+struct Provider {
+    name: String,
+    release: PiRelease,
+    /// The embedded data file (`None` for a provider only a user catalog has).
+    source: Option<&'static str>,
+    models: OnceLock<Models>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Models {
+    /// Chat models, in catalog order.
+    chat: Vec<Model>,
     /// Models that are not chat models (1.3: `type` image or classifier), in catalog order.
     other: Vec<Model>,
+}
+
+impl Provider {
+    fn models(&self) -> &Models {
+        self.models.get_or_init(|| {
+            self.source
+                .map_or_else(Models::default, |text| parse_provider(self.release, text))
+        })
+    }
+
+    fn models_mut(&mut self) -> &mut Models {
+        self.models();
+        self.models.get_mut().expect("initialised just above")
+    }
+}
+
+/// The models of one embedded data file. 0.87.1 `flattenModelCatalog`:
+/// `Object.assign({}, ...Object.values(groups))`; 1.3 `flattenChatModelCatalog`: the same for
+/// models of type "chat", keyed by id (the key of every embedded model is its id, or
+/// `"chat:<id>"`).
+fn parse_provider(release: PiRelease, text: &str) -> Models {
+    let groups: Value = forge_replay_model::json::parse(text).unwrap_or(Value::Object(Map::new()));
+    let mut out = Models::default();
+    // The parsed tree is taken apart, not copied: each model object moves into its `Model`.
+    let mut flat = Map::new();
+    if let Value::Object(groups) = groups {
+        for (_, group) in groups {
+            let Value::Object(models) = group else {
+                continue;
+            };
+            for (_, m) in models {
+                let Some(id) = m.field("id").and_then(Value::as_str) else {
+                    continue;
+                };
+                if is_chat(release, &m) {
+                    flat.insert(id.to_string(), m);
+                } else if let Ok(model) = Model::from_value(m) {
+                    out.other.push(model);
+                }
+            }
+        }
+    }
+    out.chat = flat
+        .into_iter()
+        .filter_map(|(_, v)| Model::from_value(v).ok())
+        .collect();
+    out
 }
 
 static BUILTIN: [OnceLock<Catalog>; PiRelease::ALL.len()] =
@@ -120,46 +190,24 @@ impl Catalog {
         }
     }
 
-    /// pi-ai's built-in catalog of `release` (parsed on first use).
+    /// pi-ai's built-in catalog of `release` (each provider's file parsed on first use).
     pub fn builtin(release: PiRelease) -> &'static Catalog {
         let slot = PiRelease::ALL
             .iter()
             .position(|r| *r == release)
             .expect("every release is in ALL");
-        BUILTIN[slot].get_or_init(|| {
-            let files = data_files(release);
-            let mut cat = Catalog::empty(release);
-            cat.providers.reserve(files.len());
-            for (provider, text) in files {
-                let groups: Value =
-                    forge_replay_model::json::parse(text).unwrap_or(Value::Object(Map::new()));
-                // 0.87.1 flattenModelCatalog: Object.assign({}, ...Object.values(groups)); 1.3
-                // flattenChatModelCatalog: the same for models of type "chat", keyed by id (the
-                // key of every embedded model is its id, or "chat:<id>").
-                let mut flat = Map::new();
-                if let Some(groups) = groups.as_object() {
-                    for group in groups.values() {
-                        if let Some(models) = group.as_object() {
-                            for m in models.values() {
-                                let Some(id) = m.field("id").and_then(Value::as_str) else {
-                                    continue;
-                                };
-                                if is_chat(release, m) {
-                                    flat.insert(id.to_string(), m.clone());
-                                } else if let Ok(model) = Model::from_value(m.clone()) {
-                                    cat.other.push(model);
-                                }
-                            }
-                        }
-                    }
-                }
-                let models = flat
-                    .into_iter()
-                    .filter_map(|(_, v)| Model::from_value(v).ok())
-                    .collect();
-                cat.providers.push((provider.to_string(), models));
-            }
-            cat
+        BUILTIN[slot].get_or_init(|| Catalog {
+            release,
+            providers: data_files(release)
+                .iter()
+                .map(|(provider, text)| Provider {
+                    name: (*provider).to_string(),
+                    release,
+                    source: Some(text),
+                    models: OnceLock::new(),
+                })
+                .collect(),
+            other: Vec::new(),
         })
     }
 
@@ -224,14 +272,19 @@ impl Catalog {
     /// Adds a model, replacing one with the same provider and id.
     pub fn insert(&mut self, model: Model) {
         let provider = model.provider().to_string();
-        let slot = match self.providers.iter().position(|(p, _)| *p == provider) {
+        let slot = match self.providers.iter().position(|p| p.name == provider) {
             Some(i) => i,
             None => {
-                self.providers.push((provider, Vec::new()));
+                self.providers.push(Provider {
+                    name: provider,
+                    release: self.release,
+                    source: None,
+                    models: OnceLock::new(),
+                });
                 self.providers.len() - 1
             }
         };
-        let models = &mut self.providers[slot].1;
+        let models = &mut self.providers[slot].models_mut().chat;
         match models.iter().position(|m| m.id() == model.id()) {
             Some(i) => models[i] = model,
             None => models.push(model),
@@ -242,8 +295,8 @@ impl Catalog {
     pub fn get(&self, provider: &str, id: &str) -> Option<&Model> {
         self.providers
             .iter()
-            .find(|(p, _)| p == provider)
-            .and_then(|(_, ms)| ms.iter().find(|m| m.id() == id))
+            .find(|p| p.name == provider)
+            .and_then(|p| p.models().chat.iter().find(|m| m.id() == id))
     }
 
     /// The provider a release calls `provider` by ([`Change::AzureProviderRenamed`]: from 1.3 an
@@ -268,8 +321,13 @@ impl Catalog {
                 return Ok(m);
             }
         }
-        let Some((_, models)) = self.providers.iter().find(|(p, _)| p == renamed) else {
-            let names: Vec<&str> = self.providers.iter().map(|(p, _)| p.as_str()).collect();
+        let Some(models) = self
+            .providers
+            .iter()
+            .find(|p| p.name == renamed)
+            .map(|p| &p.models().chat)
+        else {
+            let names: Vec<&str> = self.providers().collect();
             // The id may exist under another provider.
             let mut suggestions: Vec<String> = self
                 .models()
@@ -308,23 +366,26 @@ impl Catalog {
 
     /// Every model, provider by provider, in catalog order.
     pub fn models(&self) -> impl Iterator<Item = &Model> {
-        self.providers.iter().flat_map(|(_, ms)| ms.iter())
+        self.providers.iter().flat_map(|p| p.models().chat.iter())
     }
 
-    /// The models that are not chat models (1.3 image and classifier models), in catalog order.
-    /// No request is built for them.
-    pub fn other_models(&self) -> &[Model] {
-        &self.other
+    /// The models that are not chat models (1.3 image and classifier models), in catalog order,
+    /// then those of user catalogs. No request is built for them.
+    pub fn other_models(&self) -> impl Iterator<Item = &Model> {
+        self.providers
+            .iter()
+            .flat_map(|p| p.models().other.iter())
+            .chain(&self.other)
     }
 
     /// Provider ids in catalog order.
     pub fn providers(&self) -> impl Iterator<Item = &str> {
-        self.providers.iter().map(|(p, _)| p.as_str())
+        self.providers.iter().map(|p| p.name.as_str())
     }
 
     /// Number of models.
     pub fn len(&self) -> usize {
-        self.providers.iter().map(|(_, ms)| ms.len()).sum()
+        self.providers.iter().map(|p| p.models().chat.len()).sum()
     }
 
     /// True when the catalog holds no model.
@@ -488,8 +549,8 @@ mod tests {
         // Counts of pi-ai's own getBuiltinModels over every provider (chat models).
         assert_eq!(old.len(), 1495);
         assert_eq!(new.len(), 1614);
-        assert_eq!(new.other_models().len(), 100);
-        assert!(old.other_models().is_empty());
+        assert_eq!(new.other_models().count(), 100);
+        assert!(old.other_models().next().is_none());
         // The azure rename: the old provider name resolves to the new one from 1.3.
         let m = new.lookup("azure-openai-responses", "gpt-5.5").unwrap();
         assert_eq!(m.provider(), "azure");
