@@ -125,16 +125,18 @@ function childEnv(caseEnv, expectError) {
 function runCase(caseFile, caseEnv, expectError, release) {
 	return new Promise((resolvePromise, reject) => {
 		const child = spawn(process.execPath, [SELF, "--run-case", caseFile, "--pi", release], { env: childEnv(caseEnv, expectError), stdio: ["ignore", "pipe", "pipe"] });
-		let out = "";
+		// Decoded once at the end: a character split across two pipe chunks must not become two
+		// U+FFFD (which `out += chunk` does).
+		const out = [];
 		let err = "";
 		child.stdout.on("data", (d) => {
-			out += d;
+			out.push(d);
 		});
 		child.stderr.on("data", (d) => {
 			err += d;
 		});
 		child.on("close", (code) => {
-			if (code === 0) resolvePromise(out);
+			if (code === 0) resolvePromise(Buffer.concat(out).toString("utf8"));
 			else reject(new Error(`${caseFile}: exit ${code}: ${err.trim()}`));
 		});
 	});
