@@ -7,6 +7,7 @@
 //   node src/gen-wire-cases.mjs --matrix --out /tmp/wire-matrix   (ad-hoc: scenarios × many models)
 //   node src/gen-wire-cases.mjs --malformed --out /tmp/wire-malformed   (ad-hoc: malformed contexts × the ten APIs)
 //   node src/gen-wire-cases.mjs --options --out /tmp/wire-options   (ad-hoc: option sets × models × both entries)
+//   node src/gen-wire-cases.mjs --random 300 --seed 1 --out /tmp/wire-random   (ad-hoc: seeded random contexts, src/wire-random.mjs)
 //   node src/gen-wire-cases.mjs --pi 1.3.0 --out ../../fixtures/releases/1.3.0/wire [--check]
 //   node src/gen-wire-cases.mjs --pi 1.6.0 --matrix --out /tmp/wire-matrix-1.6.0   (any mode, any release)
 //
@@ -222,6 +223,8 @@ async function main() {
 	let matrix = false;
 	let malformed = false;
 	let optionsSweep = false;
+	let random = 0;
+	let seed = 1;
 	let only;
 	let jobs = 2;
 	for (let i = 0; i < args.length; i++) {
@@ -231,6 +234,8 @@ async function main() {
 		else if (a === "--matrix") matrix = true;
 		else if (a === "--malformed") malformed = true;
 		else if (a === "--options") optionsSweep = true;
+		else if (a === "--random") random = Number(args[++i]);
+		else if (a === "--seed") seed = Number(args[++i]);
 		else if (a === "--only") only = args[++i];
 		else if (a === "--jobs") jobs = Number(args[++i]);
 		else {
@@ -239,21 +244,30 @@ async function main() {
 		}
 	}
 	if (!outDir) {
-		console.error("usage: gen-wire-cases --out DIR [--pi RELEASE] [--check] [--matrix|--malformed|--options] [--only SUBSTR] [--jobs N]");
+		console.error("usage: gen-wire-cases --out DIR [--pi RELEASE] [--check] [--matrix|--malformed|--options|--random N [--seed S]] [--only SUBSTR] [--jobs N]");
+		process.exit(2);
+	}
+	if (!Number.isInteger(random) || random < 0 || !Number.isInteger(seed) || seed < 0) {
+		console.error("--random N and --seed S take non-negative integers");
 		process.exit(2);
 	}
 	outDir = resolve(outDir);
 	const { buildCases, matrixCases, malformedCases, optionsCases } = await import("./wire-cases.mjs");
-	let cases = matrix
+	const { randomCases, reachSummary } = await import("./wire-random.mjs");
+	let cases = random
+		? await randomCases(random, seed)
+		: matrix
 		? await matrixCases()
 		: malformed
 			? await malformedCases()
 			: optionsSweep
 				? await optionsCases()
 				: await buildCases();
-	const sweep = matrix || malformed || optionsSweep;
+	// The random cases before adaptCase (it keeps only the case): their reach counters.
+	const generated = random ? new Map(cases.map((c) => [c.name, c])) : null;
+	const sweep = matrix || malformed || optionsSweep || random > 0;
 	// Ad-hoc runs keep whatever pi-ai does: a payload, or its refusal as the golden.
-	matrix ||= malformed || optionsSweep;
+	matrix ||= malformed || optionsSweep || random > 0;
 	const other = release !== DEFAULT_RELEASE;
 	const shared = new Set();
 	const absent = new Map();
@@ -288,6 +302,7 @@ async function main() {
 		names.add(c.name);
 	}
 	if (only) cases = cases.filter((c) => c.name.includes(only));
+	const reach = random ? reachSummary(cases.map((c) => generated.get(c.name))) : null;
 
 	const scratch = mkdtempSync(join(tmpdir(), "wire-cases-"));
 	let failures = 0;
@@ -322,6 +337,11 @@ async function main() {
 	if (!only && !matrix && !other) {
 		const { benchCases } = await import("./wire-cases.mjs");
 		for (const b of benchCases()) produced.set(`bench/${b.api}.case.json`, stableText(b.case));
+	}
+	if (reach) {
+		// What the generator reached, per API: how many cases had at least one of each.
+		produced.set("RANDOM-REACH.json", stableText({ release, seed, cases: cases.length, perApi: reach }));
+		console.error(`gen-wire-cases: random seed ${seed}: ${cases.length} cases (reach per API in RANDOM-REACH.json)`);
 	}
 	if (failures) {
 		console.error(`gen-wire-cases: ${failures} case(s) failed`);

@@ -3,7 +3,7 @@
 // messages, in orders no hand-written script would think of. Fully determined by the seed.
 import { MODELS, TOOLS, assistant, bashExecution, image, system, text, thinking, toolCall, toolResult, usage, user } from "./builders.mjs";
 
-function prng(seed) {
+export function prng(seed) {
 	let x = seed >>> 0 || 1;
 	const next = () => {
 		x ^= x << 13;
