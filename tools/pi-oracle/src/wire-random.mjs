@@ -27,6 +27,8 @@ const RANDOM_MODELS = {
 		{ provider: "anthropic", id: "claude-haiku-4-5" },
 		{ provider: "kimi-coding", id: "k3" },
 		{ provider: "fireworks", id: "accounts/fireworks/models/deepseek-v4-pro" },
+		{ provider: "minimax", id: "MiniMax-M3" },
+		{ provider: "anthropic", id: "claude-fable-5" },
 	],
 	"openai-responses": [
 		{ provider: "openai", id: "gpt-5.5" },
@@ -45,6 +47,7 @@ const RANDOM_MODELS = {
 	"openai-codex-responses": [
 		{ provider: "openai-codex", id: "gpt-5.6-sol" },
 		{ provider: "openai-codex", id: "gpt-6-astra" },
+		{ provider: "openai-codex", id: "gpt-6-luna" },
 	],
 	"openai-completions": [
 		{ provider: "moonshotai", id: "kimi-k3" },
@@ -54,32 +57,42 @@ const RANDOM_MODELS = {
 		{ provider: "zai", id: "glm-5.3" },
 		{ provider: "fireworks", id: "accounts/fireworks/models/kimi-k3" },
 		{ provider: "ant-ling", id: "Ling-2.6-1T" },
+		{ provider: "together", id: "Qwen/Qwen3.7-Max" },
+		{ provider: "openrouter", id: "anthropic/claude-fable-5" },
+		{ provider: "xiaomi", id: "mimo-v2.6-pro" },
 	],
 	"mistral-conversations": [
 		{ provider: "mistral", id: "mistral-large-latest" },
 		{ provider: "mistral", id: "magistral-medium-latest" },
 		{ provider: "mistral", id: "mistral-large-latest", overrides: { compat: { supportsMidConvoSystemMessages: true } } },
 		{ provider: "mistral", id: "codestral-latest" },
+		{ provider: "mistral", id: "mistral-medium-latest" },
 	],
 	"google-generative-ai": [
 		{ provider: "google", id: "gemini-2.5-pro" },
 		{ provider: "google", id: "gemini-3.1-pro-preview" },
 		{ provider: "google", id: "gemini-2.5-flash" },
+		{ provider: "google", id: "gemini-3-flash-preview" },
+		{ provider: "google", id: "gemma-4-26b-a4b-it" },
 	],
 	"google-vertex": [
 		{ provider: "google-vertex", id: "gemini-2.5-flash" },
 		{ provider: "google-vertex", id: "gemini-3.1-pro-preview" },
+		{ provider: "google-vertex", id: "gemini-3-flash-preview" },
 	],
 	"bedrock-converse-stream": [
 		{ provider: "amazon-bedrock", id: "anthropic.claude-opus-4-8" },
 		{ provider: "amazon-bedrock", id: "amazon.nova-pro-v1:0" },
 		{ provider: "amazon-bedrock", id: "anthropic.claude-haiku-4-5-20251001-v1:0" },
 		{ provider: "amazon-bedrock", id: "amazon.nova-micro-v1:0" },
+		{ provider: "amazon-bedrock", id: "openai.gpt-oss-120b" },
+		{ provider: "amazon-bedrock", id: "amazon.nova-2-lite-v1:0" },
 	],
 	"pi-messages": [
 		{ provider: "radius", id: "balanced" },
 		{ provider: "radius", id: "cheap" },
 		{ provider: "radius", id: "claude-opus-4-5" },
+		{ provider: "radius", id: "claude-sonnet-4-5" },
 	],
 };
 const APIS = Object.keys(RANDOM_MODELS);
@@ -116,7 +129,7 @@ const EDGE_TEXT = ["", " ", "\n", "   \n\t", "\ud800", "lone \udc00 low", "😀\
 const LEVELS = [undefined, "off", "minimal", "low", "medium", "high", "xhigh"];
 const TOOL_POOL = ["read", "bash", "grep", "edit", "web", "patch"];
 /** A grammar-constrained tool (OpenAI custom tools) besides the JSON-schema ones. */
-const TOOL_DEFS = {
+const BASE_TOOLS = {
 	...TOOLS,
 	patch: {
 		name: "apply_patch",
@@ -125,6 +138,81 @@ const TOOL_DEFS = {
 		constrainedSampling: { type: "grammar", variants: { openai_lark: 'start: "*** Begin Patch" /.+/s' } },
 	},
 };
+
+/** A random JSON Schema node of depth at most `depth` (the shapes extension tools declare). */
+function randomSchema(r, depth) {
+	const desc = () => (r.chance(0.4) ? { description: r.pick(["A value", "Pfad — ü ✓", "", "Line one\nline two"]) } : {});
+	const k = r.int(depth > 0 ? 12 : 7);
+	switch (k) {
+		case 0:
+			return { type: "string", ...desc(), ...(r.chance(0.3) ? { format: r.pick(["uri", "date-time", "email", "regex"]) } : {}), ...(r.chance(0.2) ? { minLength: 1, maxLength: 200 } : {}) };
+		case 1:
+			return { type: "number", ...desc(), ...(r.chance(0.4) ? { minimum: r.pick([0, -1.5, 1e-7]), maximum: r.pick([100, 1e21, 0.5]) } : {}), ...(r.chance(0.2) ? { default: 1.5 } : {}) };
+		case 2:
+			return { type: "integer", ...desc(), ...(r.chance(0.4) ? { minimum: 1, exclusiveMaximum: 1000 } : {}) };
+		case 3:
+			return { type: "boolean", ...desc(), ...(r.chance(0.3) ? { default: false } : {}) };
+		case 4:
+			return { type: "string", enum: r.pick([["a", "b"], ["low", "medium", "high"], ["x"]]), ...desc() };
+		case 5:
+			return { const: r.pick(["fixed", 3, true]), ...desc() };
+		case 6:
+			return { type: ["string", "null"], ...desc() };
+		case 7:
+		case 8:
+			return { type: "array", items: randomSchema(r, depth - 1), ...desc(), ...(r.chance(0.2) ? { minItems: 1 } : {}) };
+		case 9:
+			return { anyOf: [randomSchema(r, depth - 1), randomSchema(r, depth - 1)], ...desc() };
+		default:
+			return randomObject(r, depth - 1);
+	}
+}
+
+function randomObject(r, depth) {
+	const properties = {};
+	const n = r.int(4);
+	for (let j = 0; j < n; j++) properties[r.pick(["path", "query", "limit", "mode", "items", "opts", "naïve_key", "x-y", "$weird"])] = randomSchema(r, depth);
+	const keys = Object.keys(properties);
+	const out = { type: "object", properties };
+	if (keys.length && r.chance(0.7)) out.required = keys.filter(() => r.chance(0.6));
+	if (r.chance(0.3)) out.additionalProperties = r.chance(0.7) ? false : true;
+	return out;
+}
+
+/** An extension-like tool with a random schema (and sometimes a strict `prefer` / `none` hint). */
+function randomTool(r, k) {
+	const tool = { name: `ext_tool_${k}`, description: r.pick(["Does a thing", "Outil — ü ✓", "", "Multi\nline description"]), parameters: randomObject(r, 2) };
+	if (r.chance(0.25)) tool.constrainedSampling = { type: "json_schema", strict: r.pick(["prefer", "none"]) };
+	return tool;
+}
+
+/** Compat flags a models.json override may set on a Chat Completions model. */
+function randomCompletionsCompat(r) {
+	const compat = {};
+	const flag = (name) => {
+		if (r.chance(0.35)) compat[name] = r.chance(0.5);
+	};
+	for (const name of [
+		"supportsDeveloperRole",
+		"supportsStore",
+		"supportsReasoningEffort",
+		"supportsUsageInStreaming",
+		"supportsStrictMode",
+		"supportsMidConvoSystemMessages",
+		"requiresToolResultName",
+		"requiresAssistantAfterToolResult",
+		"requiresThinkingAsText",
+		"requiresNonNullAssistantContent",
+		"requiresReasoningContentOnAssistantMessages",
+		"requiresToolsWithToolHistory",
+	])
+		flag(name);
+	if (r.chance(0.3)) compat.maxTokensField = r.pick(["max_tokens", "max_completion_tokens"]);
+	if (r.chance(0.3)) compat.thinkingFormat = r.pick(["openai", "deepseek", "openrouter", "qwen", "zai", "together", "string-thinking", "qwen-chat-template"]);
+	if (r.chance(0.2)) compat.promptCacheKeyMode = r.pick(["auto", "enabled", "disabled"]);
+	if (r.chance(0.15)) compat.cacheControlFormat = "anthropic";
+	return compat;
+}
 
 function caseSeed(seed, i) {
 	// A 32-bit mix of (seed, i): neighbouring cases get unrelated streams.
@@ -139,10 +227,12 @@ function caseSeed(seed, i) {
 function randomCase(seed, i, lookup) {
 	const r = prng(caseSeed(seed, i));
 	const api = APIS[i % APIS.length];
-	const model = r.pick(RANDOM_MODELS[api]);
+	let model = r.pick(RANDOM_MODELS[api]);
+	const compatOverride = api === "openai-completions" && r.chance(0.25);
+	if (compatOverride) model = { ...model, overrides: { compat: randomCompletionsCompat(r) } };
 	const self = selfOf(model, lookup);
 	const catalog = lookup(model.provider, model.id);
-	const stats = { toolCalls: 0, thinking: 0, redacted: 0, images: 0, systemSections: 0, midSystem: 0, orphanResults: 0, orphanCalls: 0, foreign: 0, errors: 0, edge: 0, plain: 0 };
+	const stats = { toolCalls: 0, thinking: 0, redacted: 0, images: 0, systemSections: 0, midSystem: 0, orphanResults: 0, orphanCalls: 0, foreign: 0, errors: 0, edge: 0, plain: 0, randomSchemas: 0, compatOverride: compatOverride ? 1 : 0 };
 
 	const phrase = (n = 4) => {
 		if (r.chance(0.06)) {
@@ -170,7 +260,18 @@ function randomCase(seed, i, lookup) {
 	const form = r.chance(0.3) ? "plain" : r.chance(0.85) ? "pi" : "none";
 	if (form === "plain") stats.plain++;
 	const current = new Set();
-	const initial = TOOL_POOL.filter(() => r.chance(0.5));
+	const TOOL_DEFS = { ...BASE_TOOLS };
+	const pool = [...TOOL_POOL];
+	if (r.chance(0.35)) {
+		const k = 1 + r.int(3);
+		for (let j = 0; j < k; j++) {
+			const tool = randomTool(r, j);
+			TOOL_DEFS[tool.name] = tool;
+			pool.push(tool.name);
+			stats.randomSchemas++;
+		}
+	}
+	const initial = pool.filter(() => r.chance(0.5));
 	const messages = [];
 	let systemPrompt;
 	let tools;
@@ -208,7 +309,7 @@ function randomCase(seed, i, lookup) {
 			stats.systemSections++;
 		}
 		if (form === "pi" && r.chance(0.5)) {
-			const add = TOOL_POOL.filter((n) => !current.has(n) && r.chance(0.4));
+			const add = pool.filter((n) => !current.has(n) && r.chance(0.4));
 			if (r.chance(0.15)) add.push("read2");
 			if (add.length) {
 				extra.toolsAdded = add.map((n) => TOOL_DEFS[n]);
@@ -250,6 +351,11 @@ function randomCase(seed, i, lookup) {
 			case "patch":
 				return { input: `*** Begin Patch\n-${phrase(2)}\n+${phrase(2)}\n*** End Patch` };
 			default:
+				// Extension tools: arguments of every JSON kind, JS number spellings included.
+				return Object.fromEntries(
+					Array.from({ length: r.int(4) }, (_, j) => [r.pick(["path", "query", "limit", "mode", "items", "opts"]) + (j ? j : ""), r.pick([1e21, -0, 0.1 + 0.2, 9007199254740993, 1e-7, 12345678901234567890, "s \ud800 x", [1, "two", null], { nested: { deep: true } }, false, null, phrase(2)])]),
+				);
+			case "read":
 				return r.chance(0.1) ? {} : { path: `${phrase(1)}.txt`, ...(r.chance(0.3) ? { offset: r.int(100) } : {}) };
 		}
 	};
@@ -277,7 +383,7 @@ function randomCase(seed, i, lookup) {
 			if (from.api.endsWith("responses")) {
 				const k = r.int(4);
 				if (k === 0) return { textSignature: `msg_${callN}abc` };
-				if (k === 1) return { textSignature: JSON.stringify({ v: 1, id: `msg_${"m".repeat(70)}` }) };
+				if (k === 1) return { textSignature: JSON.stringify({ v: 1, id: r.pick([`msg_${"m".repeat(70)}`, `msg_${"😀".repeat(40)}`, `msg_é${"x".repeat(62)}`, `msg_\ud800${"y".repeat(70)}`]) }) };
 				return { textSignature: JSON.stringify({ v: 1, id: `msg_${callN}def`, ...(k === 2 ? { phase: r.pick(["commentary", "final_answer", "other"]) } : {}) }) };
 			}
 			return { textSignature: r.pick(["dGV4dHNpZw==", "bad sig", ""]) };
@@ -290,7 +396,7 @@ function randomCase(seed, i, lookup) {
 		if (allowCalls && r.chance(0.5)) {
 			const k = 1 + (r.chance(0.3) ? r.int(3) : 0);
 			for (let j = 0; j < k; j++) {
-				const n = usable.length && r.chance(0.9) ? r.pick(usable) : r.pick(TOOL_POOL);
+				const n = usable.length && r.chance(0.9) ? r.pick(usable) : r.pick(pool);
 				const n1 = ++callN;
 				let id = nativeId(from.api, n1);
 				const style = r.int(20);
@@ -300,6 +406,8 @@ function randomCase(seed, i, lookup) {
 				else if (style === 2) id = `call_${"L".repeat(60)}${n1}|fc_${"x".repeat(400)}${n1}`;
 				else if (style === 3) id = `call_${n1}|ctc_${n1}`;
 				else if (style === 4) id = `${n1}`;
+				// Edge: ids with non-ASCII, astral and lone-surrogate characters, some long.
+				else if (style === 5) id = r.pick([`call_é${n1}ü`, `toolu_😀${n1}`, `call_${n1}\ud800x`, `${"😀".repeat(40)}${n1}`, `call_${n1}|fc_é😀${n1}`, `call_${"é".repeat(70)}${n1}|fc_${n1}`]);
 				const block = { type: "toolCall", id, name: toolName(n), arguments: argsFor(n) };
 				if (r.chance(0.15)) block.thoughtSignature = r.pick(["Y2FsbHNpZw==", "not base64!", JSON.stringify({ type: "reasoning.encrypted", id: `rd_${n1}`, data: "bGVnYWN5", format: "openai-responses-v1", index: 0 })]);
 				content.push(block);
@@ -375,7 +483,11 @@ function randomCase(seed, i, lookup) {
 	if (tools) context.tools = tools;
 
 	const options = {};
-	if (r.chance(0.85)) options.sessionId = r.chance(0.9) ? SESSION : `${SESSION}-${"x".repeat(r.int(80))}`;
+	if (r.chance(0.85)) {
+		const k = r.int(20);
+		options.sessionId =
+			k < 16 ? SESSION : k < 18 ? `${SESSION}-${"x".repeat(r.int(80))}` : r.pick([`${"😀".repeat(70)}`, `sess-${"é".repeat(63)}`, `${"😀".repeat(32)}x`, `s-\ud800-${"z".repeat(62)}`, `${"a".repeat(63)}😀b`]);
+	}
 	const level = r.pick(LEVELS);
 	if (level !== undefined) options.reasoning = level;
 	if (r.chance(0.2)) options.maxTokens = r.pick([1, 256, 1000, 4096, 32000, 128000, catalog?.maxTokens ?? 8192]);
