@@ -178,6 +178,9 @@ function googleTokenResponse(input) {
 
 /** `{url, method, headers (clean), body (parsed), bodyText}` of one fetch call. */
 async function recordRequest(input, init = {}) {
+	// Real fetch converts plain-object headers to a Headers list first and throws a TypeError for
+	// a value that is not a ByteString (a character above U+00FF); so does the stub.
+	if (init.headers != null && !(init.headers instanceof Headers)) new Headers(init.headers);
 	let url;
 	let method = init.method ?? "GET";
 	let entries = headerEntries(init.headers);

@@ -993,6 +993,15 @@ function table() {
 	opt("pi-messages-stream-debug", { provider: "radius", id: "balanced" }, { debug: true, reasoning: "high", toolChoice: "required" }, ST);
 	opt("pi-messages-cheap-xhigh-cache-none", { provider: "radius", id: "cheap" }, { ...S, reasoning: "xhigh", cacheRetention: "none" });
 
+	// Found by `--random`: fetch converts header values to ByteStrings and throws for a character
+	// above U+00FF, after onPayload; the golden has a payload, no request and the TypeError. The
+	// session id rides in a header on xAI/OpenAI Responses and Mistral (there unsanitized, so a
+	// lone surrogate fails too); Latin-1 passes. The stub validates plain-object headers likewise.
+	add("responses-xai-session-id-emoji-no-request", { provider: "xai", id: "grok-4.6" }, scnPlain, { sessionId: "\u{1F600}-session" });
+	add("mistral-session-id-lone-surrogate-no-request", { provider: "mistral", id: "mistral-large-latest" }, scnPlain, { sessionId: "s-\ud800" });
+	add("responses-session-id-latin1-sent", { provider: "openai", id: "gpt-5.5" }, scnPlain, { sessionId: "caf\u00e9-session" });
+	add("pi-messages-header-emoji-no-request", { provider: "radius", id: "balanced" }, scnPlain, { ...S, headers: { "x-note": "\u{1F600}" } });
+
 	return c;
 }
 
