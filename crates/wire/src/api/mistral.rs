@@ -79,14 +79,6 @@ impl IdNormalizer {
     }
 }
 
-fn text_value(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(t)) => js::sanitize_surrogates(t).into_owned(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => stringify(other),
-    }
-}
-
 fn image_url(block: &Value) -> String {
     format!(
         "data:{};base64,{}",
@@ -764,7 +756,12 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
     let explicit_affinity = has_header_override(model.get("headers"), "x-affinity")
         || has_header_override(options.field("headers"), "x-affinity");
     if should_use_prompt_caching(&options) && !explicit_affinity {
-        headers.insert("x-affinity".into(), text_value(options.field("sessionId")));
+        // `headers.set("x-affinity", options.sessionId)`: String(sessionId), unsanitized (a lone
+        // surrogate makes fetch refuse the header, see `WireRequest::headers_are_byte_strings`).
+        headers.insert(
+            "x-affinity".into(),
+            js::to_string(options.field("sessionId")),
+        );
     }
     let wire = input.post_json_text(
         crate::api::whatwg_url(&chat_url(model.base_url())),
