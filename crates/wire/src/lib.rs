@@ -344,7 +344,8 @@ fn assemble_transcript(
     Ok(Assembled {
         api,
         payload: out.payload,
-        wire: out.wire,
+        // A header value `fetch` refuses: the payload was built, no request left.
+        wire: out.wire.filter(WireRequest::headers_are_byte_strings),
         thread,
         strict_tools_disabled: disable,
         has_preferred_strict_tools: strict_tools.preferred_sent(),

@@ -263,6 +263,15 @@ impl WireRequest {
         }
     }
 
+    /// Whether `fetch` accepts the header values: it converts each to a ByteString and throws a
+    /// TypeError for one holding a character above U+00FF (an emoji or a lone surrogate in a
+    /// session id), after pi-ai built the payload and before anything is sent. Latin-1 passes.
+    pub fn headers_are_byte_strings(&self) -> bool {
+        self.headers
+            .values()
+            .all(|v| v.chars().all(|c| u32::from(c) <= 0xFF))
+    }
+
     /// The body as JSON (parsed from [`WireRequest::body_text`], lone surrogates kept as
     /// stand-ins; `null` if the text were not JSON, which our writer never produces).
     pub fn body(&self) -> Value {
