@@ -229,6 +229,16 @@ fn verify_scenario(
             models.push(m.clone());
         }
     }
+    if models.is_empty() {
+        return vec![error_case(
+            compiled.name.clone(),
+            "*",
+            "no model to verify: no target model was given (--models names none) and the \
+             scenario lists no verify models"
+                .to_string(),
+            release,
+        )];
+    }
     // One pass over the session for every model (the projection is shared); if it fails, each
     // model is replayed on its own so the error lands on the model that caused it.
     let mut ro = ReplayOptions::new(catalog);

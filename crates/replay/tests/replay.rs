@@ -327,6 +327,28 @@ mod verify_goldens {
         .unwrap()
     }
 
+    /// No model at all (`verify --models ,` on a scenario that lists none): the scenario is an
+    /// error case saying so, not a panic (a remainder by zero) or a silent pass.
+    #[test]
+    fn no_target_model_is_an_error_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = verify::verify(&VerifyOptions {
+            scenarios: vec![root().join("scenarios/03-native-delivery.toml")],
+            models: Vec::new(),
+            catalog: Catalog::builtin(PiRelease::V0_87_1),
+            store: GoldenStore::new(dir.path()),
+            bless: false,
+            pi: None,
+        })
+        .unwrap();
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        let Outcome::Error(msg) = &cases[0].outcome else {
+            panic!("expected an error case, got {:?}", cases[0].outcome)
+        };
+        assert!(msg.contains("no model to verify"), "{msg}");
+        assert_eq!(cases[0].scenario, "03-native-delivery");
+    }
+
     /// Bless into a temp store, verify passes; flip one byte of a golden and verify fails naming
     /// the JSON path of the change; a missing golden and a stale one are failures too.
     #[test]

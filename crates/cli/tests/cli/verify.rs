@@ -167,3 +167,23 @@ fn a_golden_dir_that_is_a_file_is_one_error() {
         assert_eq!(std::fs::read(&file).unwrap(), b"not a tree");
     }
 }
+
+/// `--models` naming no model (an empty shell variable) is a bad argument, exit 2 with one error
+/// line for the scenario, not a panic.
+#[test]
+fn models_naming_no_model_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = project(dir.path(), "proj", &[SCENARIO]);
+    let scenario = proj.join(format!("scenarios/{SCENARIO}.toml"));
+    for models in ["", ","] {
+        Test::new()
+            .args(["verify", scenario.to_str().unwrap(), "--models", models])
+            .status(2)
+            .stderr_contains(format!(
+                "forge-replay: error: {}: no model to verify",
+                scenario.display()
+            ))
+            .stderr_not_contains("panicked")
+            .run();
+    }
+}
