@@ -1945,7 +1945,8 @@ fn day_of_ms(ms: i64) -> i32 {
     ms.div_euclid(date::MS_PER_DAY) as i32
 }
 
-/// Parses `YYYY-MM-DD` or `YYYYMMDD` into a day number.
+/// Parses `YYYY-MM-DD` or `YYYYMMDD` into a day number; `None` for anything else, a day the
+/// month does not have (`2026-02-30`) included.
 pub fn parse_day(s: &str) -> Option<i32> {
     let digits: String = s.chars().filter(|c| *c != '-').collect();
     if digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -1960,7 +1961,9 @@ pub fn parse_day(s: &str) -> Option<i32> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    Some(date::days_from_civil(y, m, d) as i32)
+    let days = date::days_from_civil(y, m, d);
+    // `2026-02-30` would be day 61 of the year, 2026-03-02: a day the month lacks is refused.
+    (date::civil_from_days(days) == (y, m, d)).then_some(days as i32)
 }
 
 /// Milliseconds since the epoch of an entry's timestamp, as `Date.parse` reads it (Pi writes
@@ -2049,6 +2052,22 @@ mod tests {
         assert_eq!(parse_day("20260101"), Some(20454));
         assert_eq!(parse_day("2026-13-01"), None);
         assert_eq!(parse_day("yesterday"), None);
+        // A day the month does not have is refused, not rolled over into the next month.
+        for s in [
+            "2026-02-30",
+            "2026-02-29",
+            "20260431",
+            "1900-02-29",
+            "2026-00-10",
+            "2026-01-00",
+        ] {
+            assert_eq!(parse_day(s), None, "{s}");
+        }
+        assert_eq!(parse_day("2024-02-29"), Some(19782));
+        assert_eq!(
+            parse_day("2026-12-31").map(format_day).as_deref(),
+            Some("2026-12-31")
+        );
     }
 
     #[test]

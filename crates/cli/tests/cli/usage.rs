@@ -532,3 +532,20 @@ fn corpus_index_and_pi_flags() {
     let v = json_of(&plain);
     assert_eq!(v["pricing"]["release"], "0.87.1");
 }
+
+/// A `--since`/`--until` day the month does not have is a bad argument (exit 2, naming the flag),
+/// not silently the next month's day.
+#[test]
+fn a_day_the_month_lacks_is_refused() {
+    for (flag, day) in [("--since", "2026-02-30"), ("--until", "20260431")] {
+        crate::support::Test::new()
+            .env("XDG_CACHE_HOME", crate::support::test_cache_home())
+            .args(["usage", "--corpus", &fixture(""), flag, day])
+            .status(2)
+            .stderr_contains(format!(
+                "forge-replay: error: invalid value '{day}' for '{flag} <DAY>'"
+            ))
+            .stdout("")
+            .run();
+    }
+}
