@@ -499,32 +499,32 @@ pub struct UsageArgs {
     pub format: Option<Format>,
     /// Analyse every `*.jsonl` under these directories (default: Pi's sessions directory,
     /// `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
-    #[arg(long, num_args = 0.., value_name = "DIR")]
+    #[arg(long, num_args = 0.., value_name = "DIR", conflicts_with_all = ["leaf", "requests"])]
     pub corpus: Option<Vec<PathBuf>>,
     /// With --corpus: one row per group (default: model).
-    #[arg(long, value_parser = group_by())]
+    #[arg(long, value_parser = group_by(), conflicts_with = "session")]
     pub by: Option<GroupBy>,
     /// With --corpus: only requests on or after this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day)]
+    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
     pub since: Option<Day>,
     /// With --corpus: only requests on or before this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day)]
+    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
     pub until: Option<Day>,
     /// With --corpus: only models whose id contains this text, or exactly this `provider/model`.
-    #[arg(long = "model", value_name = "MODEL")]
+    #[arg(long = "model", value_name = "MODEL", conflicts_with = "session")]
     pub model_filter: Option<String>,
     /// With --corpus: only sessions whose cwd contains this text.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with = "session")]
     pub project: Option<String>,
     /// With --corpus: write the request table as CSV to this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "session")]
     pub csv: Option<PathBuf>,
     /// With --corpus: write the request table as a hive-partitioned Parquet dataset into this
     /// directory (new, empty, or a previous --parquet dataset).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "session")]
     pub parquet: Option<PathBuf>,
     /// With --corpus: write the request table as JSON to this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "session")]
     pub json: Option<PathBuf>,
     /// Draw the hit rate (per request for a session, per model for a corpus) to this file
     /// (`.png` or `.svg`).
@@ -538,15 +538,15 @@ pub struct UsageArgs {
     pub pi: PiArg,
     /// With --corpus: replay every session (`cache explain`) and sum what the confirmed cache
     /// breaks re-billed, by cause, model and project.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "session")]
     pub breaks: bool,
     /// With --corpus: the directory of the incremental index, which lets a re-run read only the
     /// files that changed, and of a grown file only its new lines (default:
     /// $XDG_CACHE_HOME/forge-replay, else ~/.cache/forge-replay).
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["no_cache", "session"])]
     pub cache: Option<PathBuf>,
     /// With --corpus: read every file whole, without reading or writing the index.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "session")]
     pub no_cache: bool,
 }
 

@@ -549,3 +549,54 @@ fn a_day_the_month_lacks_is_refused() {
             .run();
     }
 }
+
+/// A flag of the other mode is refused (exit 2, clap naming both), never silently ignored: a
+/// `--csv` beside a session file wrote nothing and exited 0, a `--leaf` beside `--corpus` reported
+/// the whole corpus.
+#[test]
+fn a_flag_of_the_other_mode_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = fixture("t-usage-branch.jsonl");
+    let out = dir.path().join("x.out");
+    let out = out.to_str().unwrap();
+    let corpus_only: [&[&str]; 12] = [
+        &["--csv", out],
+        &["--json", out],
+        &["--parquet", out],
+        &["--by", "day"],
+        &["--since", "2026-01-01"],
+        &["--until", "2026-01-01"],
+        &["--model", "opus"],
+        &["--project", "x"],
+        &["--breaks"],
+        &["--cache", out],
+        &["--no-cache"],
+        &["--breaks", "--no-cache"],
+    ];
+    for flags in corpus_only {
+        let mut args = vec!["usage", session.as_str()];
+        args.extend_from_slice(flags);
+        crate::support::Test::new()
+            .env("XDG_CACHE_HOME", crate::support::test_cache_home())
+            .args(&args)
+            .status(2)
+            .stderr_contains("forge-replay: error: the argument '[SESSION]' cannot be used with")
+            .stderr_contains(flags[0])
+            .stdout("")
+            .run();
+    }
+    let corpus = fixture("");
+    let session_only: [&[&str]; 2] = [&["--leaf", "00000003"], &["--requests"]];
+    for flags in session_only {
+        let mut args = vec!["usage", "--corpus", corpus.as_str()];
+        args.extend_from_slice(flags);
+        crate::support::Test::new()
+            .env("XDG_CACHE_HOME", crate::support::test_cache_home())
+            .args(&args)
+            .status(2)
+            .stderr_contains("cannot be used with")
+            .stdout("")
+            .run();
+    }
+    assert!(!std::path::Path::new(out).exists(), "nothing written");
+}
