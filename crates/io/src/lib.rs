@@ -47,6 +47,12 @@ pub enum WriteError {
     Unsafe(#[from] path::UnsafePath),
     #[error("{} exists and was not written by forge-replay (no {SET_MARKER} in it); refusing to replace it: remove it or choose another output directory", path.display())]
     NotOurs { path: PathBuf },
+    #[error("{} holds the output of another forge-replay command (a {found} set, not a {kind} set); refusing to replace it: remove it or choose another output directory", path.display())]
+    OtherSet {
+        path: PathBuf,
+        found: String,
+        kind: String,
+    },
     #[error("{}: another forge-replay process (pid {pid}) is writing here; try again when it has finished", path.display())]
     Busy { path: PathBuf, pid: u32 },
     #[error("{}: the journal of an interrupted write cannot be read ({message}); remove it by hand after checking the tree", path.display())]

@@ -22,9 +22,10 @@ pub const SET_MARKER: &str = ".forge-replay-set";
 /// commit is being interrupted — no set; the next writer puts back whichever set is complete.
 /// Dropping a `DirSet` without committing removes the staging directory.
 ///
-/// An existing target is replaced only when it is a set written by forge-replay (it has the
-/// marker) or an empty directory; anything else is refused, so an `--out` pointing at a
-/// directory of other files never loses them.
+/// An existing target is replaced only when it is a set of the same kind written by
+/// forge-replay (it has the marker) or an empty directory; anything else is refused, so an
+/// `--out` pointing at a directory of other files, or at another command's output, never loses
+/// them.
 #[derive(Debug)]
 pub struct DirSet {
     target: PathBuf,
@@ -84,15 +85,7 @@ impl DirSet {
         }
         std::fs::create_dir_all(&parent).map_err(WriteError::io(&parent))?;
         remove_stale(&parent).map_err(WriteError::io(&parent))?;
-        match std::fs::symlink_metadata(target) {
-            Err(_) => {}
-            Ok(m) if m.is_dir() && (target.join(SET_MARKER).is_file() || is_empty_dir(target)) => {}
-            Ok(_) => {
-                return Err(WriteError::NotOurs {
-                    path: target.to_path_buf(),
-                })
-            }
-        }
+        Self::check_target(target, kind)?;
         let id = fresh_id();
         let staging = parent.join(temp_name(&id, "new", &name));
         std::fs::create_dir(&staging).map_err(WriteError::io(&staging))?;
@@ -107,6 +100,31 @@ impl DirSet {
             files: Vec::new(),
             committed: false,
         })
+    }
+
+    /// Whether a set of kind `kind` may be written at `target`, without writing anything (for a
+    /// command to refuse before it does its work): yes when `target` does not exist, is an empty
+    /// directory or holds a set of the same kind ([`WriteError::OtherSet`] for another
+    /// command's set, [`WriteError::NotOurs`] for anything else). [`DirSet::begin`] checks it.
+    pub fn check_target(target: &Path, kind: &str) -> Result<(), WriteError> {
+        match std::fs::symlink_metadata(target) {
+            Err(_) => Ok(()),
+            Ok(m) if m.is_dir() && target.join(SET_MARKER).is_file() => {
+                match read_set_manifest(target) {
+                    Some(found) if found.kind != kind => Err(WriteError::OtherSet {
+                        path: target.to_path_buf(),
+                        found: found.kind,
+                        kind: kind.to_string(),
+                    }),
+                    // Ours, or a marker a killed writer left unfinished: replaced, as before.
+                    _ => Ok(()),
+                }
+            }
+            Ok(m) if m.is_dir() && is_empty_dir(target) => Ok(()),
+            Ok(_) => Err(WriteError::NotOurs {
+                path: target.to_path_buf(),
+            }),
+        }
     }
 
     /// The directory the set will have when committed.
@@ -282,6 +300,36 @@ mod tests {
         std::fs::create_dir_all(&empty).unwrap();
         DirSet::begin(&empty, "test").unwrap().commit().unwrap();
         assert!(read_set_manifest(&empty).is_some());
+    }
+
+    /// `gen-corpus --out` over a `replay --out` directory (or any set of another command) is
+    /// refused and leaves it whole: only a previous set of the same kind is replaced.
+    #[test]
+    fn a_set_of_another_kind_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out");
+        let mut s = DirSet::begin(&target, "replay").unwrap();
+        s.write("000.json", b"{}").unwrap();
+        s.commit().unwrap();
+        let e = DirSet::check_target(&target, "corpus").unwrap_err();
+        assert!(matches!(e, WriteError::OtherSet { .. }), "{e}");
+        let e = DirSet::begin(&target, "corpus").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{} holds the output of another forge-replay command (a replay set, not a corpus \
+                 set); refusing to replace it: remove it or choose another output directory",
+                target.display()
+            )
+        );
+        assert_eq!(read_set_manifest(&target).unwrap().kind, "replay");
+        assert!(target.join("000.json").is_file());
+        // The same kind is replaced, and checking writes nothing.
+        DirSet::check_target(&target, "replay").unwrap();
+        DirSet::check_target(&dir.path().join("new"), "replay").unwrap();
+        assert!(!dir.path().join("new").exists());
+        DirSet::begin(&target, "replay").unwrap().commit().unwrap();
+        assert!(!target.join("000.json").exists());
     }
 
     #[test]

@@ -202,6 +202,78 @@ fn gen_corpus_refuses_a_foreign_folder_and_replaces_its_own_whole() {
     assert_eq!(files.len(), 2, "{files:?}");
 }
 
+/// One command's output directory is never replaced by another command's: `gen-corpus`, `man`
+/// and `usage --parquet` pointed at a `replay --out` directory exit 2 and leave it whole (they
+/// replaced it, deleting the requests, and gen-corpus even said it replaced its own output).
+#[test]
+fn a_writer_refuses_another_commands_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("requests");
+    let out_s = out.to_str().unwrap();
+    Test::new()
+        .args([
+            "replay",
+            &fixture("agent/anthropic-opus-tools/session.jsonl"),
+            "--out",
+            out_s,
+        ])
+        .run();
+    let before: Vec<_> = {
+        let mut v: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(before.len() > 2, "{before:?}");
+    let refusal =
+        format!("{out_s} holds the output of another forge-replay command (a replay set, not a");
+    for args in [
+        vec![
+            "gen-corpus",
+            "--out",
+            out_s,
+            "--sessions",
+            "1",
+            "--entries",
+            "10",
+        ],
+        vec!["man", "--out", out_s],
+        vec![
+            "usage",
+            "--corpus",
+            &fixture("usage"),
+            "--no-cache",
+            "--parquet",
+            out_s,
+        ],
+    ] {
+        Test::new()
+            .args(&args)
+            .status(2)
+            .stderr_contains(&refusal)
+            .run();
+        let mut after: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        after.sort();
+        assert_eq!(after, before, "{args:?}");
+    }
+    // The same command replaces its own set.
+    Test::new()
+        .args([
+            "replay",
+            &fixture("agent/anthropic-opus-tools/session.jsonl"),
+            "--out",
+            out_s,
+        ])
+        .run();
+}
+
 /// An empty sessions folder is not an error (exit 0: the report is empty), but says so.
 #[test]
 fn an_empty_corpus_says_so() {
