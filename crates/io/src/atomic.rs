@@ -56,6 +56,34 @@ fn finish<E: From<WriteError>>(
     result
 }
 
+/// Whether a file could be written at `path`, without writing or creating anything (for a
+/// command to refuse a bad output before it does its work, so a failure never leaves some of its
+/// outputs written): refused when `path` is a directory, or when the nearest existing ancestor
+/// is not a directory. Whatever this lets through can still fail when written (permissions, a
+/// full disk).
+pub fn check_file_target(path: &Path) -> Result<(), WriteError> {
+    let refuse = |msg: String| {
+        Err(WriteError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(msg),
+        })
+    };
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return refuse("is a directory".into());
+    }
+    let mut ancestor = parent_dir(path);
+    loop {
+        match std::fs::metadata(&ancestor) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => return refuse(format!("{} is not a directory", ancestor.display())),
+            Err(_) => match ancestor.parent() {
+                Some(up) if !up.as_os_str().is_empty() => ancestor = up.to_path_buf(),
+                _ => return Ok(()),
+            },
+        }
+    }
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory (created with its
 /// parents), flushed to disk, then renamed over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
@@ -151,5 +179,44 @@ mod tests {
         std::fs::write(&stale, "partial").unwrap();
         write_atomic(&dir.path().join("out.json"), b"x").unwrap();
         assert!(!stale.exists());
+    }
+
+    /// A target that can never be written (a directory, or below a file) is refused before
+    /// anything is written; a new file in new directories is fine, and nothing is created.
+    #[test]
+    fn check_file_target_refuses_what_cannot_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = check_file_target(dir.path()).unwrap_err();
+        assert_eq!(
+            forge_replay_chain(&e),
+            format!("cannot write {}: is a directory", dir.path().display())
+        );
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, "x").unwrap();
+        check_file_target(&file).unwrap();
+        let below = file.join("sub/out.csv");
+        let e = check_file_target(&below).unwrap_err();
+        assert_eq!(
+            forge_replay_chain(&e),
+            format!(
+                "cannot write {}: {} is not a directory",
+                below.display(),
+                file.display()
+            )
+        );
+        let new = dir.path().join("a/b/out.csv");
+        check_file_target(&new).unwrap();
+        assert!(!dir.path().join("a").exists());
+        check_file_target(Path::new("out-in-cwd.csv")).unwrap();
+    }
+
+    fn forge_replay_chain(e: &WriteError) -> String {
+        let mut s = e.to_string();
+        let mut cur = std::error::Error::source(e);
+        while let Some(c) = cur {
+            s.push_str(&format!(": {c}"));
+            cur = c.source();
+        }
+        s
     }
 }

@@ -5,6 +5,8 @@
 //! * **Atomic files** ([`write_atomic`], [`write_atomic_with`], [`write_atomic_via`]): the bytes go
 //!   to a temporary file in the target's directory, are flushed to disk (`fsync`) and renamed over
 //!   the target. A reader sees the old file or the new one, never a half-written one.
+//!   [`check_file_target`] and [`DirSet::check_target`] refuse an output that cannot be written
+//!   before a command does its work, so a bad second output never leaves the first one written.
 //! * **Sets written as a whole.** A directory that is one output ([`DirSet`]: a parquet dataset,
 //!   a `replay --out` directory, a generated corpus) is staged beside its target, gets a
 //!   completion marker ([`SET_MARKER`]) last, and is renamed into place. Changes spread over a tree
@@ -27,7 +29,7 @@ mod set;
 mod temp;
 mod txn;
 
-pub use atomic::{write_atomic, write_atomic_via, write_atomic_with};
+pub use atomic::{check_file_target, write_atomic, write_atomic_via, write_atomic_with};
 pub use set::{read_set_manifest, DirSet, SetManifest, SET_MARKER};
 pub use temp::{is_temp_name, remove_stale, TEMP_PREFIX};
 pub use txn::{Stage, Txn};

@@ -135,6 +135,14 @@ fn format_of(path: &Path) -> Result<Format, PlotError> {
     }
 }
 
+/// Whether `path` can take a plot, checked before the work that draws it, so a bad `--plot`
+/// never comes after printed or written output: a `.png` or `.svg` name, and a place a file can
+/// be written ([`forge_replay_io::check_file_target`]).
+pub fn check_path(path: &Path) -> Result<(), PlotError> {
+    format_of(path)?;
+    Ok(forge_replay_io::check_file_target(path)?)
+}
+
 /// Draws SVG into a string.
 macro_rules! svg {
     ($size:expr, $draw:ident, $data:expr) => {{

@@ -1782,7 +1782,7 @@ impl Corpus {
         filter: &Filter,
         dir: &Path,
     ) -> Result<Vec<PathBuf>, CorpusError> {
-        let mut set = forge_replay_io::DirSet::begin(dir, "parquet-dataset")?;
+        let mut set = forge_replay_io::DirSet::begin(dir, PARQUET_SET_KIND)?;
         set.note("redacted", if self.redacted { "true" } else { "false" });
         let nested: Vec<&CorpusNested> = self.nested_filtered(filter).collect();
         let mut days: Vec<Option<i32>> = df.column("day")?.i32()?.iter().collect();
@@ -1943,6 +1943,18 @@ pub fn format_day(days: i32) -> String {
 
 fn day_of_ms(ms: i64) -> i32 {
     ms.div_euclid(date::MS_PER_DAY) as i32
+}
+
+/// The kind of set a parquet dataset is (its `.forge-replay-set` marker says `kind: ` this).
+pub const PARQUET_SET_KIND: &str = "parquet-dataset";
+
+/// Whether `dir` can take a `--parquet` dataset (new, empty, or a previous dataset), checked
+/// before the corpus is read so a refused target never comes after other exports were written.
+pub fn check_parquet_target(dir: &Path) -> Result<(), CorpusError> {
+    Ok(forge_replay_io::DirSet::check_target(
+        dir,
+        PARQUET_SET_KIND,
+    )?)
 }
 
 /// Parses `YYYY-MM-DD` or `YYYYMMDD` into a day number; `None` for anything else, a day the

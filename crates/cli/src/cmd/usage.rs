@@ -68,6 +68,10 @@ fn verdict(check: Option<Threshold>) -> Exit {
 // One session
 
 fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow::Result<Exit> {
+    // A bad --plot is refused before the report is printed.
+    if let Some(file) = &args.plot {
+        plot::check_path(file).with_context(|| format!("plotting {}", file.display()))?;
+    }
     let (session, diagnostics) = Session::open(path)?;
     let findings: Vec<_> = diagnostics.iter().filter(|d| d.is_finding()).collect();
     for d in &findings {
@@ -137,6 +141,19 @@ fn run_corpus(
                 )
             })?,
         );
+    }
+    // Every output is checked before the corpus is read, so a bad one never comes after
+    // another was written.
+    for p in [&args.csv, &args.json].into_iter().flatten() {
+        forge_replay_io::check_file_target(p)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.parquet {
+        forge_replay_usage::corpus::check_parquet_target(p)
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.plot {
+        plot::check_path(p).with_context(|| format!("plotting {}", p.display()))?;
     }
     let by = args.by.unwrap_or(GroupBy::Model);
     let (since, until) = (

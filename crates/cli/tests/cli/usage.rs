@@ -600,3 +600,69 @@ fn a_flag_of_the_other_mode_is_refused() {
     }
     assert!(!std::path::Path::new(out).exists(), "nothing written");
 }
+
+/// A bad output is refused before anything is printed or written: `usage SESSION --plot x.txt`
+/// printed the whole report and then exited 2; `usage --corpus --csv ok.csv --json DIR` (or a
+/// foreign `--parquet` directory, or a bad `--plot`) wrote ok.csv and then exited 2.
+#[test]
+fn a_bad_output_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let session = fixture("t-usage-branch.jsonl");
+    for plot in [p("plot.txt"), p("")] {
+        crate::support::Test::new()
+            .args(["usage", &session, "--plot", &plot])
+            .status(2)
+            .stdout("")
+            .stderr_contains(format!("forge-replay: error: plotting {plot}"))
+            .run();
+    }
+    let corpus = fixture("");
+    let ok = p("ok.csv");
+    let bad: [(&str, String, String); 4] = [
+        (
+            "--json",
+            p(""),
+            format!("writing {}: cannot write {}: is a directory", p(""), p("")),
+        ),
+        (
+            "--parquet",
+            p("foreign"),
+            format!("writing {}", p("foreign")),
+        ),
+        (
+            "--plot",
+            p("plot.txt"),
+            format!("plotting {}", p("plot.txt")),
+        ),
+        (
+            "--json",
+            p("ok.csv/x.json"),
+            format!("writing {}", p("ok.csv/x.json")),
+        ),
+    ];
+    std::fs::write(&ok, "old").unwrap();
+    for (flag, target, message) in bad {
+        crate::support::Test::new()
+            .env("XDG_CACHE_HOME", crate::support::test_cache_home())
+            .args(["usage", "--corpus", &corpus, "--csv", &ok, flag, &target])
+            .status(2)
+            .stdout("")
+            .stderr_contains(format!("forge-replay: error: {message}"))
+            .stderr_not_contains("wrote ")
+            .run();
+        assert_eq!(
+            std::fs::read_to_string(&ok).unwrap(),
+            "old",
+            "{flag} {target}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&foreign).unwrap().count(),
+        1,
+        "the foreign directory is untouched"
+    );
+}
