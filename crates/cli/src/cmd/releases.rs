@@ -22,7 +22,7 @@ pub fn run(args: ReleasesArgs) -> anyhow::Result<Exit> {
         Format::Md => releases::markdown(),
         _ => json::stringify_pretty(&releases::to_json(&list)) + "\n",
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::Stdout::locked();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(Exit::Ok)

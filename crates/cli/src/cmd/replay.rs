@@ -84,8 +84,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         }
         r
     } else {
-        let mut sink =
-            JsonStream::new(std::io::BufWriter::new(std::io::stdout().lock()), out::json);
+        let mut sink = JsonStream::new(std::io::BufWriter::new(out::Stdout::locked()), out::json);
         let r = replay_into(&session, &opts, &mut sink, &mut note_once);
         sink.flush()?;
         r

@@ -189,3 +189,36 @@ fn an_unknown_leaf_names_the_file_once() {
         );
     }
 }
+
+/// A stdout that cannot be written (a full disk) is named in the error line, as every other
+/// output is: `forge-replay: error: stdout: No space left on device`, not a bare OS reason.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stdout_that_cannot_be_written_is_named() {
+    for args in [
+        vec!["models"],
+        vec!["releases"],
+        vec!["tree", &fixture("sessions/branches/session.jsonl")],
+        vec![
+            "replay",
+            &fixture("agent/anthropic-opus-tools/session.jsonl"),
+        ],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_forge-replay"))
+            .args(&args)
+            .env_remove("FORGE_REPLAY_PI")
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            error_lines(&o.stderr),
+            ["forge-replay: error: stdout: No space left on device (os error 28)"],
+            "{args:?}"
+        );
+    }
+}
