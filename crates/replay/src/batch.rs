@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::release::PiRelease;
+use forge_replay_session::input::VisitedDirs;
 use forge_replay_session::{Diagnostic, Session, Severity};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -131,16 +132,24 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<FileReport>) {
 fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut stack = vec![dir.to_path_buf()];
     let mut found = Vec::new();
+    // Each directory once, whatever symlink leads to it (a link back up the tree is no loop).
+    let mut visited = VisitedDirs::new();
     while let Some(d) = stack.pop() {
+        if !visited.first_visit(&d) {
+            continue;
+        }
         let Ok(rd) = std::fs::read_dir(&d) else {
             continue;
         };
-        for entry in rd.flatten() {
-            // forge-replay's own temporary files and staged sets are not sessions to check.
-            if forge_replay_io::is_temp_name(&entry.file_name()) {
-                continue;
-            }
-            let p = entry.path();
+        // forge-replay's own temporary files and staged sets are not sessions to check.
+        let mut entries: Vec<PathBuf> = rd
+            .flatten()
+            .filter(|e| !forge_replay_io::is_temp_name(&e.file_name()))
+            .map(|e| e.path())
+            .collect();
+        // Sorted, so the path a directory is first reached by (and named by) is always the same.
+        entries.sort();
+        for p in entries.into_iter().rev() {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|e| e == "jsonl") {

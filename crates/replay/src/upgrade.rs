@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use forge_replay_model::json;
 use forge_replay_model::release::PiRelease;
+use forge_replay_session::input::VisitedDirs;
 use forge_replay_session::Session;
 use forge_replay_wire::{Case, Catalog, Model};
 use rayon::prelude::*;
@@ -478,7 +479,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UpgradeError> {
     for p in paths {
         if p.is_dir() {
             let before = out.len();
-            walk_dir(p, &mut out)?;
+            walk_dir(p, &mut out, &mut VisitedDirs::new())?;
             if out.len() == before {
                 return Err(UpgradeError::Empty { path: p.clone() });
             }
@@ -489,7 +490,15 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UpgradeError> {
     Ok(out)
 }
 
-fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), UpgradeError> {
+/// Each directory once, whatever symlink leads to it (`visited`).
+fn walk_dir(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    visited: &mut VisitedDirs,
+) -> Result<(), UpgradeError> {
+    if !visited.first_visit(dir) {
+        return Ok(());
+    }
     let read = |source| UpgradeError::Read {
         path: dir.to_path_buf(),
         source,
@@ -507,7 +516,7 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), UpgradeError> {
         }
         let name = name.unwrap_or_default();
         if p.is_dir() {
-            walk_dir(&p, out)?;
+            walk_dir(&p, out, visited)?;
         } else if name.ends_with(".jsonl")
             || name.ends_with(".toml")
             || name.ends_with(".case.json")

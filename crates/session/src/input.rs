@@ -147,6 +147,43 @@ pub fn read_to_string(path: &Path) -> io::Result<String> {
     })
 }
 
+/// The directories a walk has entered, by identity (device and inode on Unix, the canonical
+/// path elsewhere), so a walk that follows symlinks enters each directory once: a link back up
+/// the tree (`sub/up -> ..`) is not walked until the path is too long, and two links to one
+/// directory do not find its files twice. Every directory walk (`check`, `usage --corpus`,
+/// `upgrade`, `report providers --sessions`, scenario directories) uses one.
+#[derive(Debug, Default)]
+pub struct VisitedDirs {
+    seen: std::collections::HashSet<DirId>,
+}
+
+#[cfg(unix)]
+type DirId = (u64, u64);
+#[cfg(not(unix))]
+type DirId = std::path::PathBuf;
+
+impl VisitedDirs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// True the first time `dir` (whatever path reaches it) is seen, false after; also true
+    /// for a directory whose identity cannot be read (the walk reports it when it reads it).
+    pub fn first_visit(&mut self, dir: &Path) -> bool {
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt as _;
+            std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+        };
+        #[cfg(not(unix))]
+        let id = std::fs::canonicalize(dir).ok();
+        match id {
+            Some(id) => self.seen.insert(id),
+            None => true,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +206,21 @@ mod tests {
             read(&dir.path().join("missing")).unwrap_err().kind(),
             io::ErrorKind::NotFound
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_is_visited_once_whatever_path_reaches_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::os::unix::fs::symlink("..", sub.join("up")).unwrap();
+        let mut v = VisitedDirs::new();
+        assert!(v.first_visit(dir.path()));
+        assert!(v.first_visit(&sub));
+        assert!(!v.first_visit(&sub.join("up")), "the link back up");
+        assert!(!v.first_visit(&sub.join("up/sub")));
+        assert!(v.first_visit(&dir.path().join("missing")));
     }
 
     #[cfg(unix)]

@@ -46,6 +46,7 @@ use crate::subagents::{self, ChildKind, ChildPath};
 use crate::totals::{NestedTotals, Totals};
 use forge_replay_model::js::date;
 use forge_replay_model::release::PiRelease;
+use forge_replay_session::input::VisitedDirs;
 
 /// Which catalog prices a corpus's requests.
 #[derive(Debug, Clone)]
@@ -387,14 +388,22 @@ pub enum CorpusError {
     FrameReleased,
 }
 
-/// Every `*.jsonl` file under `dirs` (recursively; a file argument is taken as is), sorted.
+/// Every `*.jsonl` file under `dirs` (recursively, each directory once whatever symlinks lead to
+/// it; a file argument is taken as is), sorted.
 pub fn find_session_files(dirs: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let mut stack: Vec<PathBuf> = dirs.to_vec();
+    // Popped in the order given.
+    let mut stack: Vec<PathBuf> = dirs.iter().rev().cloned().collect();
+    // Each directory once, whatever symlink leads to it (a link back up the tree is no loop, and
+    // its sessions are not counted again).
+    let mut visited = VisitedDirs::new();
     while let Some(dir) = stack.pop() {
         if dir.is_file() {
             files.push(dir);
+            continue;
+        }
+        if !visited.first_visit(&dir) {
             continue;
         }
         let rd = match std::fs::read_dir(&dir) {
@@ -404,6 +413,7 @@ pub fn find_session_files(dirs: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, Stri
                 continue;
             }
         };
+        let mut subdirs = Vec::new();
         for item in rd {
             let item = match item {
                 Ok(i) => i,
@@ -420,11 +430,14 @@ pub fn find_session_files(dirs: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, Stri
             let is_dir = item.file_type().map(|t| t.is_dir()).unwrap_or(false)
                 || (item.file_type().map(|t| t.is_symlink()).unwrap_or(false) && path.is_dir());
             if is_dir {
-                stack.push(path);
+                subdirs.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
                 files.push(path);
             }
         }
+        // Sorted, so the path a directory is first reached by (and named by) is always the same.
+        subdirs.sort();
+        stack.extend(subdirs.into_iter().rev());
     }
     files.sort();
     files.dedup();

@@ -183,3 +183,84 @@ fn fifo_scenarios_are_refused_and_verify_records_them() {
     assert!(text.contains(REFUSED), "{text}");
     assert!(text.contains("passed, 0 failed, 1 error\n"), "{text}");
 }
+
+/// A symlink that points back up the tree (`sub/up -> ..`) is walked once, not until the path is
+/// too long: every directory walk (`check`, `usage --corpus`, `upgrade`, `report providers
+/// --sessions`, `verify`) found the same session or scenario 41 times, and `usage` counted it 41
+/// times in its totals.
+#[test]
+fn a_symlink_loop_in_a_walked_directory_is_walked_once() {
+    let d = Dir::new();
+    let sessions = d.root.join("sessions/sub");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::copy(
+        fixture("agent/anthropic-opus-tools/session.jsonl"),
+        sessions.join("a.jsonl"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("..", sessions.join("up")).unwrap();
+    let scenarios = d.root.join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::copy(
+        fixture("../scenarios/03-native-delivery.toml"),
+        scenarios.join("03-native-delivery.toml"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", scenarios.join("again")).unwrap();
+    let root = d.path("sessions");
+    let once = format!("{root}/sub/a.jsonl");
+    let count = |out: &std::process::Output, needle: &str| {
+        String::from_utf8_lossy(&out.stdout).matches(needle).count()
+    };
+
+    let o = Test::new().args(["check", &root]).within(LIMIT).run();
+    assert_eq!(
+        count(&o, "a.jsonl"),
+        1,
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+
+    let o = Test::new()
+        .args(["usage", "--corpus", &root, "--no-cache", "--format", "json"])
+        .within(LIMIT)
+        .run();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["sessions"], 1, "{doc}");
+
+    let o = Test::new()
+        .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", &root])
+        .status(1)
+        .within(LIMIT)
+        .run();
+    assert_eq!(
+        count(&o, &format!("{once}:6 request 0")),
+        1,
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(count(&o, "/up/"), 0);
+
+    let o = Test::new()
+        .args(["report", "providers", "--sessions", &root])
+        .within(LIMIT)
+        .run();
+    assert_eq!(count(&o, "/up/"), 0, "report providers walks the loop");
+
+    let o = Test::new()
+        .args([
+            "verify",
+            scenarios.to_str().unwrap(),
+            "--apis",
+            "anthropic-messages",
+            "--golden-dir",
+            &fixture("golden"),
+        ])
+        .within(LIMIT)
+        .run();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("1 case, "),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

@@ -15,6 +15,8 @@ pub mod spec;
 
 use std::path::{Component, Path, PathBuf};
 
+use forge_replay_session::input::VisitedDirs;
+
 pub use compile::{compile, Compiled};
 
 /// Errors from loading, compiling or writing a scenario.
@@ -214,7 +216,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScenarioError> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk_dir(p, &mut out)?;
+            walk_dir(p, &mut out, &mut VisitedDirs::new())?;
         } else {
             out.push(p.clone());
         }
@@ -224,7 +226,15 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScenarioError> {
     Ok(out)
 }
 
-fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ScenarioError> {
+/// Each directory once, whatever symlink leads to it (`visited`).
+fn walk_dir(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    visited: &mut VisitedDirs,
+) -> Result<(), ScenarioError> {
+    if !visited.first_visit(dir) {
+        return Ok(());
+    }
     let rd = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read {
         path: dir.into(),
         source,
@@ -233,7 +243,7 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ScenarioError> {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk_dir(&p, out)?;
+            walk_dir(&p, out, visited)?;
         } else if p.extension().is_some_and(|x| x == "toml") {
             out.push(p);
         }

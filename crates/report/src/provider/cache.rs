@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use forge_replay_session::input::VisitedDirs;
 use forge_replay_usage::{hit_rate, SessionData, Totals};
 use serde_json::Value;
 
@@ -296,7 +297,7 @@ pub fn no_session_files(paths: &[PathBuf]) -> bool {
 pub fn analyze(paths: &[PathBuf], models: &[CatalogModel]) -> CacheSection {
     let mut files = Vec::new();
     for p in paths {
-        collect(p, &mut files);
+        collect(p, &mut files, &mut VisitedDirs::new());
     }
     let mut section = CacheSection::default();
     for f in files {
@@ -310,8 +311,12 @@ pub fn analyze(paths: &[PathBuf], models: &[CatalogModel]) -> CacheSection {
     section
 }
 
-fn collect(p: &Path, out: &mut Vec<PathBuf>) {
+/// Each directory once, whatever symlink leads to it (`visited`).
+fn collect(p: &Path, out: &mut Vec<PathBuf>, visited: &mut VisitedDirs) {
     if p.is_dir() {
+        if !visited.first_visit(p) {
+            return;
+        }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
             .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
@@ -321,7 +326,7 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
                 continue;
             }
             if e.is_dir() || e.extension().is_some_and(|x| x == "jsonl") {
-                collect(&e, out);
+                collect(&e, out, visited);
             }
         }
     } else {
