@@ -421,6 +421,9 @@ pub struct InputReport {
     pub requests: Vec<RequestReport>,
     /// Why the input could not be compared (the requests before the failure are kept).
     pub error: Option<String>,
+    /// What reading the session found (a truncated last line, a skipped bad line), said on
+    /// stderr as every command that reads a session says it.
+    pub diagnostics: Vec<forge_replay_session::Diagnostic>,
 }
 
 /// The result over every input.
@@ -544,10 +547,14 @@ pub fn upgrade_input(path: &Path, from: PiRelease, to: PiRelease) -> InputReport
         kind,
         requests: Vec::new(),
         error: None,
+        diagnostics: Vec::new(),
     };
     let result = match kind {
         Some(InputKind::Session) => match Session::open(path) {
-            Ok((s, _)) => session_requests(&s, from, to, &mut report.requests),
+            Ok((s, diags)) => {
+                report.diagnostics = diags;
+                session_requests(&s, from, to, &mut report.requests)
+            }
             Err(e) => Err(UpgradeError::Session {
                 path: path.to_path_buf(),
                 source: Box::new(e),

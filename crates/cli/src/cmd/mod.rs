@@ -43,9 +43,15 @@ const MAX_PER_CODE: usize = 20;
 /// [`MAX_PER_CODE`] per code. Shared by every command that reads one session.
 pub(crate) fn open_session(path: &Path) -> anyhow::Result<Session> {
     let (session, diags) = Session::open(path)?;
-    let lines = forge_replay_session::diag::finding_lines(path, &diags, MAX_PER_CODE);
-    lines.iter().for_each(|l| crate::out::note!("{l}"));
+    say_findings(path, &diags);
     Ok(session)
+}
+
+/// Says the warnings and errors (not notes) of reading the session at `path` on stderr, at most
+/// [`MAX_PER_CODE`] per code.
+pub(crate) fn say_findings(path: &Path, diags: &[forge_replay_session::Diagnostic]) {
+    let lines = forge_replay_session::diag::finding_lines(path, diags, MAX_PER_CODE);
+    lines.iter().for_each(|l| crate::out::note!("{l}"));
 }
 
 /// [`open_session`], and the catalog of the release it follows (`--pi`, else the one the

@@ -21,6 +21,9 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
     let fail_on = FailOn::parse(&args.fail_on).map_err(|e| anyhow::anyhow!("--fail-on: {e}"))?;
     let paths = upgrade::expand(&paths_or_pi_sessions(&args.inputs)?)?;
     let report = upgrade::upgrade(&paths, from, to);
+    for input in &report.inputs {
+        crate::cmd::say_findings(&input.path, &input.diagnostics);
+    }
     match args.format {
         Format::Json => out::print_json(&upgrade::report_json(&report))?,
         Format::Text => out::print_text(&upgrade::render_text(&report))?,

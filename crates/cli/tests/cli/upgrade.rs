@@ -198,3 +198,19 @@ fn a_missing_input_is_named_once_with_its_cause() {
         assert_eq!(named, 1, "{} named {named} times:\n{text}", path.display());
     }
 }
+
+/// What reading a session finds (a blank line, a bad line, a truncated last line) is said on
+/// stderr with file and line, as every other command that reads a session says it; upgrade
+/// dropped it, so a session cut short looked like one with fewer requests.
+#[test]
+fn the_warnings_of_reading_a_session_are_said() {
+    let path = fixture("sessions/tolerated-defects/session.jsonl");
+    Test::new()
+        .args(["upgrade", "--from", "0.87.1", "--to", "1.3.0", &path])
+        .stderr_contains(format!("{path}:2: warning: blank line skipped, as Pi does"))
+        .stderr_contains(format!("{path}:6: warning: line is not JSON"))
+        .stderr_contains(format!("{path}:12: warning: truncated last line"))
+        .stdout_contains("1 input, 3 requests: 0 changed, 3 unchanged")
+        .status(0)
+        .run();
+}
