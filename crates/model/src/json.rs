@@ -32,10 +32,24 @@ pub const LONE_SURROGATE_BASE: u32 = 0xF0000;
 pub struct ParseError {
     /// serde_json's description, lowercase.
     pub message: String,
+    /// 1-based line where parsing stopped (a JSONL line is always line 1).
+    pub line: usize,
     /// 1-based column (in bytes) where parsing stopped.
     pub column: usize,
     /// True when the text ended early (a truncated line).
     pub eof: bool,
+}
+
+impl ParseError {
+    /// The message with its line and column, for a document of several lines (a case file, a
+    /// catalog): `EOF while parsing an object at line 12 column 0`. The display says the column
+    /// alone, for a JSONL line whose line number the caller says.
+    pub fn at_line(&self) -> String {
+        format!(
+            "{} at line {} column {}",
+            self.message, self.line, self.column
+        )
+    }
 }
 
 /// Parses JSON text as `JSON.parse` does, keeping lone surrogates as stand-ins.
@@ -63,6 +77,7 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ParseEr
                 .next()
                 .unwrap_or_default()
                 .to_string(),
+            line: e.line(),
             column: e.column(),
             eof: e.is_eof(),
         })

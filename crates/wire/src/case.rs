@@ -152,7 +152,8 @@ pub enum CaseFile {
 
 /// A case file's text as JSON.
 fn parse_json(text: &str) -> Result<Value, CaseError> {
-    forge_replay_model::json::parse(text).map_err(|e| err("$", format!("not valid JSON: {e}")))
+    forge_replay_model::json::parse(text)
+        .map_err(|e| err("$", format!("not valid JSON: {}", e.at_line())))
 }
 
 /// Whether a case file's root holds several requests (`requests`).

@@ -236,7 +236,7 @@ impl Catalog {
             message,
         };
         let value = forge_replay_model::json::parse(text)
-            .map_err(|e| bad(format!("not valid JSON: {e}")))?;
+            .map_err(|e| bad(format!("not valid JSON: {}", e.at_line())))?;
         let Some(root) = value.as_object() else {
             return Err(bad(
                 "the top level must be an object keyed by provider id".into()

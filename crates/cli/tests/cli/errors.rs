@@ -222,3 +222,30 @@ fn a_stdout_that_cannot_be_written_is_named() {
         );
     }
 }
+
+/// A case file or catalog of several lines that is not valid JSON says the line where parsing
+/// stopped, not only the column (`at column 0` of a file cut on line 12 pointed nowhere).
+#[test]
+fn a_bad_multi_line_case_or_catalog_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("cut.case.json");
+    std::fs::write(&case, "{\n  \"model\": {\n    \"id\": \"x\",\n").unwrap();
+    Test::new()
+        .args(["assemble", case.to_str().unwrap()])
+        .status(2)
+        .stderr_contains(
+            "malformed case: $: not valid JSON: EOF while parsing a value at line 4 column 0",
+        )
+        .run();
+    let catalog = dir.path().join("cut.catalog.json");
+    std::fs::write(&catalog, "{\n  \"anthropic\": [\n").unwrap();
+    Test::new()
+        .args([
+            "replay",
+            &fixture("agent/anthropic-opus-tools/session.jsonl"),
+        ])
+        .arg(format!("--catalog={}", catalog.display()))
+        .status(2)
+        .stderr_contains("not valid JSON: EOF while parsing a list at line 3 column 0")
+        .run();
+}
