@@ -56,7 +56,15 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
             stdout.flush()?;
         }
     }
-    for note in &report.notes {
+    // The file's findings as every command that reads a session says them (at most
+    // MAX_PER_CODE of a code; the page lists all), then what happened to the replay.
+    let lines = forge_replay_session::diag::finding_lines(
+        &args.session,
+        &diagnostics,
+        crate::cmd::MAX_PER_CODE,
+    );
+    lines.iter().for_each(|l| note!("{l}"));
+    for note in report.notes.iter().skip(report.findings) {
         note!("forge-replay: {note}");
     }
     Ok(if report.notes.is_empty() {

@@ -91,3 +91,36 @@ fn report_session_with_a_replay_that_stops_is_written_with_a_note() {
         .unwrap()
         .contains("could not be rebuilt"));
 }
+
+/// A file's findings are said on stderr as every session command says them (at most 20 of a
+/// code, then how many more), while the page lists every one.
+#[test]
+fn report_session_caps_the_findings_on_stderr_like_the_other_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(fixture("cache/report/session.jsonl")).unwrap();
+    for k in 0..25 {
+        text.push_str(&format!("not json {k}\n"));
+    }
+    let session = dir.path().join("s.jsonl");
+    std::fs::write(&session, &text).unwrap();
+    let out = dir.path().join("r.json");
+    let run = Test::new()
+        .args(["report", "session"])
+        .arg(&session)
+        .args(["--format", "json", "--out"])
+        .arg(&out)
+        .stderr_contains("5 more [")
+        .status(1)
+        .run();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let said = stderr
+        .lines()
+        .filter(|l| l.contains("line is not JSON"))
+        .count();
+    assert_eq!(said, 20, "{stderr}");
+    assert!(!stderr.contains("forge-replay: /"), "{stderr}");
+    let page: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let notes = page["notes"].as_array().map_or(0, Vec::len);
+    assert!(notes >= 25, "the page lists {notes} notes");
+}

@@ -146,6 +146,9 @@ pub struct SessionReport {
     pub no_cache_data: bool,
     /// What the reader should know: diagnostics of the file, a replay that stopped early.
     pub notes: Vec<String>,
+    /// How many of the first [`SessionReport::notes`] are the file's diagnostics (the rest are
+    /// about the replay).
+    pub findings: usize,
 }
 
 /// Session totals on the active path.
@@ -287,6 +290,7 @@ pub fn build(
         .filter(|d| d.is_finding())
         .map(|d| owned(&d.display(session.path()).to_string()))
         .collect();
+    let findings = notes.len();
 
     // Requests: every assistant entry on the path, with its usage and nested reports.
     let mut requests: Vec<RequestView> = Vec::new();
@@ -474,6 +478,7 @@ pub fn build(
         tree,
         no_cache_data,
         notes,
+        findings,
     })
 }
 
