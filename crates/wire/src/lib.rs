@@ -345,7 +345,7 @@ fn assemble_transcript(
         api,
         payload: out.payload,
         // A header value `fetch` refuses: the payload was built, no request left.
-        wire: out.wire.filter(WireRequest::headers_are_byte_strings),
+        wire: out.wire.and_then(WireRequest::as_fetch_sends),
         thread,
         strict_tools_disabled: disable,
         has_preferred_strict_tools: strict_tools.preferred_sent(),

@@ -178,12 +178,13 @@ function googleTokenResponse(input) {
 
 /** `{url, method, headers (clean), body (parsed), bodyText}` of one fetch call. */
 async function recordRequest(input, init = {}) {
-	// Real fetch converts plain-object headers to a Headers list first and throws a TypeError for
-	// a value that is not a ByteString (a character above U+00FF); so does the stub.
-	if (init.headers != null && !(init.headers instanceof Headers)) new Headers(init.headers);
+	// Real fetch converts plain-object headers to a Headers list first, and so does the stub: each
+	// value loses its leading and trailing HTTP whitespace (tab, LF, CR, space), and one that then
+	// holds NUL, CR or LF, or any character above U+00FF (not a ByteString), is a TypeError.
+	const headers = init.headers != null && !(init.headers instanceof Headers) ? new Headers(init.headers) : init.headers;
 	let url;
 	let method = init.method ?? "GET";
-	let entries = headerEntries(init.headers);
+	let entries = headerEntries(headers);
 	let body = init.body;
 	if (typeof input === "object" && input !== null && "url" in input && typeof input.clone === "function") {
 		url = input.url;

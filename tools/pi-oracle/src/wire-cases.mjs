@@ -1001,6 +1001,11 @@ function table() {
 	add("mistral-session-id-lone-surrogate-no-request", { provider: "mistral", id: "mistral-large-latest" }, scnPlain, { sessionId: "s-\ud800" });
 	add("responses-session-id-latin1-sent", { provider: "openai", id: "gpt-5.5" }, scnPlain, { sessionId: "caf\u00e9-session" });
 	add("pi-messages-header-emoji-no-request", { provider: "radius", id: "balanced" }, scnPlain, { ...S, headers: { "x-note": "\u{1F600}" } });
+	// fetch strips a value's leading and trailing HTTP whitespace (a token read from a file with
+	// its newline is sent without it) and refuses one that still holds NUL, CR or LF.
+	add("pi-messages-header-padded-sent", { provider: "radius", id: "balanced" }, scnPlain, { ...S, headers: { "x-note": " \tpadded note\r\n" } });
+	add("pi-messages-header-inner-newline-no-request", { provider: "radius", id: "balanced" }, scnPlain, { ...S, headers: { "x-note": "first\nsecond" } });
+	add("responses-session-id-nul-no-request", { provider: "openai", id: "gpt-5.5" }, scnPlain, { sessionId: "s\u0000id" });
 
 	return c;
 }

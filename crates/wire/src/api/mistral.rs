@@ -757,7 +757,7 @@ pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
         || has_header_override(options.field("headers"), "x-affinity");
     if should_use_prompt_caching(&options) && !explicit_affinity {
         // `headers.set("x-affinity", options.sessionId)`: String(sessionId), unsanitized (a lone
-        // surrogate makes fetch refuse the header, see `WireRequest::headers_are_byte_strings`).
+        // surrogate makes fetch refuse the header, see `WireRequest::as_fetch_sends`).
         headers.insert(
             "x-affinity".into(),
             js::to_string(options.field("sessionId")),

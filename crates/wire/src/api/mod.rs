@@ -263,13 +263,26 @@ impl WireRequest {
         }
     }
 
-    /// Whether `fetch` accepts the header values: it converts each to a ByteString and throws a
-    /// TypeError for one holding a character above U+00FF (an emoji or a lone surrogate in a
-    /// session id), after pi-ai built the payload and before anything is sent. Latin-1 passes.
-    pub fn headers_are_byte_strings(&self) -> bool {
-        self.headers
-            .values()
-            .all(|v| v.chars().all(|c| u32::from(c) <= 0xFF))
+    /// The request as `fetch` sends it, or `None` when `fetch` refuses its headers. `fetch`
+    /// turns the headers into a `Headers` list after pi-ai built the payload and before anything
+    /// is sent: each value loses its leading and trailing HTTP whitespace (tab, LF, CR, space: a
+    /// token read from a file with its newline is sent without it), and a value that then holds
+    /// NUL, CR or LF, or a character above U+00FF (an emoji or a lone surrogate in a session id;
+    /// not a ByteString), is a TypeError. Latin-1 passes.
+    pub fn as_fetch_sends(mut self) -> Option<WireRequest> {
+        for v in self.headers.values_mut() {
+            let trimmed = v.trim_matches(['\t', '\n', '\r', ' ']);
+            if trimmed
+                .chars()
+                .any(|c| u32::from(c) > 0xFF || matches!(c, '\0' | '\n' | '\r'))
+            {
+                return None;
+            }
+            if trimmed.len() != v.len() {
+                *v = trimmed.to_owned();
+            }
+        }
+        Some(self)
     }
 
     /// The body as JSON (parsed from [`WireRequest::body_text`], lone surrogates kept as
