@@ -136,13 +136,19 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// [`std::fs::read_to_string`] that refuses a FIFO, socket or device.
+/// [`std::fs::read_to_string`] that refuses a FIFO, socket or device, and says where a file
+/// stops being UTF-8 (`invalid UTF-8 at line 3, column 7`).
 pub fn read_to_string(path: &Path) -> io::Result<String> {
     let bytes = read(path)?;
-    String::from_utf8(bytes).map_err(|_| {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        // The prefix is UTF-8: its lines and the characters of the last one place the bad byte.
+        let text = std::str::from_utf8(valid).unwrap_or_default();
+        let line = text.matches('\n').count() + 1;
+        let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         io::Error::new(
             io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
+            format!("invalid UTF-8 at line {line}, column {column}"),
         )
     })
 }
@@ -205,6 +211,21 @@ mod tests {
         assert_eq!(
             read(&dir.path().join("missing")).unwrap_err().kind(),
             io::ErrorKind::NotFound
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.json");
+        std::fs::write(&p, b"{\n  \"a\": \"\xc3\xa9\xff\"\n}").unwrap();
+        let e = read_to_string(&p).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(e.to_string(), "invalid UTF-8 at line 2, column 10");
+        std::fs::write(&p, b"\xff").unwrap();
+        assert_eq!(
+            read_to_string(&p).unwrap_err().to_string(),
+            "invalid UTF-8 at line 1, column 1"
         );
     }
 
