@@ -1029,20 +1029,7 @@ fn transcript_hashes_are_each_transcripts_on_every_leaf_of_every_fixture() {
     use forge_replay_session::{EntryType, Session};
     use forge_replay_wire::Catalog;
 
-    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-        entries.sort_by_key(|e| e.path());
-        for e in entries {
-            let p = e.path();
-            if p.is_dir() {
-                sessions(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    sessions(&root().join("fixtures"), &mut files);
+    let files = forge_replay_testkit::jsonl_files(root().join("fixtures"));
     let (mut compared, mut compacted, mut edited) = (0, 0, 0);
     for file in &files {
         let Ok((session, _)) = Session::open(file) else {
@@ -1103,20 +1090,7 @@ fn carried_checks_build_what_requests_from_scratch_build_on_every_fixture() {
     use forge_replay_session::Session;
     use forge_replay_wire::Catalog;
 
-    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-        entries.sort_by_key(|e| e.path());
-        for e in entries {
-            let p = e.path();
-            if p.is_dir() {
-                sessions(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    sessions(&root().join("fixtures"), &mut files);
+    let files = forge_replay_testkit::jsonl_files(root().join("fixtures"));
     let (mut requests, mut refused) = (0, 0);
     for file in &files {
         let Ok((session, _)) = Session::open(file) else {
