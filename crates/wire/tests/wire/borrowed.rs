@@ -7,6 +7,7 @@
 //! references into its own `messages`. A context with them hands it `normalize_context`'s
 //! transcript, which is what `assemble_with` assembles for it.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -202,6 +203,28 @@ fn has_prompt_or_tools(context: &Value) -> bool {
         .any(|k| context.get(k).is_some())
 }
 
+/// The transcript a case's context hands `assemble_messages`: its own `messages` (borrowed), or
+/// `normalizeContext`'s list when it has a `systemPrompt` or `tools` (owned). `None` for a
+/// context without a transcript array, refused by `assemble_with` before any transcript exists
+/// (`$.context.messages`), and for a null `systemPrompt`/`tools`, refused before
+/// `normalizeContext`.
+fn transcript_of(context: &Value) -> Option<Cow<'_, [Value]>> {
+    if has_prompt_or_tools(context) {
+        let null = ["systemPrompt", "tools"]
+            .iter()
+            .any(|k| context.get(k).is_some_and(Value::is_null));
+        match normalize_context(context) {
+            Ok(m) if !null => Some(Cow::Owned(m)),
+            _ => None,
+        }
+    } else {
+        context
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| Cow::Borrowed(m.as_slice()))
+    }
+}
+
 #[test]
 fn borrowed_messages_assemble_like_the_context() {
     let builds = [
@@ -216,38 +239,14 @@ fn borrowed_messages_assemble_like_the_context() {
     let mut apis = BTreeSet::new();
     let mut releases = BTreeSet::new();
     for r in requests() {
-        // Contexts without a transcript array are refused by `assemble_with` before any
-        // transcript exists (`$.context.messages`), and a null `systemPrompt`/`tools` before
-        // `normalizeContext`: there is no message list to hand `assemble_messages`.
-        let transcript: Vec<Value>;
-        let messages: &[Value] = if has_prompt_or_tools(&r.context) {
-            match normalize_context(&r.context) {
-                Ok(m)
-                    if !["systemPrompt", "tools"]
-                        .iter()
-                        .any(|k| r.context.get(k).is_some_and(Value::is_null)) =>
-                {
-                    transcript = m;
-                    prompted += 1;
-                    &transcript
-                }
-                _ => {
-                    skipped += 1;
-                    continue;
-                }
-            }
-        } else {
-            match r.context.get("messages").and_then(Value::as_array) {
-                Some(m) => {
-                    plain += 1;
-                    m
-                }
-                None => {
-                    skipped += 1;
-                    continue;
-                }
-            }
+        let Some(messages) = transcript_of(&r.context) else {
+            skipped += 1;
+            continue;
         };
+        match messages {
+            Cow::Owned(_) => prompted += 1,
+            Cow::Borrowed(_) => plain += 1,
+        }
         let refs: Vec<&Value> = messages.iter().collect();
         for release in PiRelease::ALL {
             // A case follows its own release; the other releases see the same request too (a
@@ -307,24 +306,8 @@ fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
     let (mut assembled, mut refused, mut resumed) = (0, 0, 0);
     let mut apis = BTreeSet::new();
     for r in requests() {
-        let transcript: Vec<Value>;
-        let messages: &[Value] = if has_prompt_or_tools(&r.context) {
-            match normalize_context(&r.context) {
-                Ok(m)
-                    if !["systemPrompt", "tools"]
-                        .iter()
-                        .any(|k| r.context.get(k).is_some_and(Value::is_null)) =>
-                {
-                    transcript = m;
-                    &transcript
-                }
-                _ => continue,
-            }
-        } else {
-            match r.context.get("messages").and_then(Value::as_array) {
-                Some(m) => m,
-                None => continue,
-            }
+        let Some(messages) = transcript_of(&r.context) else {
+            continue;
         };
         let refs: Vec<&Value> = messages.iter().collect();
         let n = refs.len();
