@@ -1030,10 +1030,7 @@ impl Carried {
     /// How many leading messages of `messages` the previous request had, the same values at the
     /// same addresses; `messages` becomes the previous request.
     fn shared_with(&mut self, messages: &[std::borrow::Cow<'_, Value>]) -> usize {
-        let address = |m: &std::borrow::Cow<'_, Value>| match m {
-            std::borrow::Cow::Borrowed(v) => std::ptr::from_ref::<Value>(v) as usize,
-            std::borrow::Cow::Owned(_) => 0,
-        };
+        let address = |m| lent_address(m).unwrap_or(0);
         let shared = self
             .addresses
             .iter()
@@ -1048,6 +1045,17 @@ impl Carried {
     /// After the builder replaced slots.
     fn forget(&mut self) {
         self.addresses.clear();
+    }
+}
+
+/// The address of a message lent by the session builder, which names it until a push replaces
+/// builder slots; `None` for one a step made for this request (freed after it, so its address
+/// could come back with other content).
+#[allow(clippy::ptr_arg)] // the variant is what it reads, not the value
+fn lent_address(m: &std::borrow::Cow<'_, Value>) -> Option<usize> {
+    match m {
+        std::borrow::Cow::Borrowed(v) => Some(std::ptr::from_ref::<Value>(v) as usize),
+        std::borrow::Cow::Owned(_) => None,
     }
 }
 
@@ -1074,11 +1082,11 @@ impl HashedMessages {
         } = self;
         messages
             .iter()
-            .map(|m| match m {
-                std::borrow::Cow::Borrowed(v) => *by_address
-                    .entry(std::ptr::from_ref::<Value>(v) as usize)
-                    .or_insert_with(|| json::stringify_hash(v, scratch)),
-                std::borrow::Cow::Owned(v) => json::stringify_hash(v, scratch),
+            .map(|m| match lent_address(m) {
+                Some(address) => *by_address
+                    .entry(address)
+                    .or_insert_with(|| json::stringify_hash(m, scratch)),
+                None => json::stringify_hash(m, scratch),
             })
             .collect()
     }

@@ -269,6 +269,15 @@ impl ContextFold {
         Ok(())
     }
 
+    /// The first loop over every message of `messages`, or the `TypeError` it throws.
+    fn over(messages: &[&Value]) -> Result<ContextFold, String> {
+        let mut fold = ContextFold::default();
+        for (i, m) in messages.iter().enumerate() {
+            fold.step(i, m)?;
+        }
+        Ok(fold)
+    }
+
     /// The estimate of `messages`, every one of which this fold has read: the last usage that
     /// applies plus the messages after it (all of them without one).
     fn total<const COUNT: bool>(&self, messages: &[&Value], cpt: f64) -> Result<f64, String> {
@@ -286,11 +295,7 @@ impl ContextFold {
 
 /// `estimateContextTokens(context).tokens`, or V8's `TypeError` text where pi-ai throws.
 fn context_tokens<const COUNT: bool>(messages: &[&Value], cpt: f64) -> Result<f64, String> {
-    let mut fold = ContextFold::default();
-    for (i, m) in messages.iter().enumerate() {
-        fold.step(i, m)?;
-    }
-    fold.total::<COUNT>(messages, cpt)
+    ContextFold::over(messages)?.total::<COUNT>(messages, cpt)
 }
 
 /// `estimateContextTokens(context).tokens` (NaN where pi-ai's is NaN).
@@ -324,13 +329,7 @@ pub struct ContextEstimate<'a> {
 impl<'a> ContextEstimate<'a> {
     /// The estimate of `messages`, read from the first.
     pub fn new(release: PiRelease, messages: &'a [&'a Value]) -> Self {
-        let mut fold = ContextFold::default();
-        let fold = messages
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, m)| fold.step(i, m))
-            .map(|()| fold);
-        ContextEstimate::with_fold(release, messages, fold)
+        ContextEstimate::with_fold(release, messages, ContextFold::over(messages))
     }
 
     /// The estimate of `messages`, given the first loop's result over all of them.

@@ -37,7 +37,7 @@ pub(crate) fn said(e: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// At most this many diagnostics of one code are said on stderr by [`open_session`].
-pub(crate) const MAX_PER_CODE: usize = 20;
+const MAX_PER_CODE: usize = 20;
 
 /// Opens a session and says its warnings and errors (not notes) on stderr, at most
 /// [`MAX_PER_CODE`] per code. Shared by every command that reads one session.

@@ -56,14 +56,9 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
             stdout.flush()?;
         }
     }
-    // The file's findings as every command that reads a session says them (at most
-    // MAX_PER_CODE of a code; the page lists all), then what happened to the replay.
-    let lines = forge_replay_session::diag::finding_lines(
-        &args.session,
-        &diagnostics,
-        crate::cmd::MAX_PER_CODE,
-    );
-    lines.iter().for_each(|l| note!("{l}"));
+    // The file's findings as every command that reads a session says them (the page lists
+    // all), then what happened to the replay.
+    crate::cmd::say_findings(&args.session, &diagnostics);
     for note in report.notes.iter().skip(report.findings) {
         note!("forge-replay: {note}");
     }
