@@ -6,11 +6,15 @@
 //! input (so a regression replays the same one): the recorded models under every release, and the
 //! representative model of every API under one release picked from the hash; the other walk
 //! options (`after_tree`, `wire_bodies`, `hash_transcript`) are picked from the hash too. Both
-//! walks must give the same requests (as `Request::into_json` writes them) or the same error.
+//! walks, and the carried walk that builds each request in the previous one's payload
+//! (`replay_each_recycling`), must give the same requests (as `Request::into_json` writes them)
+//! or the same error.
 //!
 //! Shared by `fuzz/fuzz_targets/replay_walk.rs` and `crates/replay/tests/fuzz_regressions.rs`.
 
-use forge_replay_engine::replay::{replay, AfterTree, ReplayOptions, Target};
+use forge_replay_engine::replay::{
+    replay, replay_each_recycling, AfterTree, ReplayOptions, Target,
+};
 use forge_replay_model::release::PiRelease;
 use forge_replay_session::Session;
 use forge_replay_wire::Catalog;
@@ -47,15 +51,55 @@ pub fn check(data: &[u8]) {
                 opts.wire_bodies = h >> 17 & 1 == 0;
                 opts.hash_transcript = h >> 18 & 1 == 0;
                 let carried = requests(&session, &opts);
+                let recycled = recycled(&session, &opts);
                 opts.incremental = false;
                 let scratch = requests(&session, &opts);
                 assert_eq!(
                     carried, scratch,
                     "leaf {leaf:?} on {release}: the carried walk differs from the one from scratch"
                 );
+                assert_eq!(
+                    recycled, scratch,
+                    "leaf {leaf:?} on {release}: the walk built in earlier payloads differs"
+                );
             }
         }
     }
+}
+
+/// [`requests`] of a walk whose sink hands every payload back (`replay_each_recycling`), so
+/// each request is built in the previous one's; what a request says it kept of the previous
+/// payload's messages must be the previous payload's, text for text.
+fn recycled(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<serde_json::Value>, String> {
+    use forge_replay_model::json::stringify;
+    let mut out = Vec::new();
+    let mut lists: std::collections::HashMap<u64, Vec<String>> = Default::default();
+    replay_each_recycling(session, opts, |r| {
+        let list: Vec<String> = r.payload["messages"]
+            .as_array()
+            .map(|a| a.iter().map(stringify).collect())
+            .unwrap_or_default();
+        if r.reuse.after != 0 {
+            let before = &lists[&r.reuse.after];
+            let n = r.reuse.kept;
+            assert!(
+                n <= before.len() && n <= list.len(),
+                "kept {n} of {}",
+                before.len()
+            );
+            assert_eq!(
+                &list[..n],
+                &before[..n],
+                "request {}: kept messages differ",
+                r.index
+            );
+        }
+        lists.insert(r.reuse.token, list);
+        out.push(r.to_json());
+        Ok(Some(r.payload))
+    })
+    .map(|()| out)
+    .map_err(|e| forge_replay_model::error::chain(&e))
 }
 
 /// The requests of a walk as JSON, or its error as one line.

@@ -251,6 +251,10 @@ pub struct Request {
     /// [`Request::strict_fallback`], or (1.6, [`Change::StrictToolLimitsPerSession`]) a later
     /// request of a session an earlier fallback marked.
     pub strict_tools_disabled: bool,
+    /// What the payload's message list shares with the previous request built for the same
+    /// target ([`forge_replay_wire::Reuse`]): set when a consumer of [`replay_each_recycling`]
+    /// hands payloads back.
+    pub reuse: forge_replay_wire::Reuse,
 }
 
 impl Request {
@@ -649,9 +653,26 @@ pub fn replay_each(
     mut sink: impl FnMut(Request) -> std::io::Result<()>,
 ) -> Result<(), ReplayError> {
     walk(session, opts, false, &mut |o| match o {
-        Outcome::Built(r) => sink(*r),
+        Outcome::Built(r) => sink(*r).map(|()| None),
         // Not produced when missing models are not tolerated.
-        Outcome::Missing { .. } => Ok(()),
+        Outcome::Missing { .. } => Ok(None),
+    })
+}
+
+/// [`replay_each`] for a sink that is done with a request's payload when it returns: a payload
+/// it hands back (`Some`) is where the next request of the same target builds its message list
+/// (with [`ReplayOptions::incremental`]), so a request costs what it adds to the previous one,
+/// and [`Request::reuse`] says which of its leading messages are the previous payload's,
+/// unchanged. A sink that keeps the payload returns `None`. The requests are the same as
+/// [`replay_each`]'s (an Architecture Invariant, checked on every committed session).
+pub fn replay_each_recycling(
+    session: &Session,
+    opts: &ReplayOptions<'_>,
+    mut sink: impl FnMut(Request) -> std::io::Result<Option<Value>>,
+) -> Result<(), ReplayError> {
+    walk(session, opts, false, &mut |o| match o {
+        Outcome::Built(r) => sink(*r),
+        Outcome::Missing { .. } => Ok(None),
     })
 }
 
@@ -673,14 +694,16 @@ pub fn replay_outcomes(
     opts: &ReplayOptions<'_>,
     mut sink: impl FnMut(Outcome) -> std::io::Result<()>,
 ) -> Result<(), ReplayError> {
-    walk(session, opts, true, &mut sink)
+    walk(session, opts, true, &mut |o| sink(o).map(|()| None))
 }
 
+/// The walk of every replay: `sink` gets each outcome and may hand the request's payload back
+/// ([`replay_each_recycling`]).
 fn walk(
     session: &Session,
     opts: &ReplayOptions<'_>,
     tolerate_missing: bool,
-    sink: &mut dyn FnMut(Outcome) -> std::io::Result<()>,
+    sink: &mut dyn FnMut(Outcome) -> std::io::Result<Option<Value>>,
 ) -> Result<(), ReplayError> {
     let path_err = |source| ReplayError::Leaf {
         path: session.path().to_path_buf(),
@@ -970,7 +993,8 @@ fn walk(
                     None if continued => (assembled.wire.clone(), assembled.wire),
                     None => (assembled.wire, None),
                 };
-                sink(Outcome::Built(Box::new(Request {
+                let reuse = assembled.reuse;
+                let back = sink(Outcome::Built(Box::new(Request {
                     index,
                     entry_id: entry_id.clone(),
                     line,
@@ -988,8 +1012,12 @@ fn walk(
                     created,
                     strict_tools_disabled: assembled.strict_tools_disabled,
                     strict_fallback: strict_fallback_seen,
+                    reuse,
                 })))
                 .map_err(ReplayError::Sink)?;
+                if let Some(payload) = back {
+                    carried[target].wire.recycle(reuse.token, payload);
+                }
             }
             previous_on_path = Some(i);
             index += 1;

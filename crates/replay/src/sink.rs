@@ -17,15 +17,17 @@ use forge_replay_io::{DirSet, WriteError};
 use serde_json::{json, Value};
 
 use crate::golden::model_slug;
-use crate::replay::{replay_each, ReplayError, ReplayOptions, Request};
+use crate::replay::{replay_each_recycling, ReplayError, ReplayOptions, Request};
 
 /// The redaction step applied to request text before it is written.
 pub type Redact = fn(&str) -> Cow<'_, str>;
 
 /// A consumer of replayed requests, in order.
 pub trait RequestSink {
-    /// One request, handed over (a sink may keep what it needs of it without a copy).
-    fn request(&mut self, r: Request) -> std::io::Result<()>;
+    /// One request, handed over (a sink may keep what it needs of it without a copy). A sink
+    /// done with the payload hands it back (`Some`): the next request of the same target is
+    /// built in it ([`crate::replay::replay_each_recycling`]).
+    fn request(&mut self, r: Request) -> std::io::Result<Option<Value>>;
 
     /// After the last request of a replay that completed.
     fn finish(&mut self) -> std::io::Result<()> {
@@ -41,7 +43,7 @@ pub fn replay_into(
     sink: &mut dyn RequestSink,
     mut each: impl FnMut(&Request),
 ) -> Result<(), ReplayError> {
-    replay_each(session, opts, |r| {
+    replay_each_recycling(session, opts, |r| {
         each(&r);
         sink.request(r)
     })?;
@@ -75,8 +77,8 @@ impl<W: Write> JsonStream<W> {
 }
 
 impl<W: Write> RequestSink for JsonStream<W> {
-    fn request(&mut self, r: Request) -> std::io::Result<()> {
-        let r = &r;
+    fn request(&mut self, request: Request) -> std::io::Result<Option<Value>> {
+        let r = &request;
         self.w.write_all(if self.first {
             b"{\n  \"requests\": [\n"
         } else {
@@ -86,7 +88,8 @@ impl<W: Write> RequestSink for JsonStream<W> {
         self.text.clear();
         self.text.push_str("    ");
         r.write_pretty(2, &mut self.text);
-        self.w.write_all((self.redact)(&self.text).as_bytes())
+        self.w.write_all((self.redact)(&self.text).as_bytes())?;
+        Ok(Some(request.payload))
     }
 
     fn finish(&mut self) -> std::io::Result<()> {
@@ -142,8 +145,8 @@ impl DirSink {
 }
 
 impl RequestSink for DirSink {
-    fn request(&mut self, r: Request) -> std::io::Result<()> {
-        let r = &r;
+    fn request(&mut self, request: Request) -> std::io::Result<Option<Value>> {
+        let r = &request;
         forge_replay_io::path::check_component("entry id", &r.entry_id).map_err(|e| {
             std::io::Error::other(format!(
                 "{}:{}: {e}, so it cannot name a --out file",
@@ -167,7 +170,7 @@ impl RequestSink for DirSink {
             "file": name, "index": r.index, "entryId": r.entry_id, "api": r.api.name(),
             "provider": r.provider, "model": r.model,
         }));
-        Ok(())
+        Ok(Some(request.payload))
     }
 
     fn finish(&mut self) -> std::io::Result<()> {

@@ -33,8 +33,11 @@ struct Previous {
     model: String,
     api: Api,
     /// The payload `order` was flattened from, which the next request's flattening takes the
-    /// unchanged elements over from ([`CacheOrder::of_after`]).
-    payload: Value,
+    /// unchanged elements over from ([`CacheOrder::of_after`]); not kept when the replay
+    /// rebuilds the next request in it (the next request says what it kept instead).
+    payload: Option<Value>,
+    /// [`Request::reuse`]'s token of the request.
+    token: u64,
     /// The request flattened in the provider's prompt-cache order (cache markers removed).
     order: CacheOrder,
     messages: Vec<u64>,
@@ -89,8 +92,9 @@ impl Summary {
         }
     }
 
-    /// Adds one request (built with `hash_transcript`, so its messages can be compared).
-    pub fn push(&mut self, r: Request) {
+    /// Adds one request (built with `hash_transcript`, so its messages can be compared), and
+    /// hands back its payload when the replay may build the next request in it.
+    pub fn push(&mut self, r: Request) -> Option<Value> {
         let model = format!("{}/{}", r.provider, r.model);
         let bytes = r
             .wire
@@ -109,16 +113,24 @@ impl Summary {
             .filter(|p| p.api == r.api)
             .map(|p| Earlier {
                 order: &p.order,
-                payload: &p.payload,
+                payload: p.payload.as_ref(),
+                kept_messages: r.reuse.kept_after(p.token),
             });
         let order = CacheOrder::of_after(r.api, &r.provider, &r.model, &r.payload, earlier);
+        // A payload the next request is built in goes back; the next request says what it kept.
+        let (kept, back) = if r.reuse.token == 0 {
+            (Some(r.payload), None)
+        } else {
+            (None, Some(r.payload))
+        };
         let now = Previous {
             model: model.clone(),
             api: r.api,
             tools: order.tools.iter().map(|(n, _)| n.clone()).collect(),
             messages: r.transcript_hashes,
             order,
-            payload: r.payload,
+            payload: kept,
+            token: r.reuse.token,
         };
         let (changes, kept) = match self.previous.get(&key) {
             None => ("first request".to_owned(), None),
@@ -139,6 +151,7 @@ impl Summary {
             kept,
         });
         self.previous.insert(key, now);
+        back
     }
 
     /// The summary as text: an aligned table and the totals line.
@@ -215,9 +228,8 @@ impl Summary {
 /// The text summary as a sink of a replay: a row per request, rendered at the end
 /// ([`Summary::render`]).
 impl forge_replay_engine::sink::RequestSink for Summary {
-    fn request(&mut self, r: Request) -> std::io::Result<()> {
-        self.push(r);
-        Ok(())
+    fn request(&mut self, r: Request) -> std::io::Result<Option<Value>> {
+        Ok(self.push(r))
     }
 }
 

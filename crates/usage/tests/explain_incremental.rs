@@ -184,6 +184,7 @@ fn the_incremental_explanation_equals_the_reference() {
     let mut compared = 0;
     let mut diverged = 0;
     let mut shared = 0;
+    let mut reused = 0;
     for (name, text) in sessions(dir.path()) {
         let Ok((s, _)) = Session::from_reader(text.as_bytes(), &name) else {
             continue;
@@ -221,26 +222,33 @@ fn the_incremental_explanation_equals_the_reference() {
         // Every API: each request flattened after the previous one of its API.
         let mut ropts = ReplayOptions::new(catalog);
         ropts.target = Target::all_apis(catalog);
-        let mut last: Vec<(Api, CacheOrder, serde_json::Value)> = Vec::new();
-        let _ = replay::replay_each(&s, &ropts, |r| {
+        // A payload the next request can be built in is handed back (the next request then
+        // says which messages it kept); the others are kept for the comparison by value.
+        let mut last: Vec<(Api, CacheOrder, Option<serde_json::Value>, u64)> = Vec::new();
+        let _ = replay::replay_each_recycling(&s, &ropts, |r| {
             let scratch = CacheOrder::of(r.api, &r.provider, &r.model, &r.payload);
-            let earlier = last.iter().find(|(a, _, _)| *a == r.api);
-            let taken =
-                CacheOrder::of_after(
-                    r.api,
-                    &r.provider,
-                    &r.model,
-                    &r.payload,
-                    earlier.map(|(_, order, payload)| {
-                        forge_replay_usage::explain::order::Earlier { order, payload }
-                    }),
-                );
+            let earlier = last.iter().find(|(a, _, _, _)| *a == r.api);
+            let kept_messages = earlier.map_or(0, |(_, _, _, token)| r.reuse.kept_after(*token));
+            reused += kept_messages;
+            let taken = CacheOrder::of_after(
+                r.api,
+                &r.provider,
+                &r.model,
+                &r.payload,
+                earlier.map(
+                    |(_, order, payload, _)| forge_replay_usage::explain::order::Earlier {
+                        order,
+                        payload: payload.as_ref(),
+                        kept_messages,
+                    },
+                ),
+            );
             let (st, tt) = (scratch.text(), taken.text());
             assert_eq!(tt, st, "{name}: request {} on {}", r.index, r.api.name());
             assert_eq!(taken.segments(), scratch.segments());
             assert_eq!(taken.tools, scratch.tools);
             assert_eq!(taken.chars(), st.chars().count());
-            if let Some((_, prev, _)) = earlier {
+            if let Some((_, prev, _, _)) = earlier {
                 shared += taken.shared_elements(prev);
                 let pt = prev.text();
                 let kept = prev.common_prefix(&taken);
@@ -258,9 +266,15 @@ fn the_incremental_explanation_equals_the_reference() {
                 compared += 1;
                 diverged += usize::from(kept < pt.len());
             }
-            last.retain(|(a, _, _)| *a != r.api);
-            last.push((r.api, taken, r.payload));
-            Ok(())
+            last.retain(|(a, _, _, _)| *a != r.api);
+            let token = r.reuse.token;
+            if token == 0 {
+                last.push((r.api, taken, Some(r.payload), token));
+                Ok(None)
+            } else {
+                last.push((r.api, taken, None, token));
+                Ok(Some(r.payload))
+            }
         });
     }
     // What the comparison covered: many leaves, breaks, divergences and taken-over elements.
@@ -271,4 +285,8 @@ fn the_incremental_explanation_equals_the_reference() {
         "{compared} compared, {diverged} diverged"
     );
     assert!(shared > 10_000, "{shared} elements taken over");
+    assert!(
+        reused > 500,
+        "{reused} messages kept from the previous payload"
+    );
 }

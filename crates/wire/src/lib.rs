@@ -58,7 +58,7 @@ pub use catalog::{Catalog, CatalogError, ModelSpec};
 pub use error::AssembleError;
 pub use model::Model;
 pub use options::Env;
-pub use resume::Resume;
+pub use resume::{Resume, Reuse};
 pub use sequence::{assemble_sequence, Step, StrictFallback};
 pub use transcript::normalize_context;
 
@@ -81,6 +81,9 @@ pub struct Assembled {
     /// Whether a `prefer` tool went out strict (`hasPreferredStrictTools`): a rejection for
     /// Claude's strict-tool limits makes pi-ai resend it non-strict ([`strict`]).
     pub has_preferred_strict_tools: bool,
+    /// What its payload's message list shares with the previous request of the same
+    /// [`Resume`] (nothing unless built by [`assemble_resumed`]).
+    pub reuse: Reuse,
 }
 
 /// How a request is built beyond its case: the form of a retry pi-ai makes.
@@ -308,7 +311,7 @@ fn assemble_transcript(
             return rejected(resume, message);
         }
     }
-    if let Some(r) = resume {
+    if let Some(r) = resume.as_deref_mut() {
         r.extend(states);
     }
     let disable =
@@ -327,17 +330,24 @@ fn assemble_transcript(
     };
     js::take_fault();
     let mut thread = None;
+    let mut reuse = Reuse::default();
     let out = if api == Api::AnthropicMessages {
-        api::anthropic::assemble_threaded(&input).map(|(out, t)| {
+        let memo = resume.as_deref_mut().map(|r| (&mut r.memo, start));
+        api::anthropic::assemble_threaded(&input, memo).map(|(out, t, r)| {
             thread = t;
+            reuse = r;
             out
         })
     } else {
         api::dispatch(&input)
     };
     // A TypeError pi-ai would have thrown while building (recorded by the builder) comes
-    // before anything the builder returned.
-    if let Some(message) = js::take_fault() {
+    // before anything the builder returned. A request that failed leaves nothing to resume.
+    let fault = js::take_fault();
+    if fault.is_some() || out.is_err() {
+        resume.into_iter().for_each(Resume::forget);
+    }
+    if let Some(message) = fault {
         return Err(AssembleError::rejected(message));
     }
     let out = out?;
@@ -349,6 +359,7 @@ fn assemble_transcript(
         thread,
         strict_tools_disabled: disable,
         has_preferred_strict_tools: strict_tools.preferred_sent(),
+        reuse,
     })
 }
 

@@ -94,6 +94,12 @@ impl StrictTools {
         self.preferred_sent.get()
     }
 
+    /// Notes that a `prefer` tool was sent strict (by the part of a request a resumed assembly
+    /// took over from the previous one).
+    pub(crate) fn note_preferred_sent(&self) {
+        self.preferred_sent.set(true);
+    }
+
     /// A tool's strictness: `undefined` for a `prefer` tool when they are disabled, else what
     /// `resolve` (`resolveJsonSchemaStrictSampling`) says; notes a `prefer` tool sent strict.
     pub fn resolve(

@@ -231,13 +231,30 @@ pub fn transform_messages_cow<'a, I>(
 where
     I: IntoIterator<Item = &'a Value>,
 {
+    transform_messages_tracked(release, messages, model, normalize_id).0
+}
+
+/// [`transform_messages_cow`], and the index of the first message whose tool calls were given
+/// new ids (`None`: none were). Up to that message the transform keeps no state past a user
+/// message: the messages after a user message before it transform the same on their own (what
+/// a resumed assembly relies on).
+pub(crate) fn transform_messages_tracked<'a, I>(
+    release: PiRelease,
+    messages: I,
+    model: &Model,
+    normalize_id: Option<IdNormalizer<'_>>,
+) -> (Vec<Cow<'a, Value>>, Option<usize>)
+where
+    I: IntoIterator<Item = &'a Value>,
+{
+    let mut first_renamed: Option<usize> = None;
     let mut id_map: HashMap<String, String> = HashMap::new();
     let vision = model.supports_images();
     let drops_foreign_thinking = release.has(Change::CrossModelThinkingDropped);
 
     let messages = messages.into_iter();
     let mut transformed: Vec<Cow<'a, Value>> = Vec::with_capacity(messages.size_hint().0);
-    for original in messages {
+    for (at, original) in messages.enumerate() {
         if !changes(original, model, vision, &id_map, normalize_id.is_some()) {
             transformed.push(Cow::Borrowed(original));
             continue;
@@ -354,6 +371,7 @@ where
                                             raw.and_then(Value::as_str).unwrap_or("").to_string();
                                         let n = norm(raw, model, original);
                                         if n != id {
+                                            first_renamed.get_or_insert(at);
                                             id_map.insert(id, n.clone());
                                             b.insert("id".into(), js::s(n));
                                         }
@@ -467,7 +485,7 @@ where
         }
     }
     close(&mut result, &mut pending, &mut existing, &mut held);
-    result
+    (result, first_renamed)
 }
 
 /// The `toolCall` blocks of an assistant message.

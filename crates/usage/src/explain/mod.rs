@@ -441,12 +441,15 @@ fn explain_with(
     ropts.leaf = opts.leaf.clone();
     // Breaks are found in the payloads; the HTTP bodies are not read.
     ropts.wire_bodies = false;
+    // The reference builds every request from scratch too.
+    ropts.incremental = incremental;
     let mut rows: Vec<RequestRow> = Vec::new();
     let mut breaks: Vec<Break> = Vec::new();
     let mut prev: Option<Prev> = None;
-    // The last request replayed: its API, flattening and payload.
-    let mut last: Option<(Api, CacheOrder, Value)> = None;
-    let replayed = replay::replay_each(session, &ropts, |r| {
+    // The last request replayed: its API, flattening, payload (unless handed back for the next
+    // request to be built in) and reuse token.
+    let mut last: Option<(Api, CacheOrder, Option<Value>, u64)> = None;
+    let replayed = replay::replay_each_recycling(session, &ropts, |r| {
         let idx = session.find(&r.entry_id);
         let pos = idx.and_then(|i| pos_of.get(&i).copied()).unwrap_or(0);
         let msg = idx
@@ -465,8 +468,12 @@ fn explain_with(
         // request costs the flattening of what changed (the result is `CacheOrder::of`'s).
         let earlier = last
             .as_ref()
-            .filter(|(api, _, _)| incremental && *api == r.api)
-            .map(|(_, order, payload)| Earlier { order, payload });
+            .filter(|(api, _, _, _)| incremental && *api == r.api)
+            .map(|(_, order, payload, token)| Earlier {
+                order,
+                payload: payload.as_ref(),
+                kept_messages: r.reuse.kept_after(*token),
+            });
         let order = CacheOrder::of_after(r.api, &r.provider, &r.model, &r.payload, earlier);
         let cache_reported = reporting
             .get(&(r.provider.clone(), r.model.clone()))
@@ -538,9 +545,14 @@ fn explain_with(
             }
         }
         let api = r.api;
-        let payload = r.payload;
+        let token = r.reuse.token;
+        let (payload, back) = if token == 0 {
+            (Some(r.payload), None)
+        } else {
+            (None, Some(r.payload))
+        };
         if let Some(u) = usage {
-            last = Some((api, order.clone(), payload));
+            last = Some((api, order.clone(), payload, token));
             prev = Some(Prev {
                 entry_id: r.entry_id.clone(),
                 pos,
@@ -552,10 +564,10 @@ fn explain_with(
                 order,
             });
         } else {
-            last = Some((api, order, payload));
+            last = Some((api, order, payload, token));
         }
         rows.push(row);
-        Ok(())
+        Ok(back)
     });
     // A request that cannot be rebuilt ends the replay; what came before is still a diagnosis.
     let stopped = match replayed {

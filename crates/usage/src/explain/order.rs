@@ -62,6 +62,9 @@ impl Segment {
 #[derive(Debug, Clone, Default)]
 pub struct CacheOrder {
     elements: Vec<Element>,
+    /// The element of the payload's message list's first item (`messages`, `input`,
+    /// `contents`), if it has one.
+    list_at: Option<usize>,
     /// Declared tools: `(name, JSON.stringify(declaration))`, in order.
     pub tools: Vec<(String, String)>,
 }
@@ -78,11 +81,16 @@ struct Element {
 }
 
 /// What [`CacheOrder::of_after`] may take over: an earlier request of the same API, flattened,
-/// and the payload it was flattened from.
+/// and what is known of its payload.
 #[derive(Debug, Clone, Copy)]
 pub struct Earlier<'a> {
     pub order: &'a CacheOrder,
-    pub payload: &'a Value,
+    /// The payload `order` was flattened from, when it was kept: an element whose value is the
+    /// same is taken over.
+    pub payload: Option<&'a Value>,
+    /// How many leading items of the payload's message list are, unchanged, the earlier
+    /// payload's (`Request::reuse`, `Reuse::kept_after`): they are taken over without a look.
+    pub kept_messages: usize,
 }
 
 impl CacheOrder {
@@ -104,8 +112,15 @@ impl CacheOrder {
         earlier: Option<Earlier<'_>>,
     ) -> CacheOrder {
         let current = sources(api, payload);
-        let earlier = earlier.map(|e| (e.order, sources(api, e.payload)));
+        let kept = earlier.map_or(0, |e| e.kept_messages);
+        let earlier_order = earlier.map(|e| e.order);
+        let earlier = earlier.map(|e| (e.order, e.payload.map(|p| sources(api, p))));
         let mut b = Builder::default();
+        // Source index of the message list's first item: source `k` of the list is its item
+        // `k - list_start` when no item before it was skipped, which holds for the first `kept`
+        // items (the same values in both requests).
+        let list_start = current.iter().position(|(_, _, item)| item.is_some());
+        b.0.list_at = list_start.map(|k| k + 1);
         let model_line = format!("{provider}/{model}\n");
         match earlier.as_ref().map(|(order, _)| order) {
             Some(order)
@@ -118,17 +133,45 @@ impl CacheOrder {
             }
             _ => b.push_text(Segment::Model, model_line),
         }
-        for (k, (segment, v)) in current.iter().enumerate() {
-            // Element 0 is the model line; source k is element k + 1.
-            let same = earlier.as_ref().and_then(|(order, old)| {
-                let (old_segment, old_v) = old.get(k)?;
-                let e = order.elements.get(k + 1)?;
-                (old_segment == segment && e.segment == *segment && json::same_text(old_v, v))
-                    .then_some(*order)
+        for (k, (segment, v, item)) in current.iter().enumerate() {
+            // A kept item of the message list: the earlier element at the same place in its
+            // list, by pointer.
+            let kept_at = earlier_order.zip(list_start).and_then(|(order, start)| {
+                item.filter(|&i| i < kept)?;
+                let e = order.list_at? + (k - start);
+                (order.elements.get(e)?.segment == *segment).then_some((order, e))
             });
-            match same {
-                Some(order) => b.take_over(order, k + 1),
-                None => b.push_text(*segment, element_text(v)),
+            if let Some((order, e)) = kept_at {
+                b.take_over(order, e);
+                continue;
+            }
+            // Element 0 is the model line; source k is element k + 1.
+            let Some((order, old)) = earlier.as_ref() else {
+                b.push_text(*segment, element_text(v));
+                continue;
+            };
+            let Some(e) = order.elements.get(k + 1).filter(|e| e.segment == *segment) else {
+                b.push_text(*segment, element_text(v));
+                continue;
+            };
+            match old {
+                Some(old) => match old.get(k) {
+                    Some((old_segment, old_v, _))
+                        if old_segment == segment && json::same_text(old_v, v) =>
+                    {
+                        b.take_over(order, k + 1)
+                    }
+                    _ => b.push_text(*segment, element_text(v)),
+                },
+                // Without the earlier payload: the same text is shared, not stored twice.
+                None => {
+                    let text = element_text(v);
+                    if *e.text == *text {
+                        b.take_over(order, k + 1)
+                    } else {
+                        b.push_text(*segment, text)
+                    }
+                }
             }
         }
         b.tools(tool_list(api, payload));
@@ -267,14 +310,18 @@ impl CacheOrder {
 
 /// The payload's elements in cache order, with their segments (an absent or `null` part has
 /// none; `{cachePoint}` list items are not elements).
-fn sources(api: Api, p: &Value) -> Vec<(Segment, &Value)> {
+/// One source: its segment, its value, and its index in the payload's message list when it is
+/// an item of it.
+type Source<'v> = (Segment, &'v Value, Option<usize>);
+
+fn sources(api: Api, p: &Value) -> Vec<Source<'_>> {
     let mut out = Vec::new();
-    fn one<'v>(out: &mut Vec<(Segment, &'v Value)>, seg: Segment, v: &'v Value) {
+    fn one<'v>(out: &mut Vec<Source<'v>>, seg: Segment, v: &'v Value) {
         if !v.is_null() {
-            out.push((seg, v));
+            out.push((seg, v, None));
         }
     }
-    fn list<'v>(out: &mut Vec<(Segment, &'v Value)>, seg: Segment, v: &'v Value) {
+    fn list<'v>(out: &mut Vec<Source<'v>>, seg: Segment, v: &'v Value) {
         match v {
             Value::Array(items) => {
                 for item in items.iter().filter(|i| !is_cache_point(i)) {
@@ -284,8 +331,21 @@ fn sources(api: Api, p: &Value) -> Vec<(Segment, &Value)> {
             other => one(out, seg, other),
         }
     }
+    /// The message list: [`list`], each item with its index.
+    fn messages<'v>(out: &mut Vec<Source<'v>>, v: &'v Value) {
+        match v {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if !is_cache_point(item) && !item.is_null() {
+                        out.push((Segment::Messages, item, Some(i)));
+                    }
+                }
+            }
+            other => one(out, Segment::Messages, other),
+        }
+    }
     /// Leading items with role `system`/`developer` as [`Segment::System`], the rest as messages.
-    fn leading_system<'v>(out: &mut Vec<(Segment, &'v Value)>, v: &'v Value) {
+    fn leading_system<'v>(out: &mut Vec<Source<'v>>, v: &'v Value) {
         let Some(items) = v.as_array() else {
             one(out, Segment::Messages, v);
             return;
@@ -307,7 +367,7 @@ fn sources(api: Api, p: &Value) -> Vec<(Segment, &Value)> {
             list(&mut out, Segment::System, &p["system"]);
             one(&mut out, Segment::Thinking, &p["thinking"]);
             one(&mut out, Segment::Thinking, &p["output_config"]);
-            list(&mut out, Segment::Messages, &p["messages"]);
+            messages(&mut out, &p["messages"]);
         }
         Api::BedrockConverseStream => {
             list(&mut out, Segment::Tools, &p["toolConfig"]["tools"]);

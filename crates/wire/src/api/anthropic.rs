@@ -21,13 +21,16 @@ use crate::options::{
     adjust_max_tokens_for_thinking, build_base_options, clamp_max_tokens_to_context,
     resolve_cache_retention,
 };
+use crate::resume::Reuse;
 use crate::strict::StrictTools;
 use crate::thread::ThreadInfo;
 use crate::transcript::{
     current_tools, declared_tools, has_tool_redefinitions, initial_system_message,
     render_system_message_update, resolve_transcript, system_message_text,
 };
-use crate::transform::{split_error_tool_result_images, transform_messages_cow};
+use crate::transform::{
+    split_error_tool_result_images, transform_messages_cow, transform_messages_tracked,
+};
 use forge_replay_model::release::Change;
 
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
@@ -199,16 +202,22 @@ fn assert_request_auth(
 
 /// Assembles an `anthropic-messages` request.
 pub fn assemble(input: &ApiInput<'_>) -> Result<ApiOutput, AssembleError> {
-    assemble_threaded(input).map(|(out, _)| out)
+    assemble_threaded(input, None).map(|(out, _, _)| out)
 }
+
+/// An Anthropic request, its message-thread settings and what its message list shares with the
+/// previous request of a walk.
+type Threaded = (ApiOutput, Option<ThreadInfo>, Reuse);
 
 /// [`assemble`], and the message-thread settings of the request when threads apply (1.6,
 /// [`Change::AnthropicMessageThreads`]). The wire body is then the `create` form, what the
 /// first request of a session sends in a fresh process; [`crate::thread::Threads`] derives the
-/// others.
-pub fn assemble_threaded(
+/// others. With `memo` (what the previous request of a walk left, and how many leading messages
+/// this one shares with it) the message list resumes from the previous one's ([`Memo`]).
+pub(crate) fn assemble_threaded(
     input: &ApiInput<'_>,
-) -> Result<(ApiOutput, Option<ThreadInfo>), AssembleError> {
+    memo: Option<(&mut Memo, usize)>,
+) -> Result<Threaded, AssembleError> {
     let model = input.model;
     // The harness passes `apiKey` (a dummy unless the case sets one).
     let mut options = input.options.clone();
@@ -265,13 +274,14 @@ pub fn assemble_threaded(
             base
         }
     };
-    stream(input, &stream_options)
+    stream(input, &stream_options, memo)
 }
 
 fn stream(
     input: &ApiInput<'_>,
     options: &Map<String, Value>,
-) -> Result<(ApiOutput, Option<ThreadInfo>), AssembleError> {
+    memo: Option<(&mut Memo, usize)>,
+) -> Result<Threaded, AssembleError> {
     let model = input.model;
     let c = compat(model);
     if input.entry == Entry::Stream {
@@ -299,7 +309,16 @@ fn stream(
             is_oauth,
             allow_empty_signature: c.allow_empty_signature,
         });
-    let params = build_params(input, &c, &messages, is_oauth, options, thread.is_some())?;
+    let mut memo = memo.filter(|_| c.mid_convo_system);
+    let (params, reuse) = build_params(
+        input,
+        &c,
+        &messages,
+        is_oauth,
+        options,
+        thread.is_some(),
+        memo.as_mut().map(|(m, shared)| (&mut **m, *shared)),
+    )?;
 
     // Wire: the SDK moves `betas` to the `anthropic-beta` header.
     let betas = params.field("betas");
@@ -360,7 +379,10 @@ fn stream(
         Some(t) if t.continuation => {
             crate::thread::body_text(&params, &[], None, Some(&crate::thread::ThreadForm::Create))
         }
-        _ => crate::api::stringify_without(&params, &["betas"]),
+        _ => match memo {
+            Some((memo, _)) => memo.body_text(&params, reuse),
+            None => crate::api::stringify_without(&params, &["betas"]),
+        },
     });
     Ok((
         ApiOutput {
@@ -368,6 +390,7 @@ fn stream(
             wire: Some(wire),
         },
         thread,
+        reuse,
     ))
 }
 
@@ -522,24 +545,12 @@ fn build_params(
     is_oauth: bool,
     options: &Map<String, Value>,
     message_threads: bool,
-) -> Result<Value, AssembleError> {
+    memo: Option<(&mut Memo, usize)>,
+) -> Result<(Value, Reuse), AssembleError> {
     let model = input.model;
     let cache = cache_control(model, c, options, input);
     let initial = initial_system_message(messages);
     let initial_text = initial.map(system_message_text).unwrap_or_default();
-    let transformed = transform_messages_cow(
-        input.release,
-        messages.iter().map(|m| &**m),
-        model,
-        Some(&|id, m, source| {
-            normalize_tool_call_id(js::str_or_fault(id, "id", "replace"), m, source)
-        }),
-    );
-    let conversation = if initial.is_some() {
-        &transformed[1..]
-    } else {
-        &transformed[..]
-    };
     let initial_tools: Vec<Value> = initial
         .map(|m| js::arr(m, "toolsAdded").to_vec())
         .unwrap_or_default();
@@ -577,19 +588,43 @@ fn build_params(
         (true, false) => ToolChanges::ByReference,
         (true, true) => ToolChanges::ByDefinition(&define),
     };
-    let (converted, levels) = convert_messages(
-        conversation,
-        is_oauth,
-        cache.as_ref(),
-        c.allow_empty_signature,
-        effort_messages.then(|| model.provider()),
-        &tool_changes,
-        input.release,
-    )?;
+    let managed_provider = effort_messages.then(|| model.provider());
+    let run = |msgs: &[Cow<'_, Value>], quiet: &mut dyn FnMut(Quiet)| {
+        convert_run(
+            msgs,
+            is_oauth,
+            c.allow_empty_signature,
+            managed_provider,
+            &tool_changes,
+            input.release,
+            quiet,
+        )
+    };
     let active_effort = match options.field("effort") {
         None | Some(Value::Null) => s("high"),
         Some(v) => v.clone(),
     };
+    let memo = memo.map(|(memo, shared)| {
+        let key = MemoKey {
+            is_oauth,
+            cache: cache.clone(),
+            allow_empty_signature: c.allow_empty_signature,
+            managed_provider: managed_provider.map(str::to_string),
+            native,
+            inline,
+            disables_preferred: input.strict.disables_preferred(),
+        };
+        (memo, shared, key)
+    });
+    let (list, reuse) = message_list(
+        input,
+        messages,
+        initial.is_some(),
+        &run,
+        cache.as_ref(),
+        effort_messages.then_some(active_effort),
+        memo,
+    )?;
     let betas = beta_features(
         input,
         c,
@@ -601,14 +636,7 @@ fn build_params(
     );
     let mut params = Map::with_capacity(16);
     params.insert("model".into(), s(model.id()));
-    params.insert(
-        "messages".into(),
-        Value::Array(if effort_messages {
-            insert_thinking_level_messages(converted, &levels, active_effort)
-        } else {
-            converted
-        }),
-    );
+    params.insert("messages".into(), Value::Array(list));
     // `options?.maxTokens ?? model.maxTokens`; with streamSimple a `null` here is a NaN (the
     // clamp of a NaN token estimate), which `??` keeps and JSON writes as `null`.
     let max_tokens = match options.field("maxTokens") {
@@ -815,7 +843,7 @@ fn build_params(
             .unwrap_or_default();
         params.insert("fallbacks".into(), Value::Array(list));
     }
-    Ok(Value::Object(params))
+    Ok((Value::Object(params), reuse))
 }
 
 /// Keywords Anthropic's strict tool use rejects (1.3, `isAnthropicStrictUnsupportedKeyword`).
@@ -1013,6 +1041,8 @@ enum ToolChanges<'f> {
     ByDefinition(ConvertToolList<'f>),
 }
 
+/// `convertMessages`: the converted messages and the effort levels of the assistant messages
+/// by converted index.
 fn convert_messages(
     msgs: &[std::borrow::Cow<'_, Value>],
     is_oauth: bool,
@@ -1022,6 +1052,53 @@ fn convert_messages(
     tool_changes: &ToolChanges<'_>,
     release: forge_replay_model::release::PiRelease,
 ) -> Result<(Vec<Value>, HashMap<usize, Value>), AssembleError> {
+    let mut run = convert_run(
+        msgs,
+        is_oauth,
+        allow_empty_signature,
+        managed_provider,
+        tool_changes,
+        release,
+        &mut |_| {},
+    )?;
+    run.params.append(&mut run.pending);
+    cache_tail(run.params.last_mut(), cache);
+    Ok((run.params, run.levels))
+}
+
+/// What `convertMessages`' loop leaves before its tail rules.
+struct Run {
+    /// The converted messages.
+    params: Vec<Value>,
+    /// Effort levels of assistant messages, by index in `params`.
+    levels: HashMap<usize, Value>,
+    /// System blocks not yet placed (appended at the end).
+    pending: Vec<Value>,
+}
+
+/// A point of [`convert_run`] right after a user message with no system blocks pending: the
+/// loop keeps no state there but what it has output.
+#[derive(Debug, Clone, Copy)]
+struct Quiet {
+    /// Which user message of the list it follows (0 for the first).
+    user: usize,
+    /// `params.len()` and `levels.len()` there.
+    converted: usize,
+    levels: usize,
+}
+
+/// `convertMessages`' loop over `msgs`, without the tail rules (the pending system blocks
+/// appended, the last message's cache marker); `quiet` is told of every [`Quiet`] point.
+fn convert_run(
+    msgs: &[std::borrow::Cow<'_, Value>],
+    is_oauth: bool,
+    allow_empty_signature: bool,
+    managed_provider: Option<&str>,
+    tool_changes: &ToolChanges<'_>,
+    release: forge_replay_model::release::PiRelease,
+    quiet: &mut dyn FnMut(Quiet),
+) -> Result<Run, AssembleError> {
+    let mut users = 0;
     // 1.3: images of error results follow all results of the turn.
     let split_error_images = release.has(Change::ErrorToolImagesSplit);
     let flush_before_sent_assistant = release.has(Change::AnthropicFlushBeforeSentAssistant);
@@ -1118,38 +1195,51 @@ fn convert_messages(
                     ]));
                 }
             }
-            "user" => match msg.field("content") {
-                Some(Value::String(t)) => {
-                    if !js::trim(t).is_empty() {
-                        params.push(obj!([
-                            ("role", s("user")),
-                            ("content", s(js::sanitize_surrogates(t).into_owned())),
-                        ]));
+            "user" => {
+                match msg.field("content") {
+                    Some(Value::String(t)) => {
+                        if !js::trim(t).is_empty() {
+                            params.push(obj!([
+                                ("role", s("user")),
+                                ("content", s(js::sanitize_surrogates(t).into_owned())),
+                            ]));
+                        }
+                    }
+                    _ => {
+                        let blocks: Vec<Value> = js::arr(msg, "content")
+                            .iter()
+                            .map(|item| {
+                                if js::str_of(item, "type") == Some("text") {
+                                    obj!([
+                                        ("type", s("text")),
+                                        ("text", sanitize(item.field("text")))
+                                    ])
+                                } else {
+                                    image_block(item)
+                                }
+                            })
+                            .filter(|b| {
+                                js::str_of(b, "type") != Some("text")
+                                    || !js::trim(text_str(b.field("text"))).is_empty()
+                            })
+                            .collect();
+                        if !blocks.is_empty() {
+                            params.push(obj!([
+                                ("role", s("user")),
+                                ("content", Value::Array(blocks)),
+                            ]));
+                        }
                     }
                 }
-                _ => {
-                    let blocks: Vec<Value> = js::arr(msg, "content")
-                        .iter()
-                        .map(|item| {
-                            if js::str_of(item, "type") == Some("text") {
-                                obj!([("type", s("text")), ("text", sanitize(item.field("text")))])
-                            } else {
-                                image_block(item)
-                            }
-                        })
-                        .filter(|b| {
-                            js::str_of(b, "type") != Some("text")
-                                || !js::trim(text_str(b.field("text"))).is_empty()
-                        })
-                        .collect();
-                    if !blocks.is_empty() {
-                        params.push(obj!([
-                            ("role", s("user")),
-                            ("content", Value::Array(blocks)),
-                        ]));
-                    }
+                if pending.is_empty() {
+                    quiet(Quiet {
+                        user: users,
+                        converted: params.len(),
+                        levels: levels.len(),
+                    });
                 }
-            },
+                users += 1;
+            }
             "assistant" => {
                 // 1.6: held back past an assistant message that converts to no blocks.
                 if !flush_before_sent_assistant {
@@ -1315,41 +1405,58 @@ fn convert_messages(
         }
         i += 1;
     }
-    params.append(&mut pending);
+    Ok(Run {
+        params,
+        levels,
+        pending,
+    })
+}
 
-    if let (Some(cc), Some(last)) = (cache, params.last_mut()) {
-        let role = js::str_of(last, "role").unwrap_or("").to_string();
-        if role == "user" || role == "system" {
-            if let Some(lm) = last.as_object_mut() {
-                match lm.get_mut("content") {
-                    Some(Value::Array(blocks)) => {
-                        if let Some(Value::Object(b)) = blocks.last_mut() {
-                            let ty = b.field("type").and_then(Value::as_str).unwrap_or("");
-                            if matches!(
-                                ty,
-                                "text" | "image" | "tool_result" | "tool_addition" | "tool_removal"
-                            ) {
-                                b.insert("cache_control".into(), cc.clone());
-                            }
-                        }
-                    }
-                    Some(Value::String(t)) => {
-                        let t = t.clone();
-                        lm.insert(
-                            "content".into(),
-                            Value::Array(vec![obj!([
-                                ("type", s("text")),
-                                ("text", s(t)),
-                                ("cache_control", cc.clone()),
-                            ])]),
-                        );
-                    }
-                    _ => {}
-                }
+/// `convertMessages`' last rule: the cache marker on the last block of a last user or system
+/// message. Returns the message as it was when the rule changed it.
+fn cache_tail(last: Option<&mut Value>, cache: Option<&Value>) -> Option<Value> {
+    let (Some(cc), Some(last)) = (cache, last) else {
+        return None;
+    };
+    if !matches!(js::str_of(last, "role"), Some("user" | "system")) {
+        return None;
+    }
+    let marks = match last.field("content") {
+        Some(Value::Array(blocks)) => blocks.last().is_some_and(|b| {
+            b.is_object()
+                && matches!(
+                    b.field("type").and_then(Value::as_str).unwrap_or(""),
+                    "text" | "image" | "tool_result" | "tool_addition" | "tool_removal"
+                )
+        }),
+        Some(Value::String(_)) => true,
+        _ => false,
+    };
+    if !marks {
+        return None;
+    }
+    let original = last.clone();
+    let lm = last.as_object_mut()?;
+    match lm.get_mut("content") {
+        Some(Value::Array(blocks)) => {
+            if let Some(Value::Object(b)) = blocks.last_mut() {
+                b.insert("cache_control".into(), cc.clone());
             }
         }
+        Some(Value::String(t)) => {
+            let t = std::mem::take(t);
+            lm.insert(
+                "content".into(),
+                Value::Array(vec![obj!([
+                    ("type", s("text")),
+                    ("text", s(t)),
+                    ("cache_control", cc.clone()),
+                ])]),
+            );
+        }
+        _ => {}
     }
-    Ok((params, levels))
+    Some(original)
 }
 
 fn insert_thinking_level_messages(
@@ -1358,21 +1465,286 @@ fn insert_thinking_level_messages(
     active: Value,
 ) -> Vec<Value> {
     let mut out = Vec::with_capacity(converted.len() + levels.len() + 1);
-    let level_msg = |effort: Value| {
-        obj!([
-            ("role", s("system")),
-            ("content", Value::Array(Vec::new())),
-            ("output_config", obj!([("effort", effort)])),
-        ])
-    };
+    extend_with_levels(&mut out, converted, levels);
+    out.push(level_message(active));
+    out
+}
+
+/// `converted` onto `out`, each message after its effort level's message (`levels`, by index
+/// in `converted`).
+fn extend_with_levels(out: &mut Vec<Value>, converted: Vec<Value>, levels: &HashMap<usize, Value>) {
     for (index, m) in converted.into_iter().enumerate() {
         if let Some(e) = levels.get(&index) {
-            out.push(level_msg(e.clone()));
+            out.push(level_message(e.clone()));
         }
         out.push(m);
     }
-    out.push(level_msg(active));
-    out
+}
+
+fn level_message(effort: Value) -> Value {
+    obj!([
+        ("role", s("system")),
+        ("content", Value::Array(Vec::new())),
+        ("output_config", obj!([("effort", effort)])),
+    ])
+}
+
+/// What the message list of an Anthropic request depends on besides its messages, the model
+/// and the release (which [`crate::Resume`] keys on).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MemoKey {
+    is_oauth: bool,
+    cache: Option<Value>,
+    allow_empty_signature: bool,
+    managed_provider: Option<String>,
+    native: bool,
+    inline: bool,
+    disables_preferred: bool,
+}
+
+/// A point of the previous request's message list where the next one may resume: after the
+/// transcript's first `input` messages, the list's first `converted + levels` elements are
+/// what those messages convert to, whatever follows them.
+#[derive(Debug, Clone, Copy)]
+struct Checkpoint {
+    input: usize,
+    converted: usize,
+    levels: usize,
+    /// Whether converting those messages sent a `prefer` tool strict.
+    preferred_sent: bool,
+}
+
+/// What one Anthropic request leaves for the next of the same walk ([`crate::Resume`]): its
+/// message list (handed back by [`crate::Resume::recycle`] once the request was used) and where
+/// in it the next request may resume, so that the next request converts only its new messages
+/// and shares the rest with this one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Memo {
+    key: Option<MemoKey>,
+    checkpoints: Vec<Checkpoint>,
+    /// The element of the list the cache-marker rule changed: its index and what it was.
+    tail: Option<(usize, Value)>,
+    /// The request whose list this is ([`crate::Reuse::token`]), and the list once handed back.
+    token: u64,
+    list: Option<Vec<Value>>,
+    /// The list of request `text_token` as its body writes it (`JSON.stringify` of each message,
+    /// joined by commas), and where each message's text ends in it.
+    text: String,
+    ends: Vec<usize>,
+    text_token: u64,
+}
+
+impl Memo {
+    pub(crate) fn forget(&mut self) {
+        *self = Memo::default();
+    }
+
+    /// The body text of `params` (`JSON.stringify` without `betas`), with the text of the
+    /// messages the request kept from the previous one ([`Reuse`]) copied from that request's
+    /// body instead of written again.
+    fn body_text(&mut self, params: &Value, reuse: Reuse) -> String {
+        let (Value::Object(map), Some(list)) =
+            (params, params.field("messages").and_then(Value::as_array))
+        else {
+            return crate::api::stringify_without(params, &["betas"]);
+        };
+        let keep = if self.text_token != 0 && self.text_token == reuse.after {
+            reuse.kept.min(self.ends.len())
+        } else {
+            0
+        };
+        self.ends.truncate(keep);
+        self.text.truncate(self.ends.last().copied().unwrap_or(0));
+        for (i, m) in list.iter().enumerate().skip(keep) {
+            if i > 0 {
+                self.text.push(',');
+            }
+            forge_replay_model::json::write_compact(&mut self.text, m);
+            self.ends.push(self.text.len());
+        }
+        self.text_token = reuse.token;
+        let mut out = String::with_capacity(self.text.len() + 4096);
+        out.push('{');
+        let mut first = true;
+        for (k, v) in map.iter().filter(|(k, _)| k.as_str() != "betas") {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            forge_replay_model::json::write_string(&mut out, k);
+            out.push(':');
+            if k == "messages" {
+                out.push('[');
+                out.push_str(&self.text);
+                out.push(']');
+            } else {
+                forge_replay_model::json::write_compact(&mut out, v);
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// Takes back the message list of request `token`'s payload, if it is the last one made.
+    pub(crate) fn recycle(&mut self, token: u64, payload: Value) {
+        if token != 0 && token == self.token && self.key.is_some() {
+            if let Value::Object(mut m) = payload {
+                if let Some(Value::Array(list)) = m.shift_remove("messages") {
+                    self.list = Some(list);
+                }
+            }
+        }
+    }
+}
+
+/// The converter of one request's messages (`convertMessages` with the request's settings).
+type RunMessages<'f> =
+    &'f dyn Fn(&[Cow<'_, Value>], &mut dyn FnMut(Quiet)) -> Result<Run, AssembleError>;
+
+/// The message list of a request (`convertMessages(transformMessages(…))`, then the effort-level
+/// messages when `active_effort` is set), from scratch or, with `memo`, from the previous
+/// request's list: cut back to the last checkpoint within the first `shared` messages, then
+/// only the messages after it converted. Returns the list and what of it is the previous
+/// request's ([`Reuse`]).
+#[allow(clippy::too_many_arguments)]
+fn message_list(
+    input: &ApiInput<'_>,
+    messages: &[Cow<'_, Value>],
+    skip_initial: bool,
+    run: RunMessages<'_>,
+    cache: Option<&Value>,
+    active_effort: Option<Value>,
+    memo: Option<(&mut Memo, usize, MemoKey)>,
+) -> Result<(Vec<Value>, Reuse), AssembleError> {
+    let normalize = |id: Option<&Value>, m: &Model, source: &Value| {
+        normalize_tool_call_id(js::str_or_fault(id, "id", "replace"), m, source)
+    };
+    let Some((memo, shared, key)) = memo else {
+        let transformed = transform_messages_cow(
+            input.release,
+            messages.iter().map(|m| &**m),
+            input.model,
+            Some(&normalize),
+        );
+        let conversation = if skip_initial {
+            &transformed[1..]
+        } else {
+            &transformed[..]
+        };
+        let mut r = run(conversation, &mut |_| {})?;
+        r.params.append(&mut r.pending);
+        cache_tail(r.params.last_mut(), cache);
+        let list = match active_effort {
+            Some(active) => insert_thinking_level_messages(r.params, &r.levels, active),
+            None => r.params,
+        };
+        return Ok((list, Reuse::default()));
+    };
+    let resumable = memo.key.as_ref() == Some(&key) && memo.list.is_some();
+    let at = resumable
+        .then(|| {
+            memo.checkpoints
+                .iter()
+                .rposition(|c| c.input <= shared && c.input <= messages.len())
+        })
+        .flatten();
+    // Where this request starts: the checkpoint's messages, converted elements and levels.
+    let (from, mut list, mut kept, base) = match at {
+        Some(k) => {
+            let cp = memo.checkpoints[k];
+            memo.checkpoints.truncate(k + 1);
+            let mut list = memo.list.take().unwrap_or_default();
+            list.truncate(cp.converted + cp.levels);
+            let mut kept = list.len();
+            if let Some((i, original)) = memo.tail.take() {
+                if i < list.len() {
+                    list[i] = original;
+                    kept = i;
+                }
+            }
+            if cp.preferred_sent {
+                input.strict.note_preferred_sent();
+            }
+            (cp.input, list, kept, cp)
+        }
+        None => {
+            memo.checkpoints.clear();
+            let base = Checkpoint {
+                input: 0,
+                converted: 0,
+                levels: 0,
+                preferred_sent: false,
+            };
+            (0, Vec::new(), 0, base)
+        }
+    };
+    memo.list = None;
+    memo.tail = None;
+    let rest = &messages[from..];
+    let (transformed, renamed) = transform_messages_tracked(
+        input.release,
+        rest.iter().map(|m| &**m),
+        input.model,
+        Some(&normalize),
+    );
+    let skip = usize::from(skip_initial && from == 0);
+    let conversation = &transformed[skip..];
+    // The transcript index after each user message of `rest`: user messages keep their order
+    // through the transform.
+    let users: Vec<usize> = rest
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| crate::transcript::role(m) == "user")
+        .map(|(i, _)| from + i + 1)
+        .collect();
+    let renamed = renamed.map_or(usize::MAX, |r| from + r);
+    let mut found = Vec::new();
+    let mut r = run(conversation, &mut |q: Quiet| {
+        if let Some(&input_at) = users.get(q.user).filter(|&&i| i <= renamed) {
+            found.push(Checkpoint {
+                input: input_at,
+                converted: base.converted + q.converted,
+                levels: base.levels + q.levels,
+                preferred_sent: input.strict.preferred_sent(),
+            });
+        }
+    })?;
+    r.params.append(&mut r.pending);
+    // The cache marker goes on the last converted message: a new one, or the checkpoint's
+    // last when nothing after it converted to a message.
+    let tail = if r.params.is_empty() {
+        match list.last_mut() {
+            Some(last) => cache_tail(Some(last), cache).map(|orig| {
+                kept = kept.min(list.len() - 1);
+                (list.len() - 1, orig)
+            }),
+            None => None,
+        }
+    } else {
+        let j = r.params.len() - 1;
+        let before = r.levels.keys().filter(|&&k| k <= j).count();
+        cache_tail(r.params.last_mut(), cache).map(|orig| (list.len() + j + before, orig))
+    };
+    match &active_effort {
+        Some(_) => extend_with_levels(&mut list, r.params, &r.levels),
+        None => list.extend(r.params),
+    }
+    if let Some(active) = active_effort {
+        list.push(level_message(active));
+    }
+    memo.checkpoints.extend(found);
+    memo.tail = tail;
+    memo.key = Some(key);
+    let after = if at.is_some() { memo.token } else { 0 };
+    memo.token = Reuse::next_token();
+    Ok((
+        list,
+        Reuse {
+            token: memo.token,
+            after,
+            kept: if after == 0 { 0 } else { kept },
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -113,6 +113,8 @@ fn divergence(a: &Assembled, b: &Assembled) -> Option<String> {
         thread,
         strict_tools_disabled,
         has_preferred_strict_tools,
+        // Which request built what, not what was built: it differs by design.
+        reuse: _,
     } = a;
     if *api != b.api {
         return Some(format!("api: {api} vs {}", b.api));
@@ -303,7 +305,7 @@ fn borrowed_messages_assemble_like_the_context() {
 #[test]
 fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
     let mut failures = Vec::new();
-    let (mut assembled, mut refused, mut resumed) = (0, 0, 0);
+    let (mut assembled, mut refused, mut resumed, mut kept) = (0, 0, 0, 0);
     let mut apis = BTreeSet::new();
     for r in requests() {
         let Some(messages) = transcript_of(&r.context) else {
@@ -325,6 +327,7 @@ fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
             };
             let mut resume = Resume::default();
             let mut previous = 0;
+            let mut previous_list: Option<(u64, Vec<String>)> = None;
             for &k in &lengths {
                 let shared = previous.min(k);
                 previous = k;
@@ -350,6 +353,31 @@ fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
                     &mut resume,
                     shared,
                 );
+                // The payload goes back to the resume, so the next request is built in it; what
+                // it says it kept of the previous one's messages is checked text for text.
+                let back = carried.as_ref().ok().map(|a| {
+                    let list = message_texts(&a.payload);
+                    if a.reuse.after != 0 {
+                        let n = a.reuse.kept;
+                        match &previous_list {
+                            Some((token, before)) if *token == a.reuse.after => {
+                                if n > before.len() || n > list.len() || list[..n] != before[..n] {
+                                    failures.push(format!(
+                                        "{} (pi {release}) first {k}: kept {n} messages that differ",
+                                        r.at
+                                    ));
+                                }
+                                kept += n;
+                            }
+                            _ => failures.push(format!(
+                                "{} (pi {release}) first {k}: kept after an unknown request",
+                                r.at
+                            )),
+                        }
+                    }
+                    previous_list = Some((a.reuse.token, list));
+                    (a.reuse.token, a.payload.clone())
+                });
                 match compare(from_scratch, carried) {
                     Ok(Some(api)) => {
                         assembled += 1;
@@ -361,11 +389,14 @@ fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
                         r.at
                     )),
                 }
+                if let Some((token, payload)) = back {
+                    resume.recycle(token, payload);
+                }
             }
         }
     }
     eprintln!(
-        "assemble_resumed vs assemble_messages: {assembled} equal requests, {refused} equal refusals, {resumed} with a shared prefix"
+        "assemble_resumed vs assemble_messages: {assembled} equal requests, {refused} equal refusals, {resumed} with a shared prefix, {kept} messages kept from a previous payload"
     );
     assert!(
         failures.is_empty(),
@@ -374,7 +405,19 @@ fn resumed_assembly_is_assembly_from_scratch_on_growing_transcripts() {
         failures.join("\n")
     );
     assert!(refused > 0 && resumed > 1000);
+    assert!(
+        kept > 100,
+        "only {kept} messages kept from a previous payload"
+    );
     assert_eq!(apis, Api::ALL.into_iter().collect(), "APIs assembled");
+}
+
+/// Each item of a payload's `messages` as text (empty when it has none).
+fn message_texts(payload: &Value) -> Vec<String> {
+    payload["messages"]
+        .as_array()
+        .map(|a| a.iter().map(stringify).collect())
+        .unwrap_or_default()
 }
 
 /// The comparison itself: requests that differ in any one field are reported, naming the field.
