@@ -18,4 +18,19 @@ impl Exit {
             Exit::BadInput => 2,
         }
     }
+
+    /// The worst outcome of a run: [`Exit::BadInput`] when some input could not be used, else
+    /// [`Exit::Findings`] when there are findings, else [`Exit::Ok`].
+    pub fn of(bad_input: bool, findings: bool) -> Exit {
+        match (bad_input, findings) {
+            (true, _) => Exit::BadInput,
+            (false, true) => Exit::Findings,
+            (false, false) => Exit::Ok,
+        }
+    }
+
+    /// [`Exit::Findings`] when there are findings, else [`Exit::Ok`].
+    pub fn findings_if(findings: bool) -> Exit {
+        Exit::of(false, findings)
+    }
 }

@@ -50,11 +50,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             out::error!("{}", with_path(&r.path, e));
         }
     }
-    Ok(if reports.iter().any(|r| r.result.is_err()) {
-        Exit::BadInput
-    } else if reports.iter().any(FileReport::has_findings) {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    let unreadable = reports.iter().any(|r| r.result.is_err());
+    Ok(Exit::of(
+        unreadable,
+        reports.iter().any(FileReport::has_findings),
+    ))
 }

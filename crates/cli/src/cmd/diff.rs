@@ -40,9 +40,5 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
             out.flush()?;
         }
     }
-    Ok(if d.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Findings
-    })
+    Ok(Exit::findings_if(!d.is_empty()))
 }

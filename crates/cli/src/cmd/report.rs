@@ -64,5 +64,5 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
         .cache
         .as_ref()
         .is_some_and(|c| !c.unreadable.is_empty());
-    Ok(if unreadable { Exit::Findings } else { Exit::Ok })
+    Ok(Exit::findings_if(unreadable))
 }

@@ -62,9 +62,5 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     for note in report.notes.iter().skip(report.findings) {
         note!("forge-replay: {note}");
     }
-    Ok(if report.notes.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Findings
-    })
+    Ok(Exit::findings_if(!report.notes.is_empty()))
 }

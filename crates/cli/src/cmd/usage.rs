@@ -51,17 +51,10 @@ fn print(text: &str) -> std::io::Result<()> {
 
 /// Says the threshold's verdict on stderr: exit 1 when it is not met.
 fn verdict(check: Option<Threshold>) -> Exit {
-    match check {
-        Some(t) => {
-            out::note!("{}", t.message);
-            if t.passed {
-                Exit::Ok
-            } else {
-                Exit::Findings
-            }
-        }
-        None => Exit::Ok,
-    }
+    check.map_or(Exit::Ok, |t| {
+        out::note!("{}", t.message);
+        Exit::findings_if(!t.passed)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,11 +69,5 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             out::error!("{}", with_path(&c.scenario_file, m));
         }
     }
-    Ok(if summary.errors > 0 {
-        Exit::BadInput
-    } else if summary.failed > 0 {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    Ok(Exit::of(summary.errors > 0, summary.failed > 0))
 }
