@@ -115,6 +115,18 @@ pub enum AfterTree {
     Path,
 }
 
+/// `--after-tree live|path`.
+impl forge_replay_model::choice::Choice for AfterTree {
+    const ALL: &'static [AfterTree] = &[AfterTree::Live, AfterTree::Path];
+
+    fn name(self) -> &'static str {
+        match self {
+            AfterTree::Live => "live",
+            AfterTree::Path => "path",
+        }
+    }
+}
+
 /// Where a request's thinking level came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ThinkingSource {

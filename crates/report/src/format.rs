@@ -84,6 +84,26 @@ impl Format {
     }
 }
 
+/// `--format`'s values; `table` is an old name of `text`, still accepted.
+impl forge_replay_model::choice::Choice for Format {
+    const ALL: &'static [Format] = &Format::ALL;
+
+    fn name(self) -> &'static str {
+        Format::name(self)
+    }
+
+    fn help(self) -> Option<&'static str> {
+        Some(Format::help(self))
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Format::Text => &["table"],
+            _ => &[],
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -103,5 +123,13 @@ mod tests {
         assert_eq!(Format::Text.text_or_json(), TextOrJson::Text);
         let names: Vec<String> = Format::ALL.iter().map(Format::to_string).collect();
         assert_eq!(names, ["text", "json", "csv", "md", "html"]);
+    }
+
+    #[test]
+    fn table_is_an_old_name_of_text() {
+        use forge_replay_model::choice::Choice;
+        assert_eq!(Format::named("table", &[Format::Text]), Some(Format::Text));
+        assert_eq!(Format::named("csv", &[Format::Text, Format::Json]), None);
+        assert_eq!(Choice::help(Format::Md), Some("Markdown"));
     }
 }

@@ -324,6 +324,22 @@ impl GroupBy {
     }
 }
 
+/// `--by`.
+impl forge_replay_model::choice::Choice for GroupBy {
+    const ALL: &'static [GroupBy] = &[
+        GroupBy::Session,
+        GroupBy::Project,
+        GroupBy::Model,
+        GroupBy::Provider,
+        GroupBy::Api,
+        GroupBy::Day,
+    ];
+
+    fn name(self) -> &'static str {
+        GroupBy::name(self)
+    }
+}
+
 /// One group of [`Corpus::group`]: sums over its requests and nested reports.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Group {
@@ -2001,6 +2017,15 @@ pub fn timestamp_ms(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_grouping_is_named_as_it_parses() {
+        use forge_replay_model::choice::Choice;
+        for by in GroupBy::ALL {
+            assert_eq!(GroupBy::parse(by.name()), Some(*by));
+            assert_eq!(GroupBy::named(by.name(), GroupBy::ALL), Some(*by));
+        }
+    }
 
     #[test]
     fn export_timestamps_are_rfc3339_utc() {

@@ -7,7 +7,6 @@
 //! the file (skipped lines, tree defects) go to stderr as `file:line: warning: cause`.
 
 use anyhow::Context as _;
-use forge_replay_capability::projection::Presentation;
 use forge_replay_engine::capabilities::context_document;
 use forge_replay_report::context::{self, ContextWriteError, Lines};
 
@@ -39,10 +38,6 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
         })?;
         out.flush()?;
         return Ok(Exit::Ok);
-    };
-    let presentation = match presentation {
-        crate::args::Presentation::Native => Presentation::Native,
-        crate::args::Presentation::Fallback => Presentation::Fallback,
     };
     let projection = session.context(leaf)?;
     // A corrupt capability history is `FILE:LINE: entry ID: <Forge's message>` (exit 2).

@@ -1,13 +1,13 @@
 //! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it, handed
 //! to a `forge_replay_engine::sink` (JSON on stdout, `--out DIR`, or the text summary).
 
-use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target};
+use forge_replay_engine::replay::{self, ReplayOptions, Target};
 use forge_replay_engine::sink::{replay_into, DirSink, JsonStream};
 use forge_replay_model::error::chain as error_chain;
 use forge_replay_model::text::count;
 use forge_replay_report::summary::{unsettled_thinking_note, Summary};
 
-use crate::args::{AfterTreeArg, Format, ReplayArgs};
+use crate::args::{Format, ReplayArgs};
 use crate::cmd::open_with_catalog;
 use crate::out::{self, outln};
 use crate::Exit;
@@ -16,10 +16,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     let (session, catalog) = open_with_catalog(&args.session, args.catalog.path(), &args.pi)?;
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
-    opts.after_tree = match args.after_tree {
-        AfterTreeArg::Live => AfterTree::Live,
-        AfterTreeArg::Path => AfterTree::Path,
-    };
+    opts.after_tree = args.after_tree;
     opts.hidden_declarations = args.hide_declarations.clone();
     if !opts.hidden_declarations.is_empty()
         && !catalog

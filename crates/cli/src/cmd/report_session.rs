@@ -25,7 +25,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     let mut opts = ReportOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.redact = out::redacting();
-    opts.retention = args.retention.retention();
+    opts.retention = args.retention.retention;
     let report = session::build(&session, &diagnostics, &opts)?;
     // The page quotes session text: redacted like every other output.
     let json = args.format == Format::Json;
