@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use forge_replay_capability::projection::Presentation;
 use forge_replay_engine::replay::{AfterTree, REPRESENTATIVE_MODELS};
 use forge_replay_model::choice::Choice;
-use forge_replay_usage::corpus::GroupBy;
+use forge_replay_usage::corpus::{Day, GroupBy};
 use forge_replay_usage::explain::Retention;
 
 /// The ten pi-ai APIs, as `--api` accepts them.
@@ -31,22 +31,6 @@ fn provider_model(s: &str) -> Result<String, String> {
 }
 
 pub use crate::release::PiArg;
-
-/// A `--since`/`--until` day: as given (for the report's filters) and as days since the epoch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Day {
-    pub text: String,
-    pub day: i32,
-}
-
-fn day(s: &str) -> Result<Day, String> {
-    forge_replay_usage::corpus::parse_day(s)
-        .map(|day| Day {
-            text: s.to_owned(),
-            day,
-        })
-        .ok_or_else(|| "expected YYYY-MM-DD or YYYYMMDD".to_owned())
-}
 
 /// `--forks`: a fraction from 0 to 1.
 fn fraction(s: &str) -> Result<f64, String> {
@@ -476,10 +460,10 @@ pub struct UsageArgs {
     #[arg(long, value_parser = choice::<GroupBy>(), conflicts_with = "session")]
     pub by: Option<GroupBy>,
     /// With --corpus: only requests on or after this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
+    #[arg(long, value_name = "DAY", value_parser = Day::parse, conflicts_with = "session")]
     pub since: Option<Day>,
     /// With --corpus: only requests on or before this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
+    #[arg(long, value_name = "DAY", value_parser = Day::parse, conflicts_with = "session")]
     pub until: Option<Day>,
     /// With --corpus: only models whose id contains this text, or exactly this `provider/model`.
     #[arg(long = "model", value_name = "MODEL", conflicts_with = "session")]

@@ -11,6 +11,7 @@ use std::io::{BufWriter, StdoutLock, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use forge_replay_model::redact::RedactingWriter;
+use forge_replay_report::format::Printed;
 
 static REDACT: AtomicBool = AtomicBool::new(true);
 
@@ -181,6 +182,14 @@ impl LazyBar {
         if let Some(b) = self.bar.get() {
             b.finish_and_clear();
         }
+    }
+}
+
+/// What a command prints ([`Printed`]: a JSON document or text) on stdout, redacted.
+pub fn print(printed: &Printed) -> std::io::Result<()> {
+    match printed {
+        Printed::Json(doc) => print_json(doc),
+        Printed::Text(text) => print_text(text),
     }
 }
 

@@ -24,6 +24,25 @@ pub enum TextOrJson {
     Json,
 }
 
+/// What a command prints on stdout in the format asked for: one JSON document or text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Printed {
+    /// One document, printed as `JSON.stringify(doc, null, 2)` and a newline.
+    Json(serde_json::Value),
+    /// Text, printed as it is.
+    Text(String),
+}
+
+impl Printed {
+    /// Text that ends with a newline (one is added when it does not).
+    pub fn lines(mut text: String) -> Printed {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Printed::Text(text)
+    }
+}
+
 /// The help sentence of every `--format` that follows the default rule.
 pub const FORMAT_RULE: &str = "default: text on a terminal, json when stdout is not one";
 
@@ -123,6 +142,12 @@ mod tests {
         assert_eq!(Format::Text.text_or_json(), TextOrJson::Text);
         let names: Vec<String> = Format::ALL.iter().map(Format::to_string).collect();
         assert_eq!(names, ["text", "json", "csv", "md", "html"]);
+    }
+
+    #[test]
+    fn lines_end_with_one_newline() {
+        assert_eq!(Printed::lines("a".into()), Printed::Text("a\n".into()));
+        assert_eq!(Printed::lines("a\n".into()), Printed::Text("a\n".into()));
     }
 
     #[test]
