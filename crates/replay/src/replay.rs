@@ -90,7 +90,31 @@ pub enum Target {
     Models(Vec<String>),
 }
 
+/// `replay --api` named no API of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--api {0}: unknown API")]
+pub struct UnknownApi(pub String);
+
 impl Target {
+    /// The target asked for: one `model`, else the representative model of `api`, else with
+    /// `all_apis` every API's representative model, else the recorded models.
+    pub fn chosen(
+        model: Option<&str>,
+        api: Option<&str>,
+        all_apis: bool,
+        catalog: &Catalog,
+    ) -> Result<Target, UnknownApi> {
+        Ok(match (model, api) {
+            (Some(m), _) => Target::Models(vec![m.to_string()]),
+            (None, Some(api)) => match representative_model(api, catalog) {
+                Some(m) => Target::Models(vec![m.to_string()]),
+                None => return Err(UnknownApi(api.to_string())),
+            },
+            (None, None) if all_apis => Target::all_apis(catalog),
+            (None, None) => Target::Recorded,
+        })
+    }
+
     /// The representative model of every API in a catalog.
     pub fn all_apis(catalog: &Catalog) -> Target {
         Target::Models(
@@ -188,6 +212,18 @@ pub struct ReplayOptions<'c> {
 }
 
 impl<'c> ReplayOptions<'c> {
+    /// Why [`ReplayOptions::hidden_declarations`] change nothing, when the catalog's release
+    /// predates them.
+    pub fn hidden_declarations_ignored(&self) -> Option<String> {
+        let release = self.catalog.release();
+        (!self.hidden_declarations.is_empty() && !release.has(Change::AgentHiddenDeclarations))
+            .then(|| {
+                format!(
+                    "--hide-declarations has no effect on Pi {release}: hidden declarations came with 1.3.0"
+                )
+            })
+    }
+
     pub fn new(catalog: &'c Catalog) -> Self {
         ReplayOptions {
             leaf: None,
@@ -1145,6 +1181,31 @@ mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
     use std::borrow::Cow;
+
+    #[test]
+    fn the_target_asked_for_and_the_hidden_declarations_a_release_ignores() {
+        let catalog = Catalog::builtin(PiRelease::DEFAULT);
+        let one = |m: &str| Target::Models(vec![m.to_string()]);
+        let chosen = |m, a, all| Target::chosen(m, a, all, catalog);
+        assert_eq!(chosen(Some("a/b"), None, false), Ok(one("a/b")));
+        let api = REPRESENTATIVE_MODELS[0].0;
+        let model = representative_model(api, catalog).unwrap();
+        assert_eq!(chosen(None, Some(api), false), Ok(one(model)));
+        assert_eq!(chosen(None, None, true), Ok(Target::all_apis(catalog)));
+        assert_eq!(chosen(None, None, false), Ok(Target::Recorded));
+        let err = chosen(None, Some("x"), false).unwrap_err();
+        assert_eq!(err.to_string(), "--api x: unknown API");
+        let mut opts = ReplayOptions::new(catalog);
+        assert_eq!(opts.hidden_declarations_ignored(), None);
+        opts.hidden_declarations = vec!["bash".into()];
+        let note = opts.hidden_declarations_ignored().unwrap();
+        assert!(
+            note.starts_with("--hide-declarations has no effect on Pi 0.87.1"),
+            "{note}"
+        );
+        opts.catalog = Catalog::builtin(PiRelease::V1_6_0);
+        assert_eq!(opts.hidden_declarations_ignored(), None);
+    }
 
     /// 1.3's hidden declarations leave the other messages borrowed and copy only the system
     /// messages whose lists they filter (`{...rest, toolsAdded?, toolsRemoved?}`: the lists move

@@ -141,6 +141,12 @@ impl Summary {
         self.previous.insert(key, now);
     }
 
+    /// What `replay` prints: [`Summary::render`] and where the full requests are.
+    pub fn page(&self) -> String {
+        self.render()
+            + "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request\n"
+    }
+
     /// The summary as text: an aligned table and the totals line.
     pub fn render(&self) -> String {
         let headers = [
