@@ -7,7 +7,7 @@
 //! stderr, and files it writes record it.
 
 use std::borrow::Cow;
-use std::io::{BufWriter, StdoutLock, Write};
+use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use forge_replay_model::redact::RedactingWriter;
@@ -87,48 +87,9 @@ pub fn stdout() -> Out<BufWriter<Stdout>> {
     RedactingWriter::new(BufWriter::new(Stdout::locked()), redacting())
 }
 
-/// Locked stdout whose write errors name it (`stdout: No space left on device`), keeping the
-/// OS error's kind (a broken pipe still exits 0) and the OS error as the source.
-pub struct Stdout(StdoutLock<'static>);
-
-impl Stdout {
-    /// Locked stdout, unbuffered and not redacted (for writers that redact their own chunks).
-    pub fn locked() -> Stdout {
-        Stdout(std::io::stdout().lock())
-    }
-}
-
-/// The failing stream of a [`Stdout`] write error; its source is the OS error.
-#[derive(Debug)]
-struct StdoutError(std::io::Error);
-
-impl std::fmt::Display for StdoutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stdout")
-    }
-}
-
-impl std::error::Error for StdoutError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.0)
-    }
-}
-
-fn named(e: std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), StdoutError(e))
-}
-
-impl Write for Stdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf).map_err(named)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf).map_err(named)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush().map_err(named)
-    }
-}
+/// Locked stdout whose write errors name it, unbuffered and not redacted (for writers that
+/// redact their own chunks); a broken pipe still exits 0.
+pub use forge_replay_io::Stdout;
 
 /// The stderr notice of a `--no-redact` run.
 pub fn warn_unredacted() {
