@@ -32,23 +32,6 @@ fn provider_model(s: &str) -> Result<String, String> {
 
 pub use crate::release::PiArg;
 
-/// `--forks`: a fraction from 0 to 1.
-fn fraction(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err("expected a fraction from 0 to 1 (0.2 = one session in five)".into()),
-    }
-}
-
-/// `--entries`: a whole number of at least 8 (a header, the model and thinking changes, a
-/// system message and one full turn).
-fn lines_per_session(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 8 => Ok(n),
-        _ => Err("expected a whole number of lines, at least 8".into()),
-    }
-}
-
 pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE};
 
 /// The values `allowed` of a library's vocabulary ([`Choice`]: `--format`, `--retention`, `--by`
@@ -540,13 +523,13 @@ pub struct GenCorpusArgs {
     #[arg(long, default_value_t = 100)]
     pub sessions: usize,
     /// Lines per session file, header included (at least 8).
-    #[arg(long, default_value_t = 200, value_parser = lines_per_session)]
+    #[arg(long, default_value_t = 200, value_parser = forge_replay_usage::gen::parse_entries)]
     pub entries: usize,
     /// Random seed: the same seed writes the same corpus.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Fraction of sessions (0 to 1) that are forks of the previous one.
-    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    #[arg(long, default_value_t = 0.0, value_parser = forge_replay_usage::gen::parse_forks)]
     pub forks: f64,
 }
 
