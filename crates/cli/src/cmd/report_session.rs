@@ -7,8 +7,7 @@
 
 use std::io::IsTerminal;
 
-use forge_replay_model::text::count;
-use forge_replay_report::session::{self, html, ReportOptions};
+use forge_replay_report::session::{self, ReportOptions};
 use forge_replay_session::Session;
 
 use crate::args::{Format, ReportSessionArgs};
@@ -29,11 +28,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     let report = session::build(&session, &diagnostics, &opts)?;
     // The page quotes session text: redacted like every other output.
     let json = args.format == Format::Json;
-    let rendered = if json {
-        forge_replay_model::json::stringify_pretty(&session::json::to_json(&report)) + "\n"
-    } else {
-        html::render(&report)
-    };
+    let rendered = report.render(json);
     let page = if json {
         out::json(&rendered)
     } else {
@@ -42,12 +37,7 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     match &args.out {
         Some(path) => {
             forge_replay_io::write_atomic(path, page.as_bytes())?;
-            note!(
-                "wrote {} ({}, {})",
-                path.display(),
-                count(report.requests.len(), "request", "requests"),
-                count(report.breaks.len(), "cache break", "cache breaks")
-            );
+            note!("{}", report.wrote(path));
         }
         None => {
             // Already redacted above.
