@@ -1,9 +1,8 @@
 //! Everything the CLI prints or writes goes through here: the redaction step.
 //!
 //! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
-//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values), text lines with
-//! `outln!`, stderr with
-//! `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
+//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values; [`print`] for
+//! what a command prints), stderr with `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 
 use std::borrow::Cow;
@@ -67,17 +66,7 @@ macro_rules! note {
     };
 }
 
-/// One line of plain text to an [`Out`], redacted.
-macro_rules! outln {
-    ($out:expr) => {
-        $out.text("\n")
-    };
-    ($out:expr, $($arg:tt)*) => {
-        $out.text(&format!("{}\n", format_args!($($arg)*)))
-    };
-}
-
-pub(crate) use {error, note, outln};
+pub(crate) use {error, note};
 
 /// A redacting writer ([`RedactingWriter`]), redacting unless `--no-redact`.
 pub type Out<W> = RedactingWriter<W>;
