@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use forge_replay_capability::projection::Presentation;
-use forge_replay_engine::replay::{AfterTree, REPRESENTATIVE_MODELS};
+use forge_replay_engine::replay::{parse_model, AfterTree, REPRESENTATIVE_MODELS};
 use forge_replay_model::choice::Choice;
 use forge_replay_usage::corpus::{Day, GroupBy};
 use forge_replay_usage::explain::Retention;
@@ -22,17 +22,9 @@ fn api_names_or_all() -> PossibleValuesParser {
     )
 }
 
-/// A `provider/id` model (the id may contain `/`).
-fn provider_model(s: &str) -> Result<String, String> {
-    match s.split_once('/') {
-        Some((p, id)) if !p.is_empty() && !id.is_empty() => Ok(s.to_string()),
-        _ => Err("expected provider/id, for example anthropic/claude-opus-4-8".into()),
-    }
-}
-
 pub use crate::release::PiArg;
 
-pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE};
+pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE, TABULAR, TEXT_JSON};
 
 /// The values `allowed` of a library's vocabulary ([`Choice`]: `--format`, `--retention`, `--by`
 /// …), listed in `--help` with what each means, old names accepted.
@@ -73,11 +65,6 @@ impl<T: Choice> clap::builder::TypedValueParser for ChoiceParser<T> {
         })))
     }
 }
-
-/// Formats of a command whose output is lines or one document.
-pub const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
-/// Formats of a command whose output is a table.
-pub const TABULAR: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Md];
 
 /// `--catalog FILE`, shared by every command that reads a release's model catalog.
 #[derive(Debug, Clone, Default, Args)]
@@ -312,7 +299,7 @@ pub struct CapabilitiesArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Model used to decide native vs user-update presentation (`provider/id`).
-    #[arg(long, value_parser = provider_model, value_name = "PROVIDER/ID")]
+    #[arg(long, value_parser = parse_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -341,7 +328,7 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub leaf: LeafArg,
     /// Re-target every request to this model (`provider/id`).
-    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = provider_model, value_name = "PROVIDER/ID")]
+    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = parse_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     /// Re-target to the representative model of this API.
     #[arg(long, conflicts_with = "all_apis", value_parser = api_names())]

@@ -467,6 +467,18 @@ pub fn split_model(s: &str) -> Option<(&str, &str)> {
     (!p.is_empty() && !id.is_empty()).then_some((p, id))
 }
 
+/// A model name that is not `provider/id`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected provider/id, for example anthropic/claude-opus-4-8")]
+pub struct NotProviderModel;
+
+/// A `provider/id` model name as given (`--model`), checked by [`split_model`].
+pub fn parse_model(s: &str) -> Result<String, NotProviderModel> {
+    split_model(s)
+        .map(|_| s.to_string())
+        .ok_or(NotProviderModel)
+}
+
 /// The messages of one projection (borrowed from the replayer where passed through) and the
 /// path's thinking level.
 type Projected<'r> = (Vec<std::borrow::Cow<'r, Value>>, Option<Value>);
@@ -1181,6 +1193,17 @@ mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
     use std::borrow::Cow;
+
+    #[test]
+    fn a_model_name_is_provider_slash_id() {
+        assert_eq!(
+            parse_model("openrouter/a/b"),
+            Ok("openrouter/a/b".to_string())
+        );
+        for bad in ["opus", "/id", "provider/"] {
+            assert_eq!(parse_model(bad), Err(NotProviderModel));
+        }
+    }
 
     #[test]
     fn the_target_asked_for_and_the_hidden_declarations_a_release_ignores() {

@@ -43,6 +43,11 @@ impl Printed {
     }
 }
 
+/// The formats of a command whose output is lines or one document.
+pub const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// The formats of a command whose output is a table.
+pub const TABULAR: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Md];
+
 /// The help sentence of every `--format` that follows the default rule.
 pub const FORMAT_RULE: &str = "default: text on a terminal, json when stdout is not one";
 

@@ -5,7 +5,6 @@
 //! prints are `forge_replay_report::usage`. This module maps arguments, prints and picks the
 //! exit code.
 
-use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -29,15 +28,6 @@ pub fn run(args: UsageArgs) -> anyhow::Result<Exit> {
     match &args.session {
         Some(session) => run_session(&args, session, threshold),
         None => run_corpus(&args, args.corpus.clone().unwrap_or_default(), threshold),
-    }
-}
-
-/// Box-drawn tables on a terminal, plain columns when stdout is not one.
-fn style() -> TableStyle {
-    if std::io::stdout().is_terminal() {
-        TableStyle::Boxed
-    } else {
-        TableStyle::Plain
     }
 }
 
@@ -87,7 +77,7 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
         &findings,
         args.requests,
         check.as_ref(),
-        style(),
+        TableStyle::for_stdout(),
     );
     out::print(&printed)?;
     if let Some(file) = &args.plot {
@@ -186,7 +176,7 @@ fn run_corpus(
     out::print(&render::corpus_output(
         &run,
         Format::or_default(args.format),
-        style(),
+        TableStyle::for_stdout(),
     )?)?;
     // On stderr unless JSON was asked for (the document lists them).
     if args.format != Some(Format::Json) {
