@@ -8,7 +8,7 @@
 
 use anyhow::Context as _;
 use forge_replay_engine::capabilities::context_document;
-use forge_replay_report::context::{self, ContextWriteError, Lines};
+use forge_replay_report::context::{self, ContextWriteError};
 
 use crate::args::{ContextArgs, Format, TextOrJson};
 use crate::cmd::open_session;
@@ -42,14 +42,9 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
     let projection = session.context(leaf)?;
     // A corrupt capability history is `FILE:LINE: entry ID: <Forge's message>` (exit 2).
     let doc = context_document(&session, &projection, presentation, args.llm)?;
-    if text {
-        let mut lines = Lines::new(doc.get("leafId"));
-        for m in doc["messages"].as_array().into_iter().flatten() {
-            lines.push(m);
-        }
-        out::print_text(&lines.finish())?;
-    } else {
-        out::print_json(&doc)?;
+    match text {
+        true => out::print_text(&context::document_text(&doc))?,
+        false => out::print_json(&doc)?,
     }
     Ok(Exit::Ok)
 }
