@@ -26,20 +26,12 @@ pub fn redacting() -> bool {
 
 /// JSON text (one value or several) as it may be shown.
 pub fn json(text: &str) -> Cow<'_, str> {
-    if redacting() {
-        forge_replay_model::redact::json_text(text)
-    } else {
-        Cow::Borrowed(text)
-    }
+    forge_replay_model::redact::json_text_if(redacting(), text)
 }
 
 /// Plain text as it may be shown.
 pub fn text(text: &str) -> Cow<'_, str> {
-    if redacting() {
-        forge_replay_model::redact::text(text)
-    } else {
-        Cow::Borrowed(text)
-    }
+    forge_replay_model::redact::text_if(redacting(), text)
 }
 
 /// Writes one line to stderr, redacted.
@@ -152,6 +144,13 @@ pub fn print_json(doc: &serde_json::Value) -> std::io::Result<()> {
 pub fn print_json_text(text: &str) -> std::io::Result<()> {
     let mut w = stdout();
     w.json(text)?;
+    w.flush()
+}
+
+/// Bytes on stdout as they are: already redacted, or generated from our own definitions.
+pub fn print_frame(bytes: &[u8]) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.frame(bytes)?;
     w.flush()
 }
 

@@ -32,11 +32,7 @@ pub fn run(args: ReportProvidersArgs) -> anyhow::Result<Exit> {
             // Every writer says what it wrote.
             out::note!("{}", rendered.wrote(path));
         }
-        None => {
-            let mut stdout = out::stdout();
-            stdout.frame(out::text(&rendered.text).as_bytes())?;
-            stdout.flush()?;
-        }
+        None => out::print_frame(out::text(&rendered.text).as_bytes())?,
     }
     let unreadable = report
         .cache

@@ -29,22 +29,15 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     // The page quotes session text: redacted like every other output.
     let json = args.format == Format::Json;
     let rendered = report.render(json);
-    let page = if json {
-        out::json(&rendered)
-    } else {
-        out::text(&rendered)
-    };
+    let shown = if json { out::json } else { out::text };
+    let page = shown(&rendered);
     match &args.out {
         Some(path) => {
             forge_replay_io::write_atomic(path, page.as_bytes())?;
             note!("{}", report.wrote(path));
         }
-        None => {
-            // Already redacted above.
-            let mut stdout = out::stdout();
-            stdout.frame(page.as_bytes())?;
-            stdout.flush()?;
-        }
+        // Already redacted above.
+        None => out::print_frame(page.as_bytes())?,
     }
     // The file's findings as every command that reads a session says them (the page lists
     // all), then what happened to the replay.

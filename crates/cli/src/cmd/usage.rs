@@ -18,7 +18,6 @@ use forge_replay_usage::explain::{self, ExplainOptions};
 use forge_replay_usage::session_report::{SessionUsage, Threshold};
 
 use crate::args::{Format, UsageArgs};
-use crate::cmd::said;
 use crate::out;
 use crate::Exit;
 
@@ -64,7 +63,8 @@ fn run_session(args: &UsageArgs, path: &Path, threshold: Option<f64>) -> anyhow:
     let leaf = session
         .resolve_leaf(args.leaf.leaf.as_deref())
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let usage = SessionUsage::build(&session, leaf, catalog).map_err(said)?;
+    // Said by its message alone (its causes are already part of the message).
+    let usage = SessionUsage::build(&session, leaf, catalog).map_err(|e| anyhow::anyhow!("{e}"))?;
     for (line, msg) in &usage.findings {
         out::note!("{}:{line}: {msg}", path.display());
     }
