@@ -1,22 +1,19 @@
 /// Process exit codes shared by every subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum Exit {
     /// Everything was equal / clean.
-    Ok,
+    Ok = 0,
     /// Findings, differences or a threshold missed.
-    Findings,
+    Findings = 1,
     /// Unreadable or invalid input, or a usage error.
-    BadInput,
+    BadInput = 2,
 }
 
 impl Exit {
     /// The numeric process exit code.
     pub fn code(self) -> i32 {
-        match self {
-            Exit::Ok => 0,
-            Exit::Findings => 1,
-            Exit::BadInput => 2,
-        }
+        self as i32
     }
 
     /// The worst outcome of a run: [`Exit::BadInput`] when some input could not be used, else

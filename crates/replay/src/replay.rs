@@ -461,6 +461,21 @@ pub enum ReplayError {
     Sink(#[source] std::io::Error),
 }
 
+impl ReplayError {
+    /// What is wrong with a target model the caller named (`replay --model`), `MODEL: why`, when
+    /// that is the error: the fault is then the name given, not a line of the session.
+    pub fn target_fault(&self) -> Option<String> {
+        match self {
+            ReplayError::Target { model, source } => Some(format!(
+                "{model}: {}",
+                forge_replay_model::error::chain(&**source)
+            )),
+            ReplayError::BadModel { model } => Some(format!("{model}: expected provider/id")),
+            _ => None,
+        }
+    }
+}
+
 /// Parses `provider/id` (the id may itself contain `/`).
 pub fn split_model(s: &str) -> Option<(&str, &str)> {
     let (p, id) = s.split_once('/')?;
@@ -1193,6 +1208,25 @@ mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
     use std::borrow::Cow;
+
+    #[test]
+    fn a_target_model_that_cannot_be_used_is_the_fault() {
+        let bad = ReplayError::BadModel { model: "x".into() };
+        assert_eq!(
+            bad.target_fault().as_deref(),
+            Some("x: expected provider/id")
+        );
+        let catalog = Catalog::builtin(PiRelease::DEFAULT);
+        let source = Box::new(catalog.lookup("no", "such").unwrap_err());
+        let why = forge_replay_model::error::chain(&*source);
+        let target = ReplayError::Target {
+            model: "no/such".into(),
+            source,
+        };
+        assert_eq!(target.target_fault(), Some(format!("no/such: {why}")));
+        let sink = ReplayError::Sink(std::io::Error::other("full"));
+        assert_eq!(sink.target_fault(), None);
+    }
 
     #[test]
     fn a_model_name_is_provider_slash_id() {

@@ -3,8 +3,7 @@
 
 use forge_replay_engine::replay::{self, ReplayOptions, Target};
 use forge_replay_engine::sink::{replay_into, DirSink, JsonStream};
-use forge_replay_model::error::chain as error_chain;
-use forge_replay_report::summary::{unsettled_thinking_note, Summary};
+use forge_replay_report::summary::{Summary, ThinkingNotes};
 
 use crate::args::{Format, ReplayArgs};
 use crate::cmd::open_with_catalog;
@@ -23,13 +22,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     // A request whose thinking level the session does not settle (a navigation left the last
     // change on another branch, and the response records none) is said once, with the other
     // reading.
-    let mut noted = std::collections::HashSet::new();
-    let mut note_once = |r: &replay::Request| {
-        if noted.insert(r.index) {
-            let note = unsettled_thinking_note(&args.session, r.line, r.index, &r.thinking);
-            note.iter().for_each(|n| out::note!("{n}"));
-        }
-    };
+    let mut notes = ThinkingNotes::new(&args.session);
+    let mut note_once = |r: &replay::Request| notes.of(r).iter().for_each(|n| out::note!("{n}"));
     // clap accepts only the ten API names.
     let (model, api) = (args.model.as_deref(), args.api.as_deref());
     opts.target = Target::chosen(model, api, args.all_apis, &catalog)?;
@@ -60,14 +54,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         Ok(()) => Ok(Exit::Ok),
         Err(replay::ReplayError::Sink(e)) => Err(e.into()),
         // The fault is the flag, not a line of the session.
-        Err(replay::ReplayError::Target { model, source }) if args.model.is_some() => {
-            out::error!("--model {model}: {}", error_chain(&*source));
-            Ok(Exit::BadInput)
-        }
-        Err(replay::ReplayError::BadModel { model }) if args.model.is_some() => {
-            out::error!("--model {model}: expected provider/id");
-            Ok(Exit::BadInput)
-        }
-        Err(e) => Err(e.into()),
+        Err(e) => match e.target_fault().filter(|_| args.model.is_some()) {
+            Some(fault) => {
+                out::error!("--model {fault}");
+                Ok(Exit::BadInput)
+            }
+            None => Err(e.into()),
+        },
     }
 }
