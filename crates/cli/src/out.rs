@@ -1,7 +1,7 @@
 //! Everything the CLI prints or writes goes through here: the redaction step.
 //!
 //! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
-//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values; [`print`] for
+//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values; [`print()`] for
 //! what a command prints), stderr with `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 

@@ -39,7 +39,7 @@ pub enum CaseFileError {
 #[derive(Debug, Clone)]
 pub enum AssembledCase {
     /// One request, with the case it was assembled from.
-    Single(Case, Assembled),
+    Single(Box<(Case, Assembled)>),
     /// The requests of a sequence, in order.
     Sequence(Vec<Step>),
 }
@@ -92,7 +92,7 @@ pub fn assemble(
         CaseFile::Single(mut case) => {
             case.pi = Some(release);
             let assembled = assemble_case(&case, catalog).map_err(|e| failed(String::new(), e))?;
-            Ok(AssembledCase::Single(case, assembled))
+            Ok(AssembledCase::Single(Box::new((case, assembled))))
         }
     }
 }
@@ -102,7 +102,7 @@ impl AssembledCase {
     /// `{"api", "requests": [...]}` ([`Step::to_json`]).
     pub fn to_json(&self) -> Value {
         match self {
-            AssembledCase::Single(_, assembled) => assembled.to_json(),
+            AssembledCase::Single(single) => single.1.to_json(),
             AssembledCase::Sequence(steps) => {
                 let api = steps.first().map_or("", |s| s.assembled.api.name());
                 let requests: Vec<Value> = steps.iter().map(Step::to_json).collect();

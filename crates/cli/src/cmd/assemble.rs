@@ -25,7 +25,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<Exit> {
     let assembled = case::assemble(&args.case, file, &catalog)?;
     match &assembled {
         _ if !text_out => out::print_json(&assembled.to_json())?,
-        AssembledCase::Single(case, a) => out::print_text(&assembled_text(case, a))?,
+        AssembledCase::Single(single) => out::print_text(&assembled_text(&single.0, &single.1))?,
         AssembledCase::Sequence(steps) => out::print_text(&sequence_text(steps))?,
     }
     Ok(Exit::Ok)

@@ -251,7 +251,7 @@ fn walk_dir(
     Ok(())
 }
 
-/// What [`write`] wrote of `compiled` under `out`, as said on stderr.
+/// What [`write()`] wrote of `compiled` under `out`, as said on stderr.
 pub fn wrote(compiled: &Compiled, out: &Path) -> String {
     format!(
         "{}: wrote {} entries to {} (and its capability library under {})",

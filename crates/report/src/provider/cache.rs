@@ -460,7 +460,7 @@ mod tests {
         assert!(sessions(None).unwrap().is_empty());
         let tmp = tempfile::tempdir().unwrap();
         let missing = tmp.path().join("none");
-        let err = sessions(Some(&[missing.clone()])).unwrap_err();
+        let err = sessions(Some(std::slice::from_ref(&missing))).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
