@@ -58,6 +58,14 @@ pub struct Roots {
 }
 
 impl Roots {
+    /// The library of the project at `dir` and the global one ([`Roots::default_global`]).
+    pub fn of_project(dir: &Path) -> Roots {
+        Roots {
+            project: Some(dir.to_path_buf()),
+            global: Roots::default_global(),
+        }
+    }
+
     /// `$HOME/.pi/forge` (Forge's documented global directory).
     pub fn default_global() -> Option<PathBuf> {
         std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pi").join("forge"))

@@ -27,6 +27,27 @@ pub enum Presentation {
     Fallback,
 }
 
+/// `--capabilities native|fallback`.
+impl forge_replay_model::choice::Choice for Presentation {
+    const ALL: &'static [Presentation] = &[Presentation::Native, Presentation::Fallback];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Fallback => "fallback",
+        }
+    }
+
+    fn help(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Native => {
+                "Native system sections (models flagged `supportsMidConvoSystemMessages`)"
+            }
+            Self::Fallback => "Attributed `[pi-forge capability update]` user messages",
+        })
+    }
+}
+
 impl Presentation {
     /// `native === true` → Native.
     pub fn from_native(native: bool) -> Self {

@@ -3,9 +3,12 @@
 use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use forge_replay_engine::replay::REPRESENTATIVE_MODELS;
-use forge_replay_usage::corpus::GroupBy;
+use clap::{Args, Parser, Subcommand};
+use forge_replay_capability::projection::Presentation;
+use forge_replay_engine::replay::{parse_model, AfterTree, REPRESENTATIVE_MODELS};
+use forge_replay_model::choice::Choice;
+use forge_replay_usage::corpus::{Day, GroupBy};
+use forge_replay_usage::explain::Retention;
 
 /// The ten pi-ai APIs, as `--api` accepts them.
 fn api_names() -> PossibleValuesParser {
@@ -19,104 +22,49 @@ fn api_names_or_all() -> PossibleValuesParser {
     )
 }
 
-/// A `provider/id` model (the id may contain `/`).
-fn provider_model(s: &str) -> Result<String, String> {
-    match s.split_once('/') {
-        Some((p, id)) if !p.is_empty() && !id.is_empty() => Ok(s.to_string()),
-        _ => Err("expected provider/id, for example anthropic/claude-opus-4-8".into()),
-    }
-}
-
 pub use crate::release::PiArg;
 
-/// `--by`: the corpus grouping, listed in `--help`.
-fn group_by() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
-    use clap::builder::TypedValueParser as _;
-    PossibleValuesParser::new(["session", "project", "model", "provider", "api", "day"])
-        .map(|s| GroupBy::parse(&s).unwrap_or(GroupBy::Model))
-}
+pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE, TABULAR, TEXT_JSON};
 
-/// A `--since`/`--until` day: as given (for the report's filters) and as days since the epoch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Day {
-    pub text: String,
-    pub day: i32,
-}
-
-fn day(s: &str) -> Result<Day, String> {
-    forge_replay_usage::corpus::parse_day(s)
-        .map(|day| Day {
-            text: s.to_owned(),
-            day,
-        })
-        .ok_or_else(|| "expected YYYY-MM-DD or YYYYMMDD".to_owned())
-}
-
-/// `--forks`: a fraction from 0 to 1.
-fn fraction(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err("expected a fraction from 0 to 1 (0.2 = one session in five)".into()),
-    }
-}
-
-/// `--entries`: a whole number of at least 8 (a header, the model and thinking changes, a
-/// system message and one full turn).
-fn lines_per_session(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 8 => Ok(n),
-        _ => Err("expected a whole number of lines, at least 8".into()),
-    }
-}
-
-pub use forge_replay_report::format::{Format, TextOrJson, FORMAT_RULE};
-
-/// `--format` values `allowed` of [`Format`] (`table` is an old name of `text`, still accepted).
+/// The values `allowed` of a library's vocabulary ([`Choice`]: `--format`, `--retention`, `--by`
+/// …), listed in `--help` with what each means, old names accepted.
 #[derive(Debug, Clone, Copy)]
-pub struct FormatParser(&'static [Format]);
+pub struct ChoiceParser<T: 'static>(&'static [T]);
+
+/// A parser for every value of `T`.
+pub const fn choice<T: Choice>() -> ChoiceParser<T> {
+    ChoiceParser(T::ALL)
+}
 
 /// A `--format` parser that accepts these formats only.
-pub const fn formats(allowed: &'static [Format]) -> FormatParser {
-    FormatParser(allowed)
+pub const fn formats(allowed: &'static [Format]) -> ChoiceParser<Format> {
+    ChoiceParser(allowed)
 }
 
-impl clap::builder::TypedValueParser for FormatParser {
-    type Value = Format;
+impl<T: Choice> clap::builder::TypedValueParser for ChoiceParser<T> {
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<Format, clap::Error> {
+    ) -> Result<T, clap::Error> {
         let names = PossibleValuesParser::new(self.possible_values().into_iter().flatten());
         let name = names.parse_ref(cmd, arg, value)?;
-        Ok(self
-            .0
-            .iter()
-            .copied()
-            .find(|f| f.name() == name || (*f == Format::Text && name == "table"))
-            .unwrap_or(Format::Text))
+        Ok(T::named(&name, self.0).unwrap_or(self.0[0]))
     }
 
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(self.0.iter().map(|f| {
-            let v = clap::builder::PossibleValue::new(f.name()).help(f.help());
-            if *f == Format::Text {
-                v.alias("table")
-            } else {
-                v
-            }
+        Some(Box::new(self.0.iter().map(|c| {
+            clap::builder::PossibleValue::new(c.name())
+                .help(c.help())
+                .aliases(c.aliases().iter().copied())
         })))
     }
 }
-
-/// Formats of a command whose output is lines or one document.
-pub const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
-/// Formats of a command whose output is a table.
-pub const TABULAR: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Md];
 
 /// `--catalog FILE`, shared by every command that reads a release's model catalog.
 #[derive(Debug, Clone, Default, Args)]
@@ -147,17 +95,8 @@ pub struct LeafArg {
 pub struct RetentionArg {
     /// Cache retention the session ran with (`long` = `PI_CACHE_RETENTION=long`): TTL 5 min or
     /// 1 h, or the model's `promptCache` seconds from the catalog.
-    #[arg(long = "retention", value_enum, default_value = "short")]
-    pub retention: CacheRetention,
-}
-
-impl RetentionArg {
-    pub fn retention(&self) -> forge_replay_usage::explain::Retention {
-        match self.retention {
-            CacheRetention::Short => forge_replay_usage::explain::Retention::Short,
-            CacheRetention::Long => forge_replay_usage::explain::Retention::Long,
-        }
-    }
+    #[arg(long = "retention", value_parser = choice::<Retention>(), default_value = "short")]
+    pub retention: Retention,
 }
 
 /// Replay, verify and analyse Pi coding-agent sessions offline.
@@ -267,14 +206,6 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Presentation {
-    /// Native system sections (models flagged `supportsMidConvoSystemMessages`).
-    Native,
-    /// Attributed `[pi-forge capability update]` user messages.
-    Fallback,
-}
-
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// Session JSONL file.
@@ -285,7 +216,7 @@ pub struct ContextArgs {
     #[arg(long)]
     pub llm: bool,
     /// Apply pi-forge's capability projection (from the snapshots the session's own events hold).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Presentation>())]
     pub capabilities: Option<Presentation>,
     /// Output format: `json` is `{"leafId", "messages"}` as Pi builds it, `text` one line per
     /// message; default: text on a terminal, json when stdout is not one.
@@ -368,7 +299,7 @@ pub struct CapabilitiesArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// Model used to decide native vs user-update presentation (`provider/id`).
-    #[arg(long, value_parser = provider_model, value_name = "PROVIDER/ID")]
+    #[arg(long, value_parser = parse_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     #[command(flatten)]
     pub pi: PiArg,
@@ -397,7 +328,7 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub leaf: LeafArg,
     /// Re-target every request to this model (`provider/id`).
-    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = provider_model, value_name = "PROVIDER/ID")]
+    #[arg(long, conflicts_with_all = ["api", "all_apis"], value_parser = parse_model, value_name = "PROVIDER/ID")]
     pub model: Option<String>,
     /// Re-target to the representative model of this API.
     #[arg(long, conflicts_with = "all_apis", value_parser = api_names())]
@@ -414,8 +345,8 @@ pub struct ReplayArgs {
     /// The thinking level of a request after a `/tree` navigation when the response does not
     /// record it (0.87.1): `live` (the agent keeps its level; default) or `path` (the level on
     /// the request's path, as a Pi resumed on that branch restores it).
-    #[arg(long, value_enum, default_value = "live")]
-    pub after_tree: AfterTreeArg,
+    #[arg(long, value_parser = choice::<AfterTree>(), default_value = "live")]
+    pub after_tree: AfterTree,
     /// Tool declarations a `prepareLoadout` hook hid from the requests (Pi 1.3; a session does
     /// not record them), comma separated.
     #[arg(long, value_delimiter = ',', value_name = "TOOL,...")]
@@ -427,12 +358,6 @@ pub struct ReplayArgs {
     pub format: Option<Format>,
     #[command(flatten)]
     pub pi: PiArg,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AfterTreeArg {
-    Live,
-    Path,
 }
 
 #[derive(Debug, Args)]
@@ -502,13 +427,13 @@ pub struct UsageArgs {
     #[arg(long, num_args = 0.., value_name = "DIR", conflicts_with_all = ["leaf", "requests"])]
     pub corpus: Option<Vec<PathBuf>>,
     /// With --corpus: one row per group (default: model).
-    #[arg(long, value_parser = group_by(), conflicts_with = "session")]
+    #[arg(long, value_parser = choice::<GroupBy>(), conflicts_with = "session")]
     pub by: Option<GroupBy>,
     /// With --corpus: only requests on or after this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
+    #[arg(long, value_name = "DAY", value_parser = Day::parse, conflicts_with = "session")]
     pub since: Option<Day>,
     /// With --corpus: only requests on or before this day (UTC), `YYYY-MM-DD` or `YYYYMMDD`.
-    #[arg(long, value_name = "DAY", value_parser = day, conflicts_with = "session")]
+    #[arg(long, value_name = "DAY", value_parser = Day::parse, conflicts_with = "session")]
     pub until: Option<Day>,
     /// With --corpus: only models whose id contains this text, or exactly this `provider/model`.
     #[arg(long = "model", value_name = "MODEL", conflicts_with = "session")]
@@ -576,14 +501,6 @@ pub struct CacheExplainArgs {
     pub pi: PiArg,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CacheRetention {
-    /// Pi's default (`PI_CACHE_RETENTION` unset): 5 minutes.
-    Short,
-    /// `PI_CACHE_RETENTION=long`: 1 hour where the provider offers it.
-    Long,
-}
-
 #[derive(Debug, Args)]
 pub struct GenCorpusArgs {
     /// Output directory (Pi's sessions layout; new, empty, or a previous gen-corpus output).
@@ -593,13 +510,13 @@ pub struct GenCorpusArgs {
     #[arg(long, default_value_t = 100)]
     pub sessions: usize,
     /// Lines per session file, header included (at least 8).
-    #[arg(long, default_value_t = 200, value_parser = lines_per_session)]
+    #[arg(long, default_value_t = 200, value_parser = forge_replay_usage::gen::parse_entries)]
     pub entries: usize,
     /// Random seed: the same seed writes the same corpus.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Fraction of sessions (0 to 1) that are forks of the previous one.
-    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    #[arg(long, default_value_t = 0.0, value_parser = forge_replay_usage::gen::parse_forks)]
     pub forks: f64,
 }
 

@@ -1,16 +1,16 @@
 //! Everything the CLI prints or writes goes through here: the redaction step.
 //!
 //! Secrets are redacted by default ([`forge_replay_model::redact`]): stdout through a
-//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values), text lines with
-//! `outln!`, stderr with
-//! `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
+//! [`RedactingWriter`] ([`stdout`]; JSON byte-exact outside the replaced values; [`print()`] for
+//! what a command prints), stderr with `error!` and `note!`. `--no-redact` turns it off ([`set_redact`]); the run then says so on
 //! stderr, and files it writes record it.
 
 use std::borrow::Cow;
-use std::io::{BufWriter, StdoutLock, Write};
+use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use forge_replay_model::redact::RedactingWriter;
+use forge_replay_report::format::Printed;
 
 static REDACT: AtomicBool = AtomicBool::new(true);
 
@@ -26,20 +26,12 @@ pub fn redacting() -> bool {
 
 /// JSON text (one value or several) as it may be shown.
 pub fn json(text: &str) -> Cow<'_, str> {
-    if redacting() {
-        forge_replay_model::redact::json_text(text)
-    } else {
-        Cow::Borrowed(text)
-    }
+    forge_replay_model::redact::json_text_if(redacting(), text)
 }
 
 /// Plain text as it may be shown.
 pub fn text(text: &str) -> Cow<'_, str> {
-    if redacting() {
-        forge_replay_model::redact::text(text)
-    } else {
-        Cow::Borrowed(text)
-    }
+    forge_replay_model::redact::text_if(redacting(), text)
 }
 
 /// Writes one line to stderr, redacted.
@@ -66,17 +58,7 @@ macro_rules! note {
     };
 }
 
-/// One line of plain text to an [`Out`], redacted.
-macro_rules! outln {
-    ($out:expr) => {
-        $out.text("\n")
-    };
-    ($out:expr, $($arg:tt)*) => {
-        $out.text(&format!("{}\n", format_args!($($arg)*)))
-    };
-}
-
-pub(crate) use {error, note, outln};
+pub(crate) use {error, note};
 
 /// A redacting writer ([`RedactingWriter`]), redacting unless `--no-redact`.
 pub type Out<W> = RedactingWriter<W>;
@@ -86,48 +68,9 @@ pub fn stdout() -> Out<BufWriter<Stdout>> {
     RedactingWriter::new(BufWriter::new(Stdout::locked()), redacting())
 }
 
-/// Locked stdout whose write errors name it (`stdout: No space left on device`), keeping the
-/// OS error's kind (a broken pipe still exits 0) and the OS error as the source.
-pub struct Stdout(StdoutLock<'static>);
-
-impl Stdout {
-    /// Locked stdout, unbuffered and not redacted (for writers that redact their own chunks).
-    pub fn locked() -> Stdout {
-        Stdout(std::io::stdout().lock())
-    }
-}
-
-/// The failing stream of a [`Stdout`] write error; its source is the OS error.
-#[derive(Debug)]
-struct StdoutError(std::io::Error);
-
-impl std::fmt::Display for StdoutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stdout")
-    }
-}
-
-impl std::error::Error for StdoutError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.0)
-    }
-}
-
-fn named(e: std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), StdoutError(e))
-}
-
-impl Write for Stdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf).map_err(named)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf).map_err(named)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush().map_err(named)
-    }
-}
+/// Locked stdout whose write errors name it, unbuffered and not redacted (for writers that
+/// redact their own chunks); a broken pipe still exits 0.
+pub use forge_replay_io::Stdout;
 
 /// The stderr notice of a `--no-redact` run.
 pub fn warn_unredacted() {
@@ -184,6 +127,14 @@ impl LazyBar {
     }
 }
 
+/// What a command prints ([`Printed`]: a JSON document or text) on stdout, redacted.
+pub fn print(printed: &Printed) -> std::io::Result<()> {
+    match printed {
+        Printed::Json(doc) => print_json(doc),
+        Printed::Text(text) => print_text(text),
+    }
+}
+
 /// One JSON document on stdout (`JSON.stringify(doc, null, 2)` and a newline), redacted.
 pub fn print_json(doc: &serde_json::Value) -> std::io::Result<()> {
     print_json_text(&(forge_replay_model::json::stringify_pretty(doc) + "\n"))
@@ -193,6 +144,13 @@ pub fn print_json(doc: &serde_json::Value) -> std::io::Result<()> {
 pub fn print_json_text(text: &str) -> std::io::Result<()> {
     let mut w = stdout();
     w.json(text)?;
+    w.flush()
+}
+
+/// Bytes on stdout as they are: already redacted, or generated from our own definitions.
+pub fn print_frame(bytes: &[u8]) -> std::io::Result<()> {
+    let mut w = stdout();
+    w.frame(bytes)?;
     w.flush()
 }
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use clap::Args;
-use forge_replay_model::release::{follow_named, PiRelease};
+use forge_replay_model::release::{follow_named, requested, PiRelease};
 use forge_replay_session::release::{detect, follow};
 use forge_replay_session::Session;
 
@@ -28,16 +28,11 @@ impl PiArg {
     /// The release asked for with `--pi` or `FORGE_REPLAY_PI`, and which of them asked (an
     /// unknown release is an error naming the supported ones).
     pub fn requested(&self) -> anyhow::Result<Option<(PiRelease, &'static str)>> {
-        if let Some(v) = &self.pi {
-            return Ok(Some((PiRelease::parse(v)?, "--pi")));
-        }
-        match std::env::var(ENV) {
-            Ok(v) if !v.trim().is_empty() => Ok(Some((
-                PiRelease::parse(&v).map_err(|e| anyhow::anyhow!("{ENV}: {e}"))?,
-                ENV,
-            ))),
-            _ => Ok(None),
-        }
+        let env = std::env::var(ENV).ok();
+        Ok(requested(
+            ("--pi", self.pi.as_deref()),
+            (ENV, env.as_deref()),
+        )?)
     }
 
     /// The release for inputs that name none: the asked-for one, else the default.

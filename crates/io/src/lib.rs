@@ -16,6 +16,8 @@
 //!   (scenario names, model slugs, entry ids) is one safe component, or a relative path that stays
 //!   inside its root, checked before anything is written.
 //!
+//! Standard output is written through [`Stdout`], whose errors name it (`stdout: <OS error>`).
+//!
 //! Temporary files and directories carry one recognisable name ([`TEMP_PREFIX`]); every writer
 //! removes stale ones of dead processes when it starts ([`remove_stale`]), and readers skip them
 //! ([`is_temp_name`]).
@@ -26,11 +28,13 @@
 mod atomic;
 pub mod path;
 mod set;
+mod stdout;
 mod temp;
 mod txn;
 
 pub use atomic::{check_file_target, write_atomic, write_atomic_via, write_atomic_with};
 pub use set::{read_set_manifest, DirSet, SetManifest, SET_MARKER};
+pub use stdout::Stdout;
 pub use temp::{is_temp_name, remove_stale, TEMP_PREFIX};
 pub use txn::{Stage, Txn};
 

@@ -1,5 +1,7 @@
 //! Shared data types for forge-replay, with no I/O.
 //!
+//! * [`choice`]: named choices ([`choice::Choice`]): a closed set of values a person picks by
+//!   name, each with what it means; the command line lists and parses every one the same way.
 //! * [`error`]: an error and its causes on one line.
 //! * [`json`]: JSON with JavaScript's semantics (`JSON.parse` / `JSON.stringify` bytes, lone
 //!   surrogates, ECMAScript number formatting). Every crate that writes JSON a Pi package would
@@ -19,6 +21,7 @@
 //! * [`rng`]: a deterministic xorshift generator for reproducible test and benchmark data.
 //! * [`transcode`]: canonical JSON text re-indented as `JSON.stringify(_, null, 2)` without a tree.
 
+pub mod choice;
 pub mod cursor;
 pub mod error;
 pub mod js;

@@ -523,6 +523,25 @@ fn decoded_json(s: &str) -> Option<String> {
     }
 }
 
+/// [`json_text`] when `on` (the default of every output), else the text as it is
+/// (`--no-redact`).
+pub fn json_text_if(on: bool, text: &str) -> Cow<'_, str> {
+    if on {
+        json_text(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// [`text`] when `on` (the default of every output), else the text as it is (`--no-redact`).
+pub fn text_if(on: bool, s: &str) -> Cow<'_, str> {
+    if on {
+        text(s)
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
 /// JSON text (one value, or several such as JSON Lines, in any layout) with every secret
 /// redacted as [`redact_value`] would; the bytes outside the replaced values are unchanged.
 /// Text that is not JSON is not an error: it comes back with its credential-shaped parts
@@ -768,6 +787,15 @@ impl<W: std::io::Write> RedactingWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redaction_can_be_turned_off() {
+        let secret = r#"{"apiKey": "sk-abcdefghijklmnopqrstuvwxyz123456"}"#;
+        assert_eq!(json_text_if(false, secret), secret);
+        assert_eq!(json_text_if(true, secret), json_text(secret));
+        assert!(text_if(true, secret).contains(REDACTED));
+        assert_eq!(text_if(false, secret), secret);
+    }
 
     #[test]
     fn the_redacting_writer_redacts_json_and_text_but_not_framing() {

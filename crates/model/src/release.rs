@@ -1020,6 +1020,58 @@ impl Marker {
     }
 }
 
+/// A `models --changes` range that is not `FROM..TO` of two supported releases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RangeError {
+    #[error("--changes {0:?}: expected FROM..TO, e.g. 0.87.1..1.3.0")]
+    Shape(String),
+    #[error(transparent)]
+    Release(#[from] UnknownRelease),
+}
+
+impl PiRelease {
+    /// The two releases of `FROM..TO` (`0.87.1..1.3.0`).
+    pub fn parse_range(range: &str) -> Result<(PiRelease, PiRelease), RangeError> {
+        let Some((from, to)) = range.split_once("..") else {
+            return Err(RangeError::Shape(range.to_string()));
+        };
+        Ok((PiRelease::parse(from)?, PiRelease::parse(to)?))
+    }
+}
+
+/// A release asked for that is not supported, named by how it was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestedError {
+    /// Given with the flag (`--pi`).
+    #[error(transparent)]
+    Flag(#[from] UnknownRelease),
+    /// Given in the environment variable `var` (`FORGE_REPLAY_PI`).
+    #[error("{var}: {cause}")]
+    Env {
+        var: &'static str,
+        cause: UnknownRelease,
+    },
+}
+
+/// The release asked for and how: the flag's value (`flag`, `--pi`), else the environment
+/// variable's (`env`: its name and value) when set and not blank, else none.
+pub fn requested(
+    (flag, given): (&'static str, Option<&str>),
+    (var, value): (&'static str, Option<&str>),
+) -> Result<Option<(PiRelease, &'static str)>, RequestedError> {
+    if let Some(v) = given {
+        return Ok(Some((PiRelease::parse(v)?, flag)));
+    }
+    match value {
+        Some(v) if !v.trim().is_empty() => {
+            let release =
+                PiRelease::parse(v).map_err(|cause| RequestedError::Env { var, cause })?;
+            Ok(Some((release, var)))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// The release for an input that may name its own (the `"pi"` of a case or scenario at `path`),
 /// and a warning when the two differ: `asked` (a release and how it was asked for, `--pi` or
 /// `FORGE_REPLAY_PI`), else the one `named`, else [`PiRelease::DEFAULT`].
@@ -1044,6 +1096,45 @@ pub fn follow_named(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_range_is_two_supported_releases() {
+        let range = PiRelease::parse_range("0.87.1..1.3.0");
+        assert_eq!(range, Ok((PiRelease::V0_87_1, PiRelease::V1_3_0)));
+        let err = PiRelease::parse_range("0.87.1").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "--changes \"0.87.1\": expected FROM..TO, e.g. 0.87.1..1.3.0"
+        );
+        assert!(matches!(
+            PiRelease::parse_range("0.87.1..9"),
+            Err(RangeError::Release(_))
+        ));
+    }
+
+    #[test]
+    fn the_flag_wins_over_the_environment_and_a_blank_one_is_unset() {
+        let (flag, env) = ("--pi", "FORGE_REPLAY_PI");
+        let asked = |f, e| requested((flag, f), (env, e));
+        assert_eq!(
+            asked(Some("1.3.0"), Some("bad")),
+            Ok(Some((PiRelease::V1_3_0, flag)))
+        );
+        assert_eq!(
+            asked(None, Some(" 1.6.0 ")),
+            Ok(Some((PiRelease::V1_6_0, env)))
+        );
+        assert_eq!(asked(None, Some("  ")), Ok(None));
+        assert!(matches!(
+            asked(Some("9"), None),
+            Err(RequestedError::Flag(_))
+        ));
+        let err = asked(None, Some("9")).unwrap_err().to_string();
+        assert!(
+            err.starts_with("FORGE_REPLAY_PI: unknown Pi release \"9\""),
+            "{err}"
+        );
+    }
+
     #[test]
     fn follow_named_prefers_the_asked_release_and_warns_on_a_difference() {
         let p = std::path::Path::new("c.case.json");

@@ -23,6 +23,17 @@ pub struct FileReport {
     pub result: Result<Vec<Diagnostic>, String>,
 }
 
+/// The text of `check` over `reports`: each file's [`FileReport::to_text`], in order.
+pub fn reports_text(reports: &[FileReport]) -> String {
+    reports.iter().map(FileReport::to_text).collect()
+}
+
+/// The `check --format json` document: `{"files": [...]}`, each [`FileReport::to_json`].
+pub fn reports_json(reports: &[FileReport]) -> Value {
+    let files: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
+    serde_json::json!({ "files": files })
+}
+
 impl FileReport {
     /// Whether the file has warnings or errors (notes do not count).
     pub fn has_findings(&self) -> bool {
@@ -200,6 +211,21 @@ pub fn check_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reports_of_many_files_keep_their_order() {
+        let report = |p: &str| FileReport {
+            path: PathBuf::from(p),
+            result: Err("no".into()),
+        };
+        let reports = [report("a.jsonl"), report("b.jsonl")];
+        assert_eq!(
+            reports_text(&reports),
+            "a.jsonl: unreadable\nb.jsonl: unreadable\n"
+        );
+        let doc = reports_json(&reports);
+        assert_eq!(doc["files"].as_array().map(Vec::len), Some(2));
+    }
 
     #[test]
     fn directories_expand_to_sorted_jsonl_files_and_temporaries_are_skipped() {

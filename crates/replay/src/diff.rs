@@ -394,6 +394,25 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// What `diff A B` prints for people: `equal`, or the two files' names (`--- a`, `+++ b`), the
+/// changes of `shown` (the diff as it may be shown, its secrets redacted) and how many there are.
+pub fn report_text(a: &std::path::Path, b: &std::path::Path, shown: &Diff, color: bool) -> String {
+    if shown.is_empty() {
+        return "equal\n".to_string();
+    }
+    let opts = RenderOptions {
+        color,
+        max_changes: 0,
+    };
+    let changes = forge_replay_model::text::count(shown.changes.len(), "change", "changes");
+    format!(
+        "--- {}\n+++ {}\n{}{changes}\n",
+        a.display(),
+        b.display(),
+        render_text(shown, opts)
+    )
+}
+
 /// Renders a diff as `{"equal", "changes": [{"op","path","value"|"from","to"}]}`.
 pub fn render_json(d: &Diff) -> Value {
     let changes: Vec<Value> = d
@@ -415,6 +434,22 @@ pub fn render_json(d: &Diff) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_names_both_files_and_counts_the_changes() {
+        let (a, b) = (
+            std::path::Path::new("a.json"),
+            std::path::Path::new("b.json"),
+        );
+        assert_eq!(report_text(a, b, &Diff::default(), false), "equal\n");
+        let d = diff(&json!({"x": 1}), &json!({"x": 2}));
+        let text = report_text(a, b, &d, false);
+        assert!(text.starts_with("--- a.json\n+++ b.json\n"), "{text}");
+        assert!(
+            text.ends_with("\n1 change\n") || text.ends_with("1 change\n"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn equal_values_have_no_changes() {

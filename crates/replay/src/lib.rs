@@ -2,6 +2,8 @@
 //!
 //! * [`batch`]: `forge-replay check` over many files: paths expanded to `*.jsonl` session
 //!   files, each checked on a rayon task, the reports in input order.
+//! * [`case`]: `forge-replay assemble`: a case file read, parsed and every request in it
+//!   assembled, each error naming the file and the request.
 //! * [`catalog`]: the model catalog a command follows (built-in, plus a `--catalog` file).
 //! * [`capabilities`]: pi-forge's capability projection with the catalog's presentation flag
 //!   (`forge-replay capabilities`, `context --capabilities`).
@@ -23,6 +25,7 @@
 
 pub mod batch;
 pub mod capabilities;
+pub mod case;
 pub mod catalog;
 pub mod diff;
 pub mod golden;

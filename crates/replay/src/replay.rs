@@ -90,7 +90,31 @@ pub enum Target {
     Models(Vec<String>),
 }
 
+/// `replay --api` named no API of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--api {0}: unknown API")]
+pub struct UnknownApi(pub String);
+
 impl Target {
+    /// The target asked for: one `model`, else the representative model of `api`, else with
+    /// `all_apis` every API's representative model, else the recorded models.
+    pub fn chosen(
+        model: Option<&str>,
+        api: Option<&str>,
+        all_apis: bool,
+        catalog: &Catalog,
+    ) -> Result<Target, UnknownApi> {
+        Ok(match (model, api) {
+            (Some(m), _) => Target::Models(vec![m.to_string()]),
+            (None, Some(api)) => match representative_model(api, catalog) {
+                Some(m) => Target::Models(vec![m.to_string()]),
+                None => return Err(UnknownApi(api.to_string())),
+            },
+            (None, None) if all_apis => Target::all_apis(catalog),
+            (None, None) => Target::Recorded,
+        })
+    }
+
     /// The representative model of every API in a catalog.
     pub fn all_apis(catalog: &Catalog) -> Target {
         Target::Models(
@@ -113,6 +137,18 @@ pub enum AfterTree {
     Live,
     /// The path's (`buildSessionContext`): what a Pi resumed on that branch restores.
     Path,
+}
+
+/// `--after-tree live|path`.
+impl forge_replay_model::choice::Choice for AfterTree {
+    const ALL: &'static [AfterTree] = &[AfterTree::Live, AfterTree::Path];
+
+    fn name(self) -> &'static str {
+        match self {
+            AfterTree::Live => "live",
+            AfterTree::Path => "path",
+        }
+    }
 }
 
 /// Where a request's thinking level came from.
@@ -176,6 +212,18 @@ pub struct ReplayOptions<'c> {
 }
 
 impl<'c> ReplayOptions<'c> {
+    /// Why [`ReplayOptions::hidden_declarations`] change nothing, when the catalog's release
+    /// predates them.
+    pub fn hidden_declarations_ignored(&self) -> Option<String> {
+        let release = self.catalog.release();
+        (!self.hidden_declarations.is_empty() && !release.has(Change::AgentHiddenDeclarations))
+            .then(|| {
+                format!(
+                    "--hide-declarations has no effect on Pi {release}: hidden declarations came with 1.3.0"
+                )
+            })
+    }
+
     pub fn new(catalog: &'c Catalog) -> Self {
         ReplayOptions {
             leaf: None,
@@ -417,10 +465,37 @@ pub enum ReplayError {
     Sink(#[source] std::io::Error),
 }
 
+impl ReplayError {
+    /// What is wrong with a target model the caller named (`replay --model`), `MODEL: why`, when
+    /// that is the error: the fault is then the name given, not a line of the session.
+    pub fn target_fault(&self) -> Option<String> {
+        match self {
+            ReplayError::Target { model, source } => Some(format!(
+                "{model}: {}",
+                forge_replay_model::error::chain(&**source)
+            )),
+            ReplayError::BadModel { model } => Some(format!("{model}: expected provider/id")),
+            _ => None,
+        }
+    }
+}
+
 /// Parses `provider/id` (the id may itself contain `/`).
 pub fn split_model(s: &str) -> Option<(&str, &str)> {
     let (p, id) = s.split_once('/')?;
     (!p.is_empty() && !id.is_empty()).then_some((p, id))
+}
+
+/// A model name that is not `provider/id`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected provider/id, for example anthropic/claude-opus-4-8")]
+pub struct NotProviderModel;
+
+/// A `provider/id` model name as given (`--model`), checked by [`split_model`].
+pub fn parse_model(s: &str) -> Result<String, NotProviderModel> {
+    split_model(s)
+        .map(|_| s.to_string())
+        .ok_or(NotProviderModel)
 }
 
 /// The messages of one projection (borrowed from the replayer where passed through) and the
@@ -1161,6 +1236,61 @@ mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
     use std::borrow::Cow;
+
+    #[test]
+    fn a_target_model_that_cannot_be_used_is_the_fault() {
+        let bad = ReplayError::BadModel { model: "x".into() };
+        assert_eq!(
+            bad.target_fault().as_deref(),
+            Some("x: expected provider/id")
+        );
+        let catalog = Catalog::builtin(PiRelease::DEFAULT);
+        let source = Box::new(catalog.lookup("no", "such").unwrap_err());
+        let why = forge_replay_model::error::chain(&*source);
+        let target = ReplayError::Target {
+            model: "no/such".into(),
+            source,
+        };
+        assert_eq!(target.target_fault(), Some(format!("no/such: {why}")));
+        let sink = ReplayError::Sink(std::io::Error::other("full"));
+        assert_eq!(sink.target_fault(), None);
+    }
+
+    #[test]
+    fn a_model_name_is_provider_slash_id() {
+        assert_eq!(
+            parse_model("openrouter/a/b"),
+            Ok("openrouter/a/b".to_string())
+        );
+        for bad in ["opus", "/id", "provider/"] {
+            assert_eq!(parse_model(bad), Err(NotProviderModel));
+        }
+    }
+
+    #[test]
+    fn the_target_asked_for_and_the_hidden_declarations_a_release_ignores() {
+        let catalog = Catalog::builtin(PiRelease::DEFAULT);
+        let one = |m: &str| Target::Models(vec![m.to_string()]);
+        let chosen = |m, a, all| Target::chosen(m, a, all, catalog);
+        assert_eq!(chosen(Some("a/b"), None, false), Ok(one("a/b")));
+        let api = REPRESENTATIVE_MODELS[0].0;
+        let model = representative_model(api, catalog).unwrap();
+        assert_eq!(chosen(None, Some(api), false), Ok(one(model)));
+        assert_eq!(chosen(None, None, true), Ok(Target::all_apis(catalog)));
+        assert_eq!(chosen(None, None, false), Ok(Target::Recorded));
+        let err = chosen(None, Some("x"), false).unwrap_err();
+        assert_eq!(err.to_string(), "--api x: unknown API");
+        let mut opts = ReplayOptions::new(catalog);
+        assert_eq!(opts.hidden_declarations_ignored(), None);
+        opts.hidden_declarations = vec!["bash".into()];
+        let note = opts.hidden_declarations_ignored().unwrap();
+        assert!(
+            note.starts_with("--hide-declarations has no effect on Pi 0.87.1"),
+            "{note}"
+        );
+        opts.catalog = Catalog::builtin(PiRelease::V1_6_0);
+        assert_eq!(opts.hidden_declarations_ignored(), None);
+    }
 
     /// 1.3's hidden declarations leave the other messages borrowed and copy only the system
     /// messages whose lists they filter (`{...rest, toolsAdded?, toolsRemoved?}`: the lists move

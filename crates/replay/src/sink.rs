@@ -106,6 +106,7 @@ impl<W: Write> RequestSink for JsonStream<W> {
 /// file is an error naming the session line.
 #[derive(Debug)]
 pub struct DirSink {
+    dir: std::path::PathBuf,
     set: Option<DirSet>,
     index: Vec<Value>,
     session: String,
@@ -124,6 +125,7 @@ impl DirSink {
         let mut set = DirSet::begin(dir, "replay")?;
         set.note("redacted", if redacted { "true" } else { "false" });
         Ok(DirSink {
+            dir: dir.to_path_buf(),
             set: Some(set),
             index: Vec::new(),
             session: session.display().to_string(),
@@ -135,6 +137,15 @@ impl DirSink {
     /// Requests written so far.
     pub fn count(&self) -> usize {
         self.index.len()
+    }
+
+    /// What was written: `wrote 3 requests to DIR (and index.json)`.
+    pub fn wrote(&self) -> String {
+        let requests = forge_replay_model::text::count(self.count(), "request", "requests");
+        format!(
+            "wrote {requests} to {} (and index.json)",
+            self.dir.display()
+        )
     }
 
     fn set(&mut self) -> std::io::Result<&mut DirSet> {
@@ -189,5 +200,19 @@ impl RequestSink for DirSink {
             set.commit().map_err(std::io::Error::other)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dir_sink_says_what_it_wrote() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let sink = DirSink::begin(&dir, Path::new("s.jsonl"), |s| Cow::Borrowed(s), false).unwrap();
+        let expected = format!("wrote 0 requests to {} (and index.json)", dir.display());
+        assert_eq!(sink.wrote(), expected);
     }
 }

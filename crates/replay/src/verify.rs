@@ -42,6 +42,66 @@ pub struct VerifyOptions<'c> {
     pub pi: Option<PiRelease>,
 }
 
+/// Why `verify`'s inputs cannot be verified.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyInputError {
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+    #[error("no scenario files under {0:?}")]
+    NoScenarios(Vec<PathBuf>),
+    /// Said by its message alone (its causes are part of it).
+    #[error("{0}")]
+    GoldenTree(crate::golden_tree::GoldenTreeError),
+}
+
+/// The scenario files under `paths` (default: `scenarios/`; at least one) and the golden tree
+/// they are compared with ([`crate::golden_tree::golden_root`]: `golden_dir`, else the nearest
+/// one above them), checked to take their goldens when `bless`.
+pub fn inputs(
+    paths: &[PathBuf],
+    golden_dir: Option<&Path>,
+    bless: bool,
+) -> Result<(Vec<PathBuf>, PathBuf), VerifyInputError> {
+    let paths = match paths {
+        [] => vec![PathBuf::from("scenarios")],
+        given => given.to_vec(),
+    };
+    let scenarios = scenario::discover(&paths)?;
+    if scenarios.is_empty() {
+        return Err(VerifyInputError::NoScenarios(paths));
+    }
+    let root = crate::golden_tree::golden_root(golden_dir, &scenarios)
+        .map_err(VerifyInputError::GoldenTree)?;
+    if bless {
+        crate::golden_tree::may_bless_into(&root, &scenarios)
+            .map_err(VerifyInputError::GoldenTree)?;
+    }
+    Ok((scenarios, root))
+}
+
+impl VerifyOptions<'static> {
+    /// Verifies `scenarios` against the goldens under `root`, as `pi` for every scenario (else
+    /// each as its own `pi`, else the default), on the models of [`target_models`]`(models, apis)`,
+    /// blessing with `bless`, the goldens written redacted with `redact`.
+    pub fn new(
+        (scenarios, root): (Vec<PathBuf>, PathBuf),
+        pi: Option<PiRelease>,
+        (models, apis): (Option<&str>, &[String]),
+        bless: bool,
+        redact: bool,
+    ) -> VerifyOptions<'static> {
+        let catalog = Catalog::builtin(pi.unwrap_or(PiRelease::DEFAULT));
+        VerifyOptions {
+            pi,
+            models: target_models(models, apis, catalog),
+            scenarios,
+            catalog,
+            store: GoldenStore::new(root).redacting(redact),
+            bless,
+        }
+    }
+}
+
 /// Where the goldens of `scenario` replayed as `release` live in the store: under the
 /// scenario's name for 0.87.1, under `pi-<release>/<scenario>` for the others (one store, so
 /// one bless transaction covers every release).
@@ -667,6 +727,29 @@ fn xml_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_scenario_is_an_error_naming_where_none_was_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let err = inputs(&[tmp.path().to_path_buf()], None, false).unwrap_err();
+        assert!(matches!(&err, VerifyInputError::NoScenarios(p) if p == &[tmp.path()]));
+        assert!(
+            err.to_string().starts_with("no scenario files under ["),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn options_follow_the_release_asked_for() {
+        let inputs = (vec![PathBuf::from("s.toml")], PathBuf::from("golden"));
+        let opts = VerifyOptions::new(inputs, None, (Some("a/b"), &[]), true, false);
+        assert_eq!(
+            (opts.pi, opts.models.as_slice(), opts.bless),
+            (None, &["a/b".to_string()][..], true)
+        );
+        assert_eq!(opts.catalog.release(), PiRelease::DEFAULT);
+        assert_eq!(opts.store.root(), Path::new("golden"));
+    }
 
     #[test]
     fn target_models_follow_models_then_apis() {

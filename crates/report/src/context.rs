@@ -172,6 +172,16 @@ pub enum ContextWriteError {
     Io(#[from] std::io::Error),
 }
 
+/// The text of a whole context document `{"leafId", "messages"}` (as the capability projection
+/// builds it), the lines [`write_text`] writes.
+pub fn document_text(doc: &Value) -> String {
+    let mut lines = Lines::new(doc.get("leafId"));
+    for m in doc["messages"].as_array().into_iter().flatten() {
+        lines.push(m);
+    }
+    lines.finish()
+}
+
 /// A context message, or with `llm` its `convertToLlm` form (`None`: dropped by it).
 fn converted(message: Value, llm: bool) -> Option<Value> {
     if llm {
@@ -242,4 +252,21 @@ pub fn write_streamed<S: ContextSink>(
     }
     out.frame(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_is_one_line_per_message_and_the_count() {
+        let doc = serde_json::json!({
+            "leafId": "e2",
+            "messages": [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}],
+        });
+        let text = document_text(&doc);
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert!(text.ends_with("2 messages at leaf e2 · the messages in full: --format json (the default when stdout is not a terminal)\n"), "{text}");
+        assert!(document_text(&serde_json::json!({})).starts_with("0 messages at leaf (none)"));
+    }
 }

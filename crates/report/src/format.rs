@@ -24,6 +24,30 @@ pub enum TextOrJson {
     Json,
 }
 
+/// What a command prints on stdout in the format asked for: one JSON document or text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Printed {
+    /// One document, printed as `JSON.stringify(doc, null, 2)` and a newline.
+    Json(serde_json::Value),
+    /// Text, printed as it is.
+    Text(String),
+}
+
+impl Printed {
+    /// Text that ends with a newline (one is added when it does not).
+    pub fn lines(mut text: String) -> Printed {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Printed::Text(text)
+    }
+}
+
+/// The formats of a command whose output is lines or one document.
+pub const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// The formats of a command whose output is a table.
+pub const TABULAR: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Md];
+
 /// The help sentence of every `--format` that follows the default rule.
 pub const FORMAT_RULE: &str = "default: text on a terminal, json when stdout is not one";
 
@@ -84,6 +108,26 @@ impl Format {
     }
 }
 
+/// `--format`'s values; `table` is an old name of `text`, still accepted.
+impl forge_replay_model::choice::Choice for Format {
+    const ALL: &'static [Format] = &Format::ALL;
+
+    fn name(self) -> &'static str {
+        Format::name(self)
+    }
+
+    fn help(self) -> Option<&'static str> {
+        Some(Format::help(self))
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Format::Text => &["table"],
+            _ => &[],
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -103,5 +147,19 @@ mod tests {
         assert_eq!(Format::Text.text_or_json(), TextOrJson::Text);
         let names: Vec<String> = Format::ALL.iter().map(Format::to_string).collect();
         assert_eq!(names, ["text", "json", "csv", "md", "html"]);
+    }
+
+    #[test]
+    fn lines_end_with_one_newline() {
+        assert_eq!(Printed::lines("a".into()), Printed::Text("a\n".into()));
+        assert_eq!(Printed::lines("a\n".into()), Printed::Text("a\n".into()));
+    }
+
+    #[test]
+    fn table_is_an_old_name_of_text() {
+        use forge_replay_model::choice::Choice;
+        assert_eq!(Format::named("table", &[Format::Text]), Some(Format::Text));
+        assert_eq!(Format::named("csv", &[Format::Text, Format::Json]), None);
+        assert_eq!(Choice::help(Format::Md), Some("Markdown"));
     }
 }

@@ -154,6 +154,12 @@ impl Summary {
         back
     }
 
+    /// What `replay` prints: [`Summary::render`] and where the full requests are.
+    pub fn page(&self) -> String {
+        self.render()
+            + "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request\n"
+    }
+
     /// The summary as text: an aligned table and the totals line.
     pub fn render(&self) -> String {
         let headers = [
@@ -311,6 +317,35 @@ pub fn unsettled_thinking_note(
     ))
 }
 
+/// The [`unsettled_thinking_note`]s of one replay of the session at `session`: each request's at
+/// most once (a request replayed for several target models is noted once).
+#[derive(Debug)]
+pub struct ThinkingNotes<'a> {
+    session: &'a std::path::Path,
+    noted: std::collections::HashSet<usize>,
+}
+
+impl<'a> ThinkingNotes<'a> {
+    pub fn new(session: &'a std::path::Path) -> ThinkingNotes<'a> {
+        ThinkingNotes {
+            session,
+            noted: Default::default(),
+        }
+    }
+
+    /// The note of `r`'s request, the first time the request is seen.
+    pub fn of(&mut self, r: &Request) -> Option<String> {
+        self.note(r.index, r.line, &r.thinking)
+    }
+
+    fn note(&mut self, index: usize, line: u64, thinking: &Thinking) -> Option<String> {
+        if !self.noted.insert(index) {
+            return None;
+        }
+        unsettled_thinking_note(self.session, line, index, thinking)
+    }
+}
+
 /// `812 B`, `2.1 KB`, `3.4 MB`.
 pub fn size(bytes: usize) -> String {
     if bytes < 1024 {
@@ -422,6 +457,15 @@ mod tests {
             ..live
         };
         assert_eq!(unsettled_thinking_note(p, 9, 2, &settled), None);
+        let mut notes = ThinkingNotes::new(p);
+        assert!(notes.note(2, 9, &settled).is_none());
+        assert!(notes.note(3, 9, &settled.clone()).is_none());
+        let live = Thinking {
+            source: ThinkingSource::Live { line: Some(4) },
+            ..settled
+        };
+        assert!(notes.note(2, 9, &live).is_none(), "request 2 was seen");
+        assert!(notes.note(4, 9, &live).is_some());
     }
 
     #[test]

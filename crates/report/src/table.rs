@@ -12,6 +12,18 @@ pub enum TableStyle {
     Plain,
 }
 
+impl TableStyle {
+    /// Box-drawn on a terminal, plain columns when `stdout` is not one.
+    pub fn for_stdout() -> TableStyle {
+        use std::io::IsTerminal as _;
+        if std::io::stdout().is_terminal() {
+            TableStyle::Boxed
+        } else {
+            TableStyle::Plain
+        }
+    }
+}
+
 /// A table: headers, rows of cells, and which columns hold numbers (right-aligned).
 #[derive(Debug, Clone, Default)]
 pub struct Table {

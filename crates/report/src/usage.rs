@@ -7,15 +7,18 @@
 //! (the caller knows which). Nothing here is redacted: the caller prints through its redaction
 //! step.
 
+use forge_replay_session::Diagnostic;
 use forge_replay_usage::breaks::BreakSums;
+use forge_replay_usage::corpus_run::CorpusRun;
 use forge_replay_usage::explain::{usd, CauseCost, Explanation};
 use forge_replay_usage::pricing::Pricer;
 use forge_replay_usage::report::{
     CorpusReport, GroupView, NestedView, PricingView, ReportedView, TotalsView, UnpricedView,
 };
-use forge_replay_usage::session_report::SessionUsage;
+use forge_replay_usage::session_report::{SessionUsage, Threshold};
 use forge_replay_usage::{format_rate, format_totals_rate, NestedTotals, RequestRow, Totals};
 
+use crate::format::{Format, Printed};
 use crate::plot::{BreakMarker, CorpusPlot, ModelBar, NestedPoint, RequestPoint, SessionPlot};
 use crate::table::{Table, TableStyle};
 
@@ -770,6 +773,42 @@ pub fn session_text(
     text
 }
 
+/// What `usage SESSION` prints in `format`: the JSON document (naming `file`, with the
+/// `findings` of reading it and the `check` of `--min-hit-rate`), the table as CSV or Markdown,
+/// or the text, each ending with a newline.
+pub fn session_output(
+    u: &SessionUsage<'_>,
+    format: Format,
+    file: &str,
+    findings: &[&Diagnostic],
+    requests: bool,
+    check: Option<&Threshold>,
+    style: TableStyle,
+) -> Printed {
+    match format {
+        Format::Json => Printed::Json(u.to_json(file, findings, requests, check)),
+        Format::Csv => Printed::lines(session_table(u, requests, true).to_csv()),
+        Format::Md => Printed::lines(session_table(u, requests, false).to_markdown()),
+        _ => Printed::lines(session_text(u, requests, findings.len(), style)),
+    }
+}
+
+/// What `usage --corpus` prints in `format`: the JSON document ([`CorpusRun::to_json`]), the
+/// groups as CSV, the report as Markdown or as text, each ending with a newline.
+pub fn corpus_output(
+    run: &CorpusRun,
+    format: Format,
+    style: TableStyle,
+) -> serde_json::Result<Printed> {
+    let (report, breaks) = (&run.report, run.breaks.as_ref());
+    Ok(match format {
+        Format::Json => Printed::Json(run.to_json()?),
+        Format::Csv => Printed::lines(groups_table(report, true).to_csv()),
+        Format::Md => Printed::lines(corpus_markdown(report, breaks)),
+        _ => Printed::lines(corpus_text(report, breaks, style)),
+    })
+}
+
 /// The table of `usage SESSION`: the summary, or with `requests` one row per request;
 /// `machine` (CSV) numbers only.
 pub fn session_table(u: &SessionUsage<'_>, requests: bool, machine: bool) -> Table {
@@ -1044,6 +1083,34 @@ mod tests {
         assert_eq!(lines[50], "… 2 more malformed lines");
         assert_eq!(lines[51], "b.jsonl: skipped: no header");
         assert_eq!(lines[52], "1 file is not a Pi session (named above)");
+    }
+
+    #[test]
+    fn the_corpus_output_follows_the_format() {
+        use forge_replay_usage::corpus::GroupBy;
+        use forge_replay_usage::corpus_run::{CorpusRequest, Exports};
+        let dir = tempfile::tempdir().unwrap();
+        let request = CorpusRequest {
+            dirs: vec![dir.path().to_path_buf()],
+            since: None,
+            until: None,
+            model: None,
+            project: None,
+            by: GroupBy::Model,
+            breaks: false,
+            threshold: None,
+            exports: Exports::default(),
+            release: None,
+            cache_dir: None,
+            redact: false,
+        };
+        let scan = request.scan(&request.dirs().unwrap(), &|_, _| {});
+        let run = request.build(scan.corpus, &|_, _| {}).unwrap();
+        let out = |f| corpus_output(&run, f, TableStyle::Plain).unwrap();
+        assert!(matches!(out(Format::Json), Printed::Json(v) if v.is_object()));
+        for f in [Format::Csv, Format::Md, Format::Text] {
+            assert!(matches!(out(f), Printed::Text(t) if t.ends_with('\n')));
+        }
     }
 
     #[test]

@@ -324,6 +324,22 @@ impl GroupBy {
     }
 }
 
+/// `--by`.
+impl forge_replay_model::choice::Choice for GroupBy {
+    const ALL: &'static [GroupBy] = &[
+        GroupBy::Session,
+        GroupBy::Project,
+        GroupBy::Model,
+        GroupBy::Provider,
+        GroupBy::Api,
+        GroupBy::Day,
+    ];
+
+    fn name(self) -> &'static str {
+        GroupBy::name(self)
+    }
+}
+
 /// One group of [`Corpus::group`]: sums over its requests and nested reports.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Group {
@@ -1991,6 +2007,29 @@ pub fn parse_day(s: &str) -> Option<i32> {
     (date::civil_from_days(days) == (y, m, d)).then_some(days as i32)
 }
 
+/// A `--since`/`--until` day: as given (for the report's filters) and as days since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    pub text: String,
+    pub day: i32,
+}
+
+/// A day that is neither `YYYY-MM-DD` nor `YYYYMMDD` (or one its month does not have).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected YYYY-MM-DD or YYYYMMDD")]
+pub struct BadDay;
+
+impl Day {
+    /// The day `s` names ([`parse_day`]), keeping the text as given.
+    pub fn parse(s: &str) -> Result<Day, BadDay> {
+        let day = parse_day(s).ok_or(BadDay)?;
+        Ok(Day {
+            text: s.to_owned(),
+            day,
+        })
+    }
+}
+
 /// Milliseconds since the epoch of an entry's timestamp, as `Date.parse` reads it (Pi writes
 /// `toISOString()`'s `2026-01-01T00:00:09.000Z`).
 pub fn timestamp_ms(s: &str) -> Option<i64> {
@@ -2001,6 +2040,26 @@ pub fn timestamp_ms(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_day_keeps_its_text() {
+        let day = Day::parse("20260102").unwrap();
+        assert_eq!(
+            (day.text.as_str(), day.day),
+            ("20260102", parse_day("2026-01-02").unwrap())
+        );
+        assert_eq!(Day::parse("2026-02-30"), Err(BadDay));
+        assert_eq!(BadDay.to_string(), "expected YYYY-MM-DD or YYYYMMDD");
+    }
+
+    #[test]
+    fn every_grouping_is_named_as_it_parses() {
+        use forge_replay_model::choice::Choice;
+        for by in GroupBy::ALL {
+            assert_eq!(GroupBy::parse(by.name()), Some(*by));
+            assert_eq!(GroupBy::named(by.name(), GroupBy::ALL), Some(*by));
+        }
+    }
 
     #[test]
     fn export_timestamps_are_rfc3339_utc() {

@@ -38,6 +38,56 @@ pub struct GenSummary {
     pub replaced: bool,
 }
 
+impl GenSummary {
+    /// What was written with `opts` into `dir`, as said on stderr.
+    pub fn wrote(&self, opts: &GenOptions, dir: &Path) -> String {
+        use forge_replay_model::text::count;
+        format!(
+            "wrote {} ({}), {} lines each, {:.1} MB under {}{}",
+            count(self.files.len(), "session", "sessions"),
+            count(self.forks, "fork", "forks"),
+            opts.entries,
+            self.bytes as f64 / 1e6,
+            dir.display(),
+            if self.replaced {
+                " (the previous gen-corpus output there was replaced whole)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// A `--forks` that is not a fraction from 0 to 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected a fraction from 0 to 1 (0.2 = one session in five)")]
+pub struct BadForks;
+
+/// [`GenOptions::forks`] from text: a fraction from 0 to 1.
+pub fn parse_forks(s: &str) -> Result<f64, BadForks> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(BadForks),
+    }
+}
+
+/// Fewer lines than this cannot hold a session: a header, the model and thinking changes, a
+/// system message and one full turn.
+pub const MIN_ENTRIES: usize = 8;
+
+/// An `--entries` below [`MIN_ENTRIES`] or not a whole number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected a whole number of lines, at least 8")]
+pub struct BadEntries;
+
+/// [`GenOptions::entries`] from text: a whole number of at least [`MIN_ENTRIES`].
+pub fn parse_entries(s: &str) -> Result<usize, BadEntries> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= MIN_ENTRIES => Ok(n),
+        _ => Err(BadEntries),
+    }
+}
+
 /// Errors of [`generate`].
 #[derive(Debug, thiserror::Error)]
 pub enum GenError {
@@ -635,6 +685,31 @@ fn active_path(lines: &[Written]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forks_and_entries_are_checked_and_the_summary_said() {
+        assert_eq!(parse_forks(" 0.2 "), Ok(0.2));
+        assert_eq!(parse_forks("1.5"), Err(BadForks));
+        assert_eq!(parse_forks("NaN"), Err(BadForks));
+        assert_eq!(parse_entries("8"), Ok(8));
+        assert_eq!(parse_entries("7"), Err(BadEntries));
+        let summary = GenSummary {
+            files: vec![PathBuf::from("a.jsonl")],
+            bytes: 1_500_000,
+            forks: 0,
+            replaced: true,
+        };
+        let opts = GenOptions {
+            sessions: 1,
+            entries: 9,
+            seed: 1,
+            forks: 0.0,
+        };
+        assert_eq!(
+            summary.wrote(&opts, Path::new("out")),
+            "wrote 1 session (0 forks), 9 lines each, 1.5 MB under out (the previous gen-corpus output there was replaced whole)"
+        );
+    }
 
     /// Every model a generated session names is in the pi-ai catalog the corpus targets, with
     /// the API the session records (so `replay` and `cache explain` can rebuild its requests).

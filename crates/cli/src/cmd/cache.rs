@@ -16,7 +16,7 @@ pub fn run(args: CacheExplainArgs) -> anyhow::Result<Exit> {
     let (session, catalog) = open_with_catalog(&args.session, args.catalog.path(), &args.pi)?;
     let mut opts = ExplainOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
-    opts.retention = args.retention.retention();
+    opts.retention = args.retention.retention;
     let explanation = explain::explain(&session, &opts)?;
     if let Some(path) = &args.plot {
         let mut data = explain_plot(&explanation);

@@ -26,10 +26,7 @@ pub fn run(args: CapabilitiesArgs) -> anyhow::Result<Exit> {
     let model = args.model.as_deref().and_then(|m| m.split_once('/'));
     let mut report = StatusReport::at(&session, leaf, release, model)?;
     if let Some(p) = &args.project {
-        report.library = Some(Catalog::discover(&Roots {
-            project: Some(p.clone()),
-            global: Roots::default_global(),
-        })?);
+        report.library = Some(Catalog::discover(&Roots::of_project(p))?);
     }
     match Format::or_default(args.format).text_or_json() {
         TextOrJson::Json => out::print_json(&report.to_json()?)?,

@@ -11,7 +11,6 @@ use std::io::IsTerminal as _;
 use forge_replay_engine::batch::{self, FileReport};
 use forge_replay_model::error::with_path;
 use forge_replay_session::dirs::paths_or_pi_sessions;
-use serde_json::Value;
 
 use crate::args::{CheckArgs, TextOrJson};
 use crate::out;
@@ -34,15 +33,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
     reports.extend(checked);
 
     match args.format.text_or_json() {
-        TextOrJson::Text => {
-            let text: String = reports.iter().map(FileReport::to_text).collect();
-            out::print_text(&text)?;
-        }
-        TextOrJson::Json => {
-            let files: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
-            let doc = serde_json::json!({ "files": files });
-            out::print_json(&doc)?;
-        }
+        TextOrJson::Text => out::print_text(&batch::reports_text(&reports))?,
+        TextOrJson::Json => out::print_json(&batch::reports_json(&reports))?,
     }
     // One error line per unreadable file, after the report: `forge-replay: error: <file>: <cause>`.
     for r in &reports {
@@ -50,11 +42,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<Exit> {
             out::error!("{}", with_path(&r.path, e));
         }
     }
-    Ok(if reports.iter().any(|r| r.result.is_err()) {
-        Exit::BadInput
-    } else if reports.iter().any(FileReport::has_findings) {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    let unreadable = reports.iter().any(|r| r.result.is_err());
+    Ok(Exit::of(
+        unreadable,
+        reports.iter().any(FileReport::has_findings),
+    ))
 }

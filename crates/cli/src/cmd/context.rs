@@ -7,9 +7,8 @@
 //! the file (skipped lines, tree defects) go to stderr as `file:line: warning: cause`.
 
 use anyhow::Context as _;
-use forge_replay_capability::projection::Presentation;
 use forge_replay_engine::capabilities::context_document;
-use forge_replay_report::context::{self, ContextWriteError, Lines};
+use forge_replay_report::context::{self, ContextWriteError};
 
 use crate::args::{ContextArgs, Format, TextOrJson};
 use crate::cmd::open_session;
@@ -40,21 +39,12 @@ pub fn run(args: ContextArgs) -> anyhow::Result<Exit> {
         out.flush()?;
         return Ok(Exit::Ok);
     };
-    let presentation = match presentation {
-        crate::args::Presentation::Native => Presentation::Native,
-        crate::args::Presentation::Fallback => Presentation::Fallback,
-    };
     let projection = session.context(leaf)?;
     // A corrupt capability history is `FILE:LINE: entry ID: <Forge's message>` (exit 2).
     let doc = context_document(&session, &projection, presentation, args.llm)?;
-    if text {
-        let mut lines = Lines::new(doc.get("leafId"));
-        for m in doc["messages"].as_array().into_iter().flatten() {
-            lines.push(m);
-        }
-        out::print_text(&lines.finish())?;
-    } else {
-        out::print_json(&doc)?;
+    match text {
+        true => out::print_text(&context::document_text(&doc))?,
+        false => out::print_json(&doc)?,
     }
     Ok(Exit::Ok)
 }

@@ -5,7 +5,7 @@ use std::io::IsTerminal as _;
 use forge_replay_engine::{diff, payload};
 
 use crate::args::{DiffArgs, TextOrJson};
-use crate::out::{self, outln};
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
@@ -21,28 +21,9 @@ pub fn run(args: DiffArgs) -> anyhow::Result<Exit> {
     match args.format.text_or_json() {
         TextOrJson::Json => out::print_json(&diff::render_json(&shown))?,
         TextOrJson::Text => {
-            let mut out = out::stdout();
-            if d.is_empty() {
-                outln!(out, "equal")?;
-            } else {
-                outln!(out, "--- {}\n+++ {}", args.a.display(), args.b.display())?;
-                let opts = diff::RenderOptions {
-                    color: std::io::stdout().is_terminal(),
-                    max_changes: 0,
-                };
-                out.text(&diff::render_text(&shown, opts))?;
-                outln!(
-                    out,
-                    "{}",
-                    forge_replay_model::text::count(d.changes.len(), "change", "changes")
-                )?;
-            }
-            out.flush()?;
+            let color = std::io::stdout().is_terminal();
+            out::print_text(&diff::report_text(&args.a, &args.b, &shown, color))?;
         }
     }
-    Ok(if d.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Findings
-    })
+    Ok(Exit::findings_if(!d.is_empty()))
 }

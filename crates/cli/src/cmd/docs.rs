@@ -11,10 +11,8 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<Exit> {
     let mut cmd = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "forge-replay", &mut script);
-    let mut w = out::stdout();
     // Generated from our own definitions: no input data in it.
-    w.frame(&script)?;
-    w.flush()?;
+    out::print_frame(&script)?;
     Ok(Exit::Ok)
 }
 
@@ -45,11 +43,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<Exit> {
     let mut cmd = Cli::command();
     cmd.build();
     match &args.out {
-        None => {
-            let mut w = out::stdout();
-            w.frame(&page(cmd)?)?;
-            w.flush()?;
-        }
+        None => out::print_frame(&page(cmd)?)?,
         Some(dir) => {
             let mut all = vec![("forge-replay".to_string(), cmd.clone())];
             pages(&cmd, &mut all);

@@ -31,11 +31,6 @@ pub mod usage;
 pub mod validate;
 pub mod verify;
 
-/// An error said by its message alone (its causes are already part of the message).
-pub(crate) fn said(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
-}
-
 /// At most this many diagnostics of one code are said on stderr by [`open_session`].
 const MAX_PER_CODE: usize = 20;
 

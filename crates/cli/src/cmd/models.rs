@@ -37,10 +37,7 @@ pub fn run(args: ModelsArgs) -> anyhow::Result<Exit> {
 
 /// `models --changes FROM..TO`.
 fn changes(args: &ModelsArgs, range: &str) -> anyhow::Result<Exit> {
-    let Some((from, to)) = range.split_once("..") else {
-        anyhow::bail!("--changes {range:?}: expected FROM..TO, e.g. 0.87.1..1.3.0");
-    };
-    let (from, to) = (PiRelease::parse(from)?, PiRelease::parse(to)?);
+    let (from, to) = PiRelease::parse_range(range)?;
     let old = catalog::load(from, args.catalog.path())?;
     let new = catalog::load(to, args.catalog.path())?;
     let changes = ModelChanges::between(&old, &new, &|m| keep(args, m));

@@ -1,59 +1,32 @@
 //! `forge-replay replay SESSION`: every request of a session rebuilt as the agent sent it, handed
 //! to a `forge_replay_engine::sink` (JSON on stdout, `--out DIR`, or the text summary).
 
-use forge_replay_engine::replay::{self, AfterTree, ReplayOptions, Target};
+use forge_replay_engine::replay::{self, ReplayOptions, Target};
 use forge_replay_engine::sink::{replay_into, DirSink, JsonStream};
-use forge_replay_model::error::chain as error_chain;
-use forge_replay_model::text::count;
-use forge_replay_report::summary::{unsettled_thinking_note, Summary};
+use forge_replay_report::summary::{Summary, ThinkingNotes};
 
-use crate::args::{AfterTreeArg, Format, ReplayArgs};
+use crate::args::{Format, ReplayArgs};
 use crate::cmd::open_with_catalog;
-use crate::out::{self, outln};
+use crate::out;
 use crate::Exit;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     let (session, catalog) = open_with_catalog(&args.session, args.catalog.path(), &args.pi)?;
     let mut opts = ReplayOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
-    opts.after_tree = match args.after_tree {
-        AfterTreeArg::Live => AfterTree::Live,
-        AfterTreeArg::Path => AfterTree::Path,
-    };
+    opts.after_tree = args.after_tree;
     opts.hidden_declarations = args.hide_declarations.clone();
-    if !opts.hidden_declarations.is_empty()
-        && !catalog
-            .release()
-            .has(forge_replay_model::release::Change::AgentHiddenDeclarations)
-    {
-        out::note!(
-            "forge-replay: warning: --hide-declarations has no effect on Pi {}: hidden declarations came with 1.3.0",
-            catalog.release()
-        );
+    if let Some(why) = opts.hidden_declarations_ignored() {
+        out::note!("forge-replay: warning: {why}");
     }
     // A request whose thinking level the session does not settle (a navigation left the last
     // change on another branch, and the response records none) is said once, with the other
     // reading.
-    let mut noted = std::collections::HashSet::new();
-    let mut note_once = |r: &replay::Request| {
-        if noted.insert(r.index) {
-            let note = unsettled_thinking_note(&args.session, r.line, r.index, &r.thinking);
-            note.iter().for_each(|n| out::note!("{n}"));
-        }
-    };
-    opts.target = if let Some(m) = &args.model {
-        Target::Models(vec![m.clone()])
-    } else if let Some(api) = &args.api {
-        // clap accepts only the ten API names.
-        match replay::representative_model(api, &catalog) {
-            Some(m) => Target::Models(vec![m.to_string()]),
-            None => anyhow::bail!("--api {api}: unknown API"),
-        }
-    } else if args.all_apis {
-        Target::all_apis(&catalog)
-    } else {
-        Target::Recorded
-    };
+    let mut notes = ThinkingNotes::new(&args.session);
+    let mut note_once = |r: &replay::Request| notes.of(r).iter().for_each(|n| out::note!("{n}"));
+    // clap accepts only the ten API names.
+    let (model, api) = (args.model.as_deref(), args.api.as_deref());
+    opts.target = Target::chosen(model, api, args.all_apis, &catalog)?;
     let format = Format::or_default(args.format);
     // The summary compares each request's messages with the previous one's.
     opts.hash_transcript = format == Format::Text && args.out.is_none();
@@ -62,25 +35,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
     let result = if let Some(out_dir) = &args.out {
         let mut sink = DirSink::begin(out_dir, &args.session, out::json, out::redacting())?;
         let r = replay_into(&session, &opts, &mut sink, &mut note_once);
-        if r.is_ok() {
-            out::note!(
-                "wrote {} to {} (and index.json)",
-                count(sink.count(), "request", "requests"),
-                out_dir.display()
-            );
-        }
+        r.is_ok().then(|| out::note!("{}", sink.wrote()));
         r
     } else if format == Format::Text {
         let mut summary = Summary::new(!matches!(opts.target, Target::Recorded));
         let r = replay_into(&session, &opts, &mut summary, &mut note_once);
         if r.is_ok() {
-            let mut w = out::stdout();
-            w.text(&summary.render())?;
-            outln!(
-                w,
-                "full requests: --format json prints them (the default when stdout is not a terminal), --out DIR writes one file per request"
-            )?;
-            w.flush()?;
+            out::print_text(&summary.page())?;
         }
         r
     } else {
@@ -93,14 +54,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<Exit> {
         Ok(()) => Ok(Exit::Ok),
         Err(replay::ReplayError::Sink(e)) => Err(e.into()),
         // The fault is the flag, not a line of the session.
-        Err(replay::ReplayError::Target { model, source }) if args.model.is_some() => {
-            out::error!("--model {model}: {}", error_chain(&*source));
-            Ok(Exit::BadInput)
-        }
-        Err(replay::ReplayError::BadModel { model }) if args.model.is_some() => {
-            out::error!("--model {model}: expected provider/id");
-            Ok(Exit::BadInput)
-        }
-        Err(e) => Err(e.into()),
+        Err(e) => match e.target_fault().filter(|_| args.model.is_some()) {
+            Some(fault) => {
+                out::error!("--model {fault}");
+                Ok(Exit::BadInput)
+            }
+            None => Err(e.into()),
+        },
     }
 }

@@ -7,8 +7,7 @@
 
 use std::io::IsTerminal;
 
-use forge_replay_model::text::count;
-use forge_replay_report::session::{self, html, ReportOptions};
+use forge_replay_report::session::{self, ReportOptions};
 use forge_replay_session::Session;
 
 use crate::args::{Format, ReportSessionArgs};
@@ -25,36 +24,20 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     let mut opts = ReportOptions::new(&catalog);
     opts.leaf = args.leaf.leaf.clone();
     opts.redact = out::redacting();
-    opts.retention = args.retention.retention();
+    opts.retention = args.retention.retention;
     let report = session::build(&session, &diagnostics, &opts)?;
     // The page quotes session text: redacted like every other output.
     let json = args.format == Format::Json;
-    let rendered = if json {
-        forge_replay_model::json::stringify_pretty(&session::json::to_json(&report)) + "\n"
-    } else {
-        html::render(&report)
-    };
-    let page = if json {
-        out::json(&rendered)
-    } else {
-        out::text(&rendered)
-    };
+    let rendered = report.render(json);
+    let shown = if json { out::json } else { out::text };
+    let page = shown(&rendered);
     match &args.out {
         Some(path) => {
             forge_replay_io::write_atomic(path, page.as_bytes())?;
-            note!(
-                "wrote {} ({}, {})",
-                path.display(),
-                count(report.requests.len(), "request", "requests"),
-                count(report.breaks.len(), "cache break", "cache breaks")
-            );
+            note!("{}", report.wrote(path));
         }
-        None => {
-            // Already redacted above.
-            let mut stdout = out::stdout();
-            stdout.frame(page.as_bytes())?;
-            stdout.flush()?;
-        }
+        // Already redacted above.
+        None => out::print_frame(page.as_bytes())?,
     }
     // The file's findings as every command that reads a session says them (the page lists
     // all), then what happened to the replay.
@@ -62,9 +45,5 @@ pub fn run(args: ReportSessionArgs) -> anyhow::Result<Exit> {
     for note in report.notes.iter().skip(report.findings) {
         note!("forge-replay: {note}");
     }
-    Ok(if report.notes.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Findings
-    })
+    Ok(Exit::findings_if(!report.notes.is_empty()))
 }

@@ -11,12 +11,6 @@ pub fn run(args: ScenarioArgs) -> anyhow::Result<Exit> {
     let compiled = scenario::compile(&scenario::load(&args.scenario)?)?;
     scenario::write(&compiled, &args.out, out::redacting())?;
     // Every writer says what it wrote, on stderr.
-    out::note!(
-        "{}: wrote {} entries to {} (and its capability library under {})",
-        compiled.name,
-        compiled.entries,
-        args.out.join("session.jsonl").display(),
-        args.out.display()
-    );
+    out::note!("{}", scenario::wrote(&compiled, &args.out));
     Ok(Exit::Ok)
 }

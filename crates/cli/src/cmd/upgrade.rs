@@ -29,17 +29,12 @@ pub fn run(args: UpgradeArgs) -> anyhow::Result<Exit> {
         Format::Text => out::print_text(&upgrade::render_text(&report))?,
         _ => out::print_text(&upgrade::render_md(&report))?,
     }
-    let mut failed = false;
-    for e in report.inputs.iter().filter_map(|i| i.error.as_ref()) {
-        out::error!("{e}");
-        failed = true;
-    }
-    if failed {
-        return Ok(Exit::BadInput);
-    }
-    Ok(if fail_on.fails(&upgrade::summarize(&report)) {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    let errors: Vec<_> = report
+        .inputs
+        .iter()
+        .filter_map(|i| i.error.as_ref())
+        .collect();
+    errors.iter().for_each(|e| out::error!("{e}"));
+    let changed = fail_on.fails(&upgrade::summarize(&report));
+    Ok(Exit::of(!errors.is_empty(), changed))
 }

@@ -16,9 +16,5 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<Exit> {
         TextOrJson::Json => out::print_json(&validation.to_json())?,
         TextOrJson::Text => out::print_text(&validation.to_text())?,
     }
-    Ok(if validation.invalid() > 0 {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    Ok(Exit::findings_if(validation.invalid() > 0))
 }

@@ -1,52 +1,28 @@
 //! `forge-replay verify [SCENARIO|DIR]...`: scenarios × models compared with their goldens.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 
-use forge_replay_engine::golden::GoldenStore;
-use forge_replay_engine::golden_tree::{golden_root, may_bless_into};
-use forge_replay_engine::scenario;
 use forge_replay_engine::verify::{self, Outcome, VerifyOptions};
 use forge_replay_model::error::with_path;
 
 use crate::args::{TextOrJson, VerifyArgs};
-use crate::cmd::said;
 use crate::out;
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("scenarios")]
-    } else {
-        args.paths.clone()
-    };
-    let scenarios = scenario::discover(&paths)?;
-    if scenarios.is_empty() {
-        anyhow::bail!("no scenario files under {paths:?}");
-    }
-    let root = golden_root(args.golden_dir.as_deref(), &scenarios).map_err(said)?;
-    if args.bless {
-        may_bless_into(&root, &scenarios).map_err(said)?;
-    }
+    let inputs = verify::inputs(&args.paths, args.golden_dir.as_deref(), args.bless)?;
     // `--pi` (or FORGE_REPLAY_PI) follows one release for every scenario; otherwise each follows
     // its own `pi`, else the default.
     let pi = args.pi.requested()?.map(|(r, _)| r);
-    let catalog = forge_replay_wire::Catalog::builtin(
-        pi.unwrap_or(forge_replay_model::release::PiRelease::DEFAULT),
-    );
     // clap accepts only `all` and the ten API names.
-    let models = verify::target_models(args.models.as_deref(), &args.apis, catalog);
-    let opts = VerifyOptions {
-        pi,
-        scenarios: scenarios.clone(),
-        models,
-        catalog,
-        store: GoldenStore::new(root).redacting(out::redacting()),
-        bless: args.bless,
-    };
-    let bar = std::io::stderr()
-        .is_terminal()
-        .then(|| out::progress_bar(scenarios.len(), "{bar:30} {pos}/{len} scenarios {elapsed}"));
+    let models = (args.models.as_deref(), args.apis.as_slice());
+    let opts = VerifyOptions::new(inputs, pi, models, args.bless, out::redacting());
+    let bar = std::io::stderr().is_terminal().then(|| {
+        out::progress_bar(
+            opts.scenarios.len(),
+            "{bar:30} {pos}/{len} scenarios {elapsed}",
+        )
+    });
     let result = verify::verify_with_progress(&opts, &|| bar.iter().for_each(|b| b.inc(1)));
     bar.iter().for_each(|b| b.finish_and_clear());
     let mut cases = result?;
@@ -69,11 +45,5 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<Exit> {
             out::error!("{}", with_path(&c.scenario_file, m));
         }
     }
-    Ok(if summary.errors > 0 {
-        Exit::BadInput
-    } else if summary.failed > 0 {
-        Exit::Findings
-    } else {
-        Exit::Ok
-    })
+    Ok(Exit::of(summary.errors > 0, summary.failed > 0))
 }

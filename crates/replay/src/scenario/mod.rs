@@ -251,6 +251,17 @@ fn walk_dir(
     Ok(())
 }
 
+/// What [`write()`] wrote of `compiled` under `out`, as said on stderr.
+pub fn wrote(compiled: &Compiled, out: &Path) -> String {
+    format!(
+        "{}: wrote {} entries to {} (and its capability library under {})",
+        compiled.name,
+        compiled.entries,
+        out.join("session.jsonl").display(),
+        out.display()
+    )
+}
+
 /// Writes `session.jsonl`, `.pi/forge/capabilities/*.json` and `scenario.json` under `out`, each
 /// file atomically. With `redact`, secrets in the session and the library are redacted
 /// ([`forge_replay_model::redact::json_text`]) and `sessionSha256` is the hash of the bytes written.
@@ -282,4 +293,23 @@ pub fn write(compiled: &Compiled, out: &Path, redact: bool) -> Result<(), Scenar
     text.push('\n');
     forge_replay_io::write_atomic(&out.join("scenario.json"), shown(&text).as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_scenario_says_where() {
+        let path = forge_replay_testkit::repo_root().join("scenarios/01-read-first-worker.toml");
+        let compiled = compile(&load(&path).unwrap()).unwrap();
+        let said = wrote(&compiled, Path::new("out"));
+        let expected = format!(
+            "{}: wrote {} entries to {} (and its capability library under out)",
+            compiled.name,
+            compiled.entries,
+            Path::new("out").join("session.jsonl").display()
+        );
+        assert_eq!(said, expected);
+    }
 }

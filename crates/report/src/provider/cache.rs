@@ -285,6 +285,42 @@ fn tool_changes(bytes: &[u8]) -> BTreeMap<String, String> {
     out
 }
 
+/// Why `--sessions` names nothing to read.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionsError {
+    #[error(transparent)]
+    Dir(#[from] forge_replay_session::dirs::SessionsDirError),
+    #[error("--sessions {}: no such file or directory", .0.display())]
+    Missing(PathBuf),
+}
+
+/// The sessions `--sessions` names: none without the flag, Pi's sessions directory for the flag
+/// alone ([`forge_replay_session::dirs::paths_or_pi_sessions`]), else the paths given, each of
+/// which must exist.
+pub fn sessions(given: Option<&[PathBuf]>) -> Result<Vec<PathBuf>, SessionsError> {
+    let Some(given) = given else {
+        return Ok(Vec::new());
+    };
+    let sessions = forge_replay_session::dirs::paths_or_pi_sessions(given)?;
+    match sessions.iter().find(|s| !s.exists()) {
+        Some(s) => Err(SessionsError::Missing(s.clone())),
+        None => Ok(sessions),
+    }
+}
+
+/// The warning when `sessions` were given but hold no session file: not an error (the report
+/// has no measured section), but said.
+pub fn no_session_files_warning(sessions: &[PathBuf]) -> Option<String> {
+    if sessions.is_empty() || !no_session_files(sessions) {
+        return None;
+    }
+    let shown: Vec<String> = sessions.iter().map(|d| d.display().to_string()).collect();
+    Some(format!(
+        "forge-replay: warning: --sessions {}: no session files (*.jsonl) in it; the report has no measured cache behaviour",
+        shown.join(" ")
+    ))
+}
+
 /// Whether `paths` hold no session file (`*.jsonl`) at all, found as the corpus finds them.
 pub fn no_session_files(paths: &[PathBuf]) -> bool {
     forge_replay_usage::corpus::find_session_files(paths)
@@ -413,4 +449,32 @@ pub fn session_totals(s: &SessionCache) -> Totals {
         t.cache_write += r.cache_write;
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_named_must_exist_and_an_empty_folder_is_said() {
+        assert!(sessions(None).unwrap().is_empty());
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("none");
+        let err = sessions(Some(std::slice::from_ref(&missing))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "--sessions {}: no such file or directory",
+                missing.display()
+            )
+        );
+        let given = [tmp.path().to_path_buf()];
+        assert_eq!(sessions(Some(&given)).unwrap(), given);
+        let warning = no_session_files_warning(&given).unwrap();
+        assert!(
+            warning.contains("no session files (*.jsonl) in it"),
+            "{warning}"
+        );
+        assert_eq!(no_session_files_warning(&[]), None);
+    }
 }

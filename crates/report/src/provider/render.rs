@@ -85,7 +85,29 @@ pub enum WriteReportError {
     SideFileName(#[from] forge_replay_io::path::UnsafePath),
 }
 
+impl From<crate::format::Format> for Format {
+    /// `--format html` is HTML; every other format the report takes is Markdown.
+    fn from(format: crate::format::Format) -> Format {
+        match format {
+            crate::format::Format::Html => Format::Html,
+            _ => Format::Markdown,
+        }
+    }
+}
+
 impl Rendered {
+    /// What [`Rendered::write`] wrote to `path`: `wrote PATH and 2 plot files beside it`.
+    pub fn wrote(&self, path: &Path) -> String {
+        match self.files.len() {
+            0 => format!("wrote {}", path.display()),
+            n => format!(
+                "wrote {} and {n} plot file{} beside it",
+                path.display(),
+                if n == 1 { "" } else { "s" }
+            ),
+        }
+    }
+
     /// Writes the document to `path` and the side files beside it, each atomically. Text goes
     /// through `shown` (the caller's redaction), side files too when they are text: SVG plots
     /// quote session labels.
@@ -696,6 +718,25 @@ fn html(blocks: &[Block]) -> Rendered {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_written_report_says_its_plot_files() {
+        let mut r = Rendered {
+            text: String::new(),
+            files: Vec::new(),
+        };
+        assert_eq!(r.wrote(Path::new("r.md")), "wrote r.md");
+        r.files.push(("a.svg".into(), Vec::new()));
+        assert_eq!(
+            r.wrote(Path::new("r.md")),
+            "wrote r.md and 1 plot file beside it"
+        );
+        r.files.push(("b.svg".into(), Vec::new()));
+        assert!(r
+            .wrote(Path::new("r.md"))
+            .ends_with("2 plot files beside it"));
+        assert_eq!(Format::from(crate::format::Format::Md), Format::Markdown);
+    }
 
     #[test]
     fn inline_html() {

@@ -151,6 +151,29 @@ pub struct SessionReport {
     pub findings: usize,
 }
 
+impl SessionReport {
+    /// The page as `json` (`JSON.stringify(doc, null, 2)` and a newline, [`json::to_json`]) or
+    /// HTML ([`html::render`]).
+    pub fn render(&self, json: bool) -> String {
+        if json {
+            forge_replay_model::json::stringify_pretty(&json::to_json(self)) + "\n"
+        } else {
+            html::render(self)
+        }
+    }
+
+    /// What writing the page to `path` wrote: `wrote PATH (9 requests, 2 cache breaks)`.
+    pub fn wrote(&self, path: &std::path::Path) -> String {
+        use forge_replay_model::text::count;
+        format!(
+            "wrote {} ({}, {})",
+            path.display(),
+            count(self.requests.len(), "request", "requests"),
+            count(self.breaks.len(), "cache break", "cache breaks")
+        )
+    }
+}
+
 /// Session totals on the active path.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {

@@ -24,6 +24,16 @@ fn report(name: &str) -> SessionReport {
 }
 
 #[test]
+fn the_page_renders_as_html_or_json_and_says_what_was_written() {
+    let r = report("cache/report/session.jsonl");
+    assert_eq!(r.render(false), render(&r));
+    let doc = r.render(true);
+    assert!(doc.starts_with('{') && doc.ends_with("}\n"));
+    let said = r.wrote(std::path::Path::new("r.html"));
+    assert!(said.starts_with("wrote r.html (9 requests, "), "{said}");
+}
+
+#[test]
 fn the_report_fixture_has_its_requests_breaks_and_nested_usage() {
     let r = report("cache/report/session.jsonl");
     assert_eq!(r.requests.len(), 9);

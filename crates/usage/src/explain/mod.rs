@@ -76,6 +76,22 @@ impl Retention {
     }
 }
 
+/// `--retention short|long`.
+impl forge_replay_model::choice::Choice for Retention {
+    const ALL: &'static [Retention] = &[Retention::Short, Retention::Long];
+
+    fn name(self) -> &'static str {
+        Retention::name(self)
+    }
+
+    fn help(self) -> Option<&'static str> {
+        Some(match self {
+            Retention::Short => "Pi's default (`PI_CACHE_RETENTION` unset): 5 minutes",
+            Retention::Long => "`PI_CACHE_RETENTION=long`: 1 hour where the provider offers it",
+        })
+    }
+}
+
 /// Settings of [`explain`].
 #[derive(Debug, Clone)]
 pub struct ExplainOptions<'c> {
@@ -1346,6 +1362,16 @@ mod tests {
     use super::*;
     use forge_replay_model::release::PiRelease;
     use std::path::PathBuf;
+
+    #[test]
+    fn retentions_are_named_and_said() {
+        use forge_replay_model::choice::Choice;
+        assert_eq!(
+            Retention::named("long", Retention::ALL),
+            Some(Retention::Long)
+        );
+        assert!(Choice::help(Retention::Short).is_some_and(|h| h.contains("5 minutes")));
+    }
 
     fn fixture(name: &str) -> PathBuf {
         forge_replay_testkit::fixture("cache")
