@@ -610,7 +610,7 @@ type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct Interner {
-    map: HashMap<String, u32>,
+    map: crate::fasthash::FastMap<String, u32>,
     list: Vec<String>,
 }
 
@@ -655,9 +655,9 @@ struct Merger {
     /// Scanned path index → file index.
     file_of_path: Vec<Option<u32>>,
     /// Parent file → its nested reports naming a run.
-    links: HashMap<u32, Vec<PendingLink>>,
+    links: crate::fasthash::FastMap<u32, Vec<PendingLink>>,
     /// Nested report index → reconciliation index.
-    recon_of: HashMap<usize, usize>,
+    recon_of: crate::fasthash::FastMap<usize, usize>,
 }
 
 impl Merger {
@@ -948,7 +948,7 @@ impl Corpus {
             }
         }
         if let Some(l) = &loaded {
-            let now: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+            let now: crate::fasthash::FastSet<&PathBuf> = paths.iter().collect();
             stats.dropped = l.paths().filter(|p| !now.contains(p)).count();
         }
         let unchanged = loaded.is_some()
@@ -1014,10 +1014,15 @@ impl Corpus {
         // and the vector does not reallocate (no copy holding two of it at the peak).
         drop(span0);
         let span = crate::timing::Span::start("sizes (a stat per file)");
+        let loaded = index.and_then(Result::ok);
+        // A file the index holds has (most likely) the size it had then: no `stat` for it.
         let bytes: u64 = paths
             .par_iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
+            .filter_map(|p| {
+                loaded
+                    .and_then(|l| l.stored_size(p))
+                    .or_else(|| std::fs::metadata(p).ok().map(|m| m.len()))
+            })
             .sum();
         // A refused reservation (strict overcommit) only means the vector grows as usual.
         let _ = corpus.requests.try_reserve(
@@ -1032,17 +1037,23 @@ impl Corpus {
             providers: Interner::new(),
             apis: Interner::new(),
             projects: Interner::new(),
-            seen: KeyMap::default(),
+            // About one request per KiB of session files: the map rarely grows (each growth
+            // hashes every key again).
+            seen: KeyMap::with_capacity_and_hasher(
+                usize::try_from(bytes / 1024)
+                    .unwrap_or(usize::MAX)
+                    .min(1 << 22),
+                Default::default(),
+            ),
             seen_nested: KeyMap::default(),
             seen_calls: KeyMap::default(),
             file_of_path: vec![None; paths.len()],
-            links: HashMap::new(),
-            recon_of: HashMap::new(),
+            links: Default::default(),
+            recon_of: Default::default(),
         };
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
         let indexed = index.is_some();
-        let loaded = index.and_then(Result::ok);
         let mut outcomes = vec![crate::index::Outcome::Read; if indexed { paths.len() } else { 0 }];
         let mut sections: Vec<(usize, crate::index::Section<'l>)> = Vec::new();
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
@@ -1265,7 +1276,7 @@ impl Corpus {
     /// order, straight from the requests. For a report that exports no rows, the frame (the
     /// peak of a run's memory, and a sixth of a warm run's time) is never built.
     pub fn group_rows(&self, by: GroupBy, filter: &Filter) -> Vec<Group> {
-        let mut index: HashMap<u64, usize> = HashMap::new();
+        let mut index: crate::fasthash::FastMap<u64, usize> = Default::default();
         let mut groups: Vec<(u64, Group)> = Vec::new();
         for r in self.filtered(filter) {
             let code = match by {

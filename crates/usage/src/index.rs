@@ -23,7 +23,6 @@
 //! Records are stored unpriced and without their active path: both are computed again on every
 //! run (`Records::finish`), so the results are the same with or without the index.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -125,11 +124,6 @@ fn hash_range(f: &mut std::fs::File, at: u64, len: u64) -> Option<u64> {
     Some(hash_bytes(buf))
 }
 
-/// The metadata part of the identity (no read).
-fn stat(path: &Path) -> Option<Identity> {
-    of_metadata(&std::fs::metadata(path).ok()?)
-}
-
 fn of_metadata(m: &std::fs::Metadata) -> Option<Identity> {
     if !m.is_file() {
         return None;
@@ -158,17 +152,28 @@ fn of_metadata(m: &std::fs::Metadata) -> Option<Identity> {
     })
 }
 
+/// The file opened, and the metadata part of its identity (of the file opened).
+fn open_meta(path: &Path) -> Option<(std::fs::File, Identity)> {
+    let f = forge_replay_session::input::open(path).ok()?;
+    let id = of_metadata(&f.metadata().ok()?)?;
+    Some((f, id))
+}
+
 /// The full identity of the file as it is now: its metadata (of the file opened) plus the head
 /// and tail hashes.
 fn identity(path: &Path) -> Option<Identity> {
-    let mut f = forge_replay_session::input::open(path).ok()?;
-    let mut id = of_metadata(&f.metadata().ok()?)?;
+    let (mut f, id) = open_meta(path)?;
+    hashed(&mut f, id)
+}
+
+/// `id` (the metadata of `f`) with the head and tail hashes of `f`.
+fn hashed(f: &mut std::fs::File, mut id: Identity) -> Option<Identity> {
     let len = id.size.min(KIB);
-    id.head = hash_range(&mut f, 0, len)?;
+    id.head = hash_range(f, 0, len)?;
     id.tail = if len == id.size {
         id.head
     } else {
-        hash_range(&mut f, id.size - len, len)?
+        hash_range(f, id.size - len, len)?
     };
     Some(id)
 }
@@ -224,7 +229,7 @@ enum Src {
 pub(crate) struct Loaded {
     blob: Vec<u8>,
     delta: Vec<u8>,
-    sections: HashMap<PathBuf, (Src, usize, usize)>,
+    sections: crate::fasthash::FastMap<PathBuf, (Src, usize, usize)>,
     /// The base's checksum: what a delta names as the base it applies to.
     base_sum: u64,
     /// The base's payload size (to decide between a delta and a whole new base).
@@ -308,7 +313,8 @@ impl Loaded {
             return Err(fail("trailing bytes"));
         }
         let base_len = r.pos - start;
-        let mut sections = HashMap::with_capacity(list.len());
+        let mut sections =
+            crate::fasthash::FastMap::with_capacity_and_hasher(list.len(), Default::default());
         let mut base_paths = Vec::with_capacity(list.len());
         for (p, at, len) in list {
             base_paths.push(p.clone());
@@ -360,6 +366,12 @@ impl Loaded {
         self.sections.keys()
     }
 
+    /// The size a file had when its section was written (the section's first field).
+    pub fn stored_size(&self, path: &Path) -> Option<u64> {
+        let (b, _) = self.section(path)?;
+        Reader::new(b).u64().ok()
+    }
+
     fn section(&self, path: &Path) -> Option<(&[u8], Src)> {
         self.sections.get(path).map(|&(src, at, len)| {
             let blob = match src {
@@ -380,18 +392,19 @@ pub(crate) fn records_for<'l>(
     child: Option<&crate::subagents::ChildPath>,
 ) -> (Records, Outcome, Option<Section<'l>>) {
     let sig = crate::records::child_sig(child);
-    let now = stat(path);
     let old = loaded
         .and_then(|l| l.section(path).map(|bytes| (bytes, decode_entry(bytes.0))))
         .and_then(|(bytes, e)| e.ok().map(|e| (bytes, e)))
         .filter(|(_, e)| e.child == sig);
-    if let (Some((bytes, old)), Some(now)) = (old, now) {
+    // One `open` (and its `fstat`) for the metadata, the head and the tail.
+    let now = old.as_ref().and_then(|_| open_meta(path));
+    if let (Some((bytes, old)), Some((mut f, now))) = (old, now) {
         let same_meta = now.size == old.id.size
             && now.mtime_ns == old.id.mtime_ns
             && now.inode == old.id.inode
             && now.dev == old.id.dev;
         if same_meta {
-            if identity(path).is_some_and(|id| id == old.id) {
+            if hashed(&mut f, now).is_some_and(|id| id == old.id) {
                 return (
                     old.records,
                     Outcome::Hit,
@@ -489,7 +502,7 @@ pub(crate) fn write(
             .map(|(p, s)| p.as_os_str().len() + s.bytes().len())
             .sum();
         if size <= l.base_len / 4 {
-            let kept: std::collections::HashSet<&Path> = sections
+            let kept: crate::fasthash::FastSet<&Path> = sections
                 .iter()
                 .filter(|(_, s)| s.in_base())
                 .map(|(p, _)| p.as_path())
