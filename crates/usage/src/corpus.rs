@@ -653,7 +653,7 @@ struct Merger {
     providers: Interner,
     apis: Interner,
     projects: Interner,
-    seen: KeyMap<usize>,
+    seen: crate::fasthash::KeyTable,
     seen_nested: KeyMap<usize>,
     seen_calls: KeyMap<()>,
     /// Scanned path index → file index.
@@ -743,23 +743,27 @@ impl Merger {
             remap(&mut self.providers),
             remap(&mut self.apis),
         );
+        // The table's slots of this file's keys, read ahead: their cache misses overlap.
+        let ahead = requests
+            .iter()
+            .fold(0u64, |acc, (key, _)| acc ^ self.seen.touch(*key));
+        std::hint::black_box(ahead);
         for (key, r) in requests {
-            // One probe of the map per request: the slot found is filled below.
-            let slot = match self.seen.entry(key) {
-                std::collections::hash_map::Entry::Occupied(o) => {
-                    let at = *o.get();
+            // One probe of the table per request: the slot found is filled below.
+            let slot = match self.seen.find(key) {
+                crate::fasthash::Slot::Found(at) => {
                     self.corpus.fork_copies.add(&r.totals);
                     if r.active && at != NOT_COUNTED {
                         self.corpus.requests[at].active = true;
                     }
                     continue;
                 }
-                std::collections::hash_map::Entry::Vacant(v) => v,
+                crate::fasthash::Slot::Vacant(at) => at,
             };
             if let Some(c) = file.child.as_mut() {
                 if let Some(k) = r.call_key {
                     if self.seen_calls.insert(k, ()).is_some() {
-                        slot.insert(NOT_COUNTED);
+                        self.seen.fill(slot, key, NOT_COUNTED);
                         c.copies.add(&r.totals);
                         continue;
                     }
@@ -768,13 +772,13 @@ impl Merger {
                     self.corpus.reconciliation[at].found.add(&r.totals);
                 }
                 if covered_by.is_some() {
-                    slot.insert(NOT_COUNTED);
+                    self.seen.fill(slot, key, NOT_COUNTED);
                     c.covered.add(&r.totals);
                     continue;
                 }
                 c.counted.add(&r.totals);
             }
-            slot.insert(self.corpus.requests.len());
+            self.seen.fill(slot, key, self.corpus.requests.len());
             if let Some(u) = r.unpriced {
                 *self
                     .corpus
@@ -1048,11 +1052,10 @@ impl Corpus {
             // About one request per 2 KiB of session files (a generated corpus: 1.7 KiB): the
             // map rarely grows (each growth moves every key), and is not made larger than it
             // needs (its every probe is a cache miss).
-            seen: KeyMap::with_capacity_and_hasher(
+            seen: crate::fasthash::KeyTable::with_capacity(
                 usize::try_from(bytes / 2048)
                     .unwrap_or(usize::MAX)
                     .min(1 << 22),
-                Default::default(),
             ),
             seen_nested: KeyMap::default(),
             seen_calls: KeyMap::default(),

@@ -83,3 +83,136 @@ mod tests {
         assert!((0..1000u64).all(|i| m[&(i << 32)] == i as usize));
     }
 }
+
+/// A map from `u64` keys (hashes already) to `usize` values: open addressing with linear probing,
+/// at most half full. Unlike a `HashMap` it can be read ahead ([`KeyTable::touch`]): the merge
+/// touches the slots of a file's keys first, so their cache misses overlap instead of coming
+/// one after the other (they were most of the merge's time).
+#[derive(Debug, Clone)]
+pub(crate) struct KeyTable {
+    keys: Vec<u64>,
+    values: Vec<usize>,
+    /// `64 - log2(slots)`.
+    shift: u32,
+    len: usize,
+    /// Key 0 marks an empty slot: its value is kept here.
+    zero: Option<usize>,
+}
+
+/// Where [`KeyTable::find`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// The key is there, with this value.
+    Found(usize),
+    /// The key is not there; [`KeyTable::fill`] puts it here.
+    Vacant(usize),
+}
+
+impl KeyTable {
+    /// Room for `n` keys without growing.
+    pub fn with_capacity(n: usize) -> KeyTable {
+        let slots = n.saturating_mul(2).max(16).next_power_of_two();
+        KeyTable {
+            keys: vec![0; slots],
+            values: vec![0; slots],
+            shift: 64 - slots.trailing_zeros(),
+            len: 0,
+            zero: None,
+        }
+    }
+
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(K) >> self.shift) as usize
+    }
+
+    /// Reads the key's first slot (so a later [`KeyTable::find`] finds it in the cache); the
+    /// value read means nothing.
+    #[inline]
+    pub fn touch(&self, key: u64) -> u64 {
+        let at = self.home(key);
+        self.keys[at] ^ self.values[at] as u64
+    }
+
+    #[inline]
+    pub fn find(&self, key: u64) -> Slot {
+        if key == 0 {
+            return match self.zero {
+                Some(v) => Slot::Found(v),
+                None => Slot::Vacant(usize::MAX),
+            };
+        }
+        let mask = self.keys.len() - 1;
+        let mut at = self.home(key);
+        loop {
+            match self.keys[at] {
+                0 => return Slot::Vacant(at),
+                k if k == key => return Slot::Found(self.values[at]),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Puts `key` (not in the table) with `value` at the slot [`KeyTable::find`] gave, with no
+    /// other change to the table in between.
+    #[inline]
+    pub fn fill(&mut self, at: usize, key: u64, value: usize) {
+        if key == 0 {
+            self.zero = Some(value);
+            return;
+        }
+        self.keys[at] = key;
+        self.values[at] = value;
+        self.len += 1;
+        if self.len * 2 > self.keys.len() {
+            self.grow();
+        }
+    }
+
+    fn grow(&mut self) {
+        let mut bigger = KeyTable::with_capacity(self.keys.len());
+        bigger.zero = self.zero;
+        for (&k, &v) in self.keys.iter().zip(&self.values) {
+            if k != 0 {
+                if let Slot::Vacant(at) = bigger.find(k) {
+                    bigger.keys[at] = k;
+                    bigger.values[at] = v;
+                    bigger.len += 1;
+                }
+            }
+        }
+        *self = bigger;
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    #[test]
+    fn key_table_agrees_with_a_hash_map() {
+        let mut t = KeyTable::with_capacity(4);
+        let mut m: HashMap<u64, usize> = HashMap::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..20_000usize {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Small keys collide often, and 0 is a key too.
+            let key = if i % 3 == 0 { x % 64 } else { x };
+            let _ = t.touch(key);
+            match (t.find(key), m.get(&key)) {
+                (Slot::Found(v), Some(&w)) => assert_eq!(v, w),
+                (Slot::Vacant(at), None) => {
+                    t.fill(at, key, i);
+                    m.insert(key, i);
+                }
+                (a, b) => panic!("{key}: {a:?} vs {b:?}"),
+            }
+        }
+        for (k, v) in &m {
+            assert_eq!(t.find(*k), Slot::Found(*v));
+        }
+        assert_eq!(t.len + usize::from(t.zero.is_some()), m.len());
+    }
+}
