@@ -626,7 +626,7 @@ type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct Interner {
-    map: HashMap<String, u32>,
+    map: crate::fasthash::FastMap<String, u32>,
     list: Vec<String>,
 }
 
@@ -647,6 +647,10 @@ impl Interner {
     }
 }
 
+/// Files scanned on the workers while the previous chunk is merged (at most two chunks' results
+/// are alive at once; the first chunk's scan and the last one's merge run alone).
+const CHUNK: usize = 64;
+
 /// [`Merger::seen`]'s mark for a request that was not counted (a child copy, or covered by a
 /// nested report): its fork copies are copies too.
 const NOT_COUNTED: usize = usize::MAX;
@@ -665,15 +669,15 @@ struct Merger {
     providers: Interner,
     apis: Interner,
     projects: Interner,
-    seen: KeyMap<usize>,
+    seen: crate::fasthash::KeyTable,
     seen_nested: KeyMap<usize>,
     seen_calls: KeyMap<()>,
     /// Scanned path index → file index.
     file_of_path: Vec<Option<u32>>,
     /// Parent file → its nested reports naming a run.
-    links: HashMap<u32, Vec<PendingLink>>,
+    links: crate::fasthash::FastMap<u32, Vec<PendingLink>>,
     /// Nested report index → reconciliation index.
-    recon_of: HashMap<usize, usize>,
+    recon_of: crate::fasthash::FastMap<usize, usize>,
 }
 
 impl Merger {
@@ -755,18 +759,27 @@ impl Merger {
             remap(&mut self.providers),
             remap(&mut self.apis),
         );
+        // The table's slots of this file's keys, read ahead: their cache misses overlap.
+        let ahead = requests
+            .iter()
+            .fold(0u64, |acc, (key, _)| acc ^ self.seen.touch(*key));
+        std::hint::black_box(ahead);
         for (key, r) in requests {
-            if let Some(&at) = self.seen.get(&key) {
-                self.corpus.fork_copies.add(&r.totals);
-                if r.active && at != NOT_COUNTED {
-                    self.corpus.requests[at].active = true;
+            // One probe of the table per request: the slot found is filled below.
+            let slot = match self.seen.find(key) {
+                crate::fasthash::Slot::Found(at) => {
+                    self.corpus.fork_copies.add(&r.totals);
+                    if r.active && at != NOT_COUNTED {
+                        self.corpus.requests[at].active = true;
+                    }
+                    continue;
                 }
-                continue;
-            }
+                crate::fasthash::Slot::Vacant(at) => at,
+            };
             if let Some(c) = file.child.as_mut() {
                 if let Some(k) = r.call_key {
                     if self.seen_calls.insert(k, ()).is_some() {
-                        self.seen.insert(key, NOT_COUNTED);
+                        self.seen.fill(slot, key, NOT_COUNTED);
                         c.copies.add(&r.totals);
                         continue;
                     }
@@ -775,13 +788,13 @@ impl Merger {
                     self.corpus.reconciliation[at].found.add(&r.totals);
                 }
                 if covered_by.is_some() {
-                    self.seen.insert(key, NOT_COUNTED);
+                    self.seen.fill(slot, key, NOT_COUNTED);
                     c.covered.add(&r.totals);
                     continue;
                 }
                 c.counted.add(&r.totals);
             }
-            self.seen.insert(key, self.corpus.requests.len());
+            self.seen.fill(slot, key, self.corpus.requests.len());
             if let Some(u) = r.unpriced {
                 *self
                     .corpus
@@ -964,8 +977,7 @@ impl Corpus {
             }
         }
         if let Some(l) = &loaded {
-            let now: std::collections::HashSet<&PathBuf> = paths.iter().collect();
-            stats.dropped = l.paths().filter(|p| !now.contains(p)).count();
+            stats.dropped = l.dropped(&paths);
         }
         let unchanged = loaded.is_some()
             && stats.dropped == 0
@@ -1030,10 +1042,15 @@ impl Corpus {
         // and the vector does not reallocate (no copy holding two of it at the peak).
         drop(span0);
         let span = crate::timing::Span::start("sizes (a stat per file)");
+        let loaded = index.and_then(Result::ok);
+        // A file the index holds has (most likely) the size it had then: no `stat` for it.
         let bytes: u64 = paths
             .par_iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
+            .filter_map(|p| {
+                loaded
+                    .and_then(|l| l.stored_size(p))
+                    .or_else(|| std::fs::metadata(p).ok().map(|m| m.len()))
+            })
             .sum();
         // A refused reservation (strict overcommit) only means the vector grows as usual.
         let _ = corpus.requests.try_reserve(
@@ -1048,17 +1065,23 @@ impl Corpus {
             providers: Interner::new(),
             apis: Interner::new(),
             projects: Interner::new(),
-            seen: KeyMap::default(),
+            // About one request per 2 KiB of session files (a generated corpus: 1.7 KiB): the
+            // map rarely grows (each growth moves every key), and is not made larger than it
+            // needs (its every probe is a cache miss).
+            seen: crate::fasthash::KeyTable::with_capacity(
+                usize::try_from(bytes / 2048)
+                    .unwrap_or(usize::MAX)
+                    .min(1 << 22),
+            ),
             seen_nested: KeyMap::default(),
             seen_calls: KeyMap::default(),
             file_of_path: vec![None; paths.len()],
-            links: HashMap::new(),
-            recon_of: HashMap::new(),
+            links: Default::default(),
+            recon_of: Default::default(),
         };
         // Scan a chunk of files in parallel while the previous chunk is merged in order, so at
         // most two chunks of per-file results are alive at once.
         let indexed = index.is_some();
-        let loaded = index.and_then(Result::ok);
         let mut outcomes = vec![crate::index::Outcome::Read; if indexed { paths.len() } else { 0 }];
         let mut sections: Vec<(usize, crate::index::Section<'l>)> = Vec::new();
         let mut pending: Option<Vec<(usize, FileScan)>> = None;
@@ -1069,7 +1092,7 @@ impl Corpus {
             crate::timing::Sum::default(),
         );
         let span = crate::timing::Span::start("scan and merge");
-        for chunk in order.chunks(64) {
+        for chunk in order.chunks(CHUNK) {
             let (scans, ()) = rayon::join(
                 || {
                     chunk
@@ -1281,7 +1304,7 @@ impl Corpus {
     /// order, straight from the requests. For a report that exports no rows, the frame (the
     /// peak of a run's memory, and a sixth of a warm run's time) is never built.
     pub fn group_rows(&self, by: GroupBy, filter: &Filter) -> Vec<Group> {
-        let mut index: HashMap<u64, usize> = HashMap::new();
+        let mut index: crate::fasthash::FastMap<u64, usize> = Default::default();
         let mut groups: Vec<(u64, Group)> = Vec::new();
         for r in self.filtered(filter) {
             let code = match by {

@@ -23,7 +23,7 @@
 //! Records are stored unpriced and without their active path: both are computed again on every
 //! run (`Records::finish`), so the results are the same with or without the index.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -125,11 +125,6 @@ fn hash_range(f: &mut std::fs::File, at: u64, len: u64) -> Option<u64> {
     Some(hash_bytes(buf))
 }
 
-/// The metadata part of the identity (no read).
-fn stat(path: &Path) -> Option<Identity> {
-    of_metadata(&std::fs::metadata(path).ok()?)
-}
-
 fn of_metadata(m: &std::fs::Metadata) -> Option<Identity> {
     if !m.is_file() {
         return None;
@@ -158,17 +153,28 @@ fn of_metadata(m: &std::fs::Metadata) -> Option<Identity> {
     })
 }
 
+/// The file opened, and the metadata part of its identity (of the file opened).
+fn open_meta(path: &Path) -> Option<(std::fs::File, Identity)> {
+    let f = forge_replay_session::input::open(path).ok()?;
+    let id = of_metadata(&f.metadata().ok()?)?;
+    Some((f, id))
+}
+
 /// The full identity of the file as it is now: its metadata (of the file opened) plus the head
 /// and tail hashes.
 fn identity(path: &Path) -> Option<Identity> {
-    let mut f = forge_replay_session::input::open(path).ok()?;
-    let mut id = of_metadata(&f.metadata().ok()?)?;
+    let (mut f, id) = open_meta(path)?;
+    hashed(&mut f, id)
+}
+
+/// `id` (the metadata of `f`) with the head and tail hashes of `f`.
+fn hashed(f: &mut std::fs::File, mut id: Identity) -> Option<Identity> {
     let len = id.size.min(KIB);
-    id.head = hash_range(&mut f, 0, len)?;
+    id.head = hash_range(f, 0, len)?;
     id.tail = if len == id.size {
         id.head
     } else {
-        hash_range(&mut f, id.size - len, len)?
+        hash_range(f, id.size - len, len)?
     };
     Some(id)
 }
@@ -224,13 +230,15 @@ enum Src {
 pub(crate) struct Loaded {
     blob: Vec<u8>,
     delta: Vec<u8>,
-    sections: HashMap<PathBuf, (Src, usize, usize)>,
+    /// Keyed by the path's bytes as the walk spells it (hashing a `Path` parses its
+    /// components): another spelling of a path only misses its section (the file is read).
+    sections: crate::fasthash::FastMap<Box<[u8]>, (Src, usize, usize)>,
     /// The base's checksum: what a delta names as the base it applies to.
     base_sum: u64,
     /// The base's payload size (to decide between a delta and a whole new base).
     base_len: usize,
     /// Paths the base holds.
-    base_paths: Vec<PathBuf>,
+    base_paths: Vec<Box<[u8]>>,
 }
 
 /// A checked file of the index: its payload (after the header), or why it cannot be used.
@@ -270,11 +278,12 @@ fn checked<'b>(blob: &'b [u8], magic: &[u8; 8]) -> Result<(Reader<'b>, u64), Str
 }
 
 /// `n` sections (path, length, bytes) from `r`, as (path, start, length) in its blob.
-fn read_sections(r: &mut Reader<'_>) -> Result<Vec<(PathBuf, usize, usize)>, Corrupt> {
+#[allow(clippy::type_complexity)]
+fn read_sections(r: &mut Reader<'_>) -> Result<Vec<(Box<[u8]>, usize, usize)>, Corrupt> {
     let n = r.count(8)?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let p = path_from_bytes(r.string_bytes()?);
+        let p = Box::from(r.string_bytes()?);
         let len = r.u32()? as usize;
         let at = r.pos;
         r.bytes(len)?;
@@ -308,7 +317,8 @@ impl Loaded {
             return Err(fail("trailing bytes"));
         }
         let base_len = r.pos - start;
-        let mut sections = HashMap::with_capacity(list.len());
+        let mut sections =
+            crate::fasthash::FastMap::with_capacity_and_hasher(list.len(), Default::default());
         let mut base_paths = Vec::with_capacity(list.len());
         for (p, at, len) in list {
             base_paths.push(p.clone());
@@ -342,7 +352,7 @@ impl Loaded {
     fn delta_of(
         delta: &[u8],
         base_sum: u64,
-    ) -> Option<(Vec<(PathBuf, usize, usize)>, Vec<PathBuf>)> {
+    ) -> Option<(Vec<(Box<[u8]>, usize, usize)>, Vec<Box<[u8]>>)> {
         let (mut r, _) = checked(delta, DELTA_MAGIC).ok()?;
         if r.u64().ok()? != base_sum {
             return None;
@@ -350,18 +360,30 @@ impl Loaded {
         let changed = read_sections(&mut r).ok()?;
         let n = r.count(4).ok()?;
         let removed = (0..n)
-            .map(|_| r.string_bytes().map(path_from_bytes))
+            .map(|_| r.string_bytes().map(Box::from))
             .collect::<Result<Vec<_>, _>>()
             .ok()?;
         (r.pos == r.b.len()).then_some((changed, removed))
     }
 
-    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
-        self.sections.keys()
+    /// How many of the indexed paths are not among `now`.
+    pub fn dropped(&self, now: &[PathBuf]) -> usize {
+        let now: crate::fasthash::FastSet<Cow<'_, [u8]>> =
+            now.iter().map(|p| path_key(p)).collect();
+        self.sections
+            .keys()
+            .filter(|p| !now.contains(&p[..]))
+            .count()
+    }
+
+    /// The size a file had when its section was written (the section's first field).
+    pub fn stored_size(&self, path: &Path) -> Option<u64> {
+        let (b, _) = self.section(path)?;
+        Reader::new(b).u64().ok()
     }
 
     fn section(&self, path: &Path) -> Option<(&[u8], Src)> {
-        self.sections.get(path).map(|&(src, at, len)| {
+        self.sections.get(&*path_key(path)).map(|&(src, at, len)| {
             let blob = match src {
                 Src::Base => &self.blob,
                 Src::Delta => &self.delta,
@@ -380,18 +402,19 @@ pub(crate) fn records_for<'l>(
     child: Option<&crate::subagents::ChildPath>,
 ) -> (Records, Outcome, Option<Section<'l>>) {
     let sig = crate::records::child_sig(child);
-    let now = stat(path);
     let old = loaded
         .and_then(|l| l.section(path).map(|bytes| (bytes, decode_entry(bytes.0))))
         .and_then(|(bytes, e)| e.ok().map(|e| (bytes, e)))
         .filter(|(_, e)| e.child == sig);
-    if let (Some((bytes, old)), Some(now)) = (old, now) {
+    // One `open` (and its `fstat`) for the metadata, the head and the tail.
+    let now = old.as_ref().and_then(|_| open_meta(path));
+    if let (Some((bytes, old)), Some((mut f, now))) = (old, now) {
         let same_meta = now.size == old.id.size
             && now.mtime_ns == old.id.mtime_ns
             && now.inode == old.id.inode
             && now.dev == old.id.dev;
         if same_meta {
-            if identity(path).is_some_and(|id| id == old.id) {
+            if hashed(&mut f, now).is_some_and(|id| id == old.id) {
                 return (
                     old.records,
                     Outcome::Hit,
@@ -489,16 +512,17 @@ pub(crate) fn write(
             .map(|(p, s)| p.as_os_str().len() + s.bytes().len())
             .sum();
         if size <= l.base_len / 4 {
-            let kept: std::collections::HashSet<&Path> = sections
+            let kept: crate::fasthash::FastSet<Cow<'_, [u8]>> = sections
                 .iter()
                 .filter(|(_, s)| s.in_base())
-                .map(|(p, _)| p.as_path())
+                .map(|(p, _)| path_key(p))
                 .collect();
             // Base paths without a base section now: gone, or held in the delta.
-            let removed: Vec<&PathBuf> = l
+            let removed: Vec<&[u8]> = l
                 .base_paths
                 .iter()
-                .filter(|p| !kept.contains(p.as_path()))
+                .map(|p| &**p)
+                .filter(|p| !kept.contains(*p))
                 .collect();
             write_delta(&delta_path(path), l.base_sum, &changed, &removed)?;
             return Ok(true);
@@ -571,7 +595,7 @@ fn write_delta(
     path: &Path,
     base_sum: u64,
     changed: &[&(PathBuf, Section)],
-    removed: &[&PathBuf],
+    removed: &[&[u8]],
 ) -> Result<(), String> {
     write_file(path, DELTA_MAGIC, |put| {
         put(&base_sum.to_le_bytes())?;
@@ -579,7 +603,7 @@ fn write_delta(
         put(&(removed.len() as u32).to_le_bytes())?;
         for p in removed {
             let mut h = Writer::default();
-            h.string_bytes(&path_bytes(p));
+            h.string_bytes(p);
             put(&h.0)?;
         }
         Ok(())
@@ -674,15 +698,16 @@ fn path_bytes(p: &Path) -> Vec<u8> {
     p.to_string_lossy().into_owned().into_bytes()
 }
 
+/// A path's bytes as [`path_bytes`] stores them, borrowed where they can be.
 #[cfg(unix)]
-fn path_from_bytes(b: &[u8]) -> PathBuf {
+fn path_key(p: &Path) -> Cow<'_, [u8]> {
     use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+    Cow::Borrowed(p.as_os_str().as_bytes())
 }
 
 #[cfg(not(unix))]
-fn path_from_bytes(b: &[u8]) -> PathBuf {
-    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+fn path_key(p: &Path) -> Cow<'_, [u8]> {
+    Cow::Owned(path_bytes(p))
 }
 
 #[derive(Debug, Default)]

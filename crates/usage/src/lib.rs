@@ -29,6 +29,7 @@ pub mod corpus;
 pub mod corpus_run;
 pub mod explain;
 mod fast;
+mod fasthash;
 pub mod gen;
 pub mod index;
 pub mod markers;

@@ -6,7 +6,6 @@
 //! and prices the requests with the release the file's markers show, giving the same
 //! [`FileScan`] for a file read whole or read in parts.
 
-use std::collections::HashMap;
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::Path;
 
@@ -271,7 +270,8 @@ impl Records {
             on.iter_mut().for_each(|x| *x = true);
             return on;
         }
-        let mut by_id: HashMap<u64, usize> = HashMap::with_capacity(n);
+        let mut by_id: crate::fasthash::FastMap<u64, usize> =
+            crate::fasthash::FastMap::with_capacity_and_hasher(n, Default::default());
         for (i, (id, _)) in self.links.iter().enumerate() {
             if *id != 0 {
                 by_id.insert(*id, i);

@@ -71,7 +71,7 @@ pub fn transcript_run_id(file: &str) -> Option<&str> {
 /// is not among the paths is an ordinary session; a transcript is always a sub-agent file (its
 /// parent is found through a run of the same id, when one was scanned).
 pub fn classify(paths: &[PathBuf]) -> Vec<Option<ChildPath>> {
-    let index: HashMap<&Path, usize> = paths
+    let index: crate::fasthash::FastMap<&Path, usize> = paths
         .iter()
         .enumerate()
         .map(|(i, p)| (p.as_path(), i))
