@@ -51,7 +51,7 @@ pub fn check(data: &[u8]) {
                 opts.wire_bodies = h >> 17 & 1 == 0;
                 opts.hash_transcript = h >> 18 & 1 == 0;
                 let carried = requests(&session, &opts);
-                let recycled = recycled(&session, &opts);
+                let recycled = recycled(&session, &opts, &mut 0);
                 opts.incremental = false;
                 let scratch = requests(&session, &opts);
                 assert_eq!(
@@ -69,8 +69,13 @@ pub fn check(data: &[u8]) {
 
 /// [`requests`] of a walk whose sink hands every payload back (`replay_each_recycling`), so
 /// each request is built in the previous one's; what a request says it kept of the previous
-/// payload's messages must be the previous payload's, text for text.
-fn recycled(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<serde_json::Value>, String> {
+/// payload's messages must be the previous payload's, text for text (`kept` adds them up).
+/// Also used by `crates/replay/tests/replay.rs`.
+pub fn recycled(
+    session: &Session,
+    opts: &ReplayOptions<'_>,
+    kept: &mut usize,
+) -> Result<Vec<serde_json::Value>, String> {
     use forge_replay_model::json::stringify;
     let mut out = Vec::new();
     let mut lists: std::collections::HashMap<u64, Vec<String>> = Default::default();
@@ -93,6 +98,7 @@ fn recycled(session: &Session, opts: &ReplayOptions<'_>) -> Result<Vec<serde_jso
                 "request {}: kept messages differ",
                 r.index
             );
+            *kept += n;
         }
         lists.insert(r.reuse.token, list);
         out.push(r.to_json());

@@ -4,6 +4,11 @@ use std::path::{Path, PathBuf};
 
 use forge_replay_engine::scenario;
 
+// The fuzz oracle's walk that builds each request in the previous payload.
+#[allow(dead_code)]
+#[path = "../../../fuzz/checks/replay_walk.rs"]
+mod replay_walk;
+
 fn root() -> PathBuf {
     forge_replay_testkit::repo_root()
 }
@@ -1117,7 +1122,7 @@ fn carried_checks_build_what_requests_from_scratch_build_on_every_fixture() {
                         .map_err(|e| forge_replay_model::error::chain(&e))
                     };
                     let carried = json(replay(&session, &opts));
-                    let recycled = recycled_walk(&session, &opts, &mut kept);
+                    let recycled = replay_walk::recycled(&session, &opts, &mut kept);
                     opts.incremental = false;
                     let scratch = json(replay(&session, &opts));
                     assert_eq!(
@@ -1146,41 +1151,4 @@ fn carried_checks_build_what_requests_from_scratch_build_on_every_fixture() {
         kept > 1000,
         "only {kept} messages built in a previous payload"
     );
-}
-
-/// The requests of a walk whose sink hands every payload back
-/// ([`forge_replay_engine::replay::replay_each_recycling`]), as JSON, or its error. Checks what
-/// each request says it kept ([`forge_replay_engine::replay::Request::reuse`]): its first `kept`
-/// messages are the previous payload's, text for text; `kept` adds them up.
-fn recycled_walk(
-    session: &forge_replay_session::Session,
-    opts: &forge_replay_engine::replay::ReplayOptions<'_>,
-    kept: &mut usize,
-) -> Result<Vec<serde_json::Value>, String> {
-    use forge_replay_model::json::stringify;
-    let mut out = Vec::new();
-    // Each payload's messages by its token, as text (a copy the walk never sees).
-    let mut lists: std::collections::HashMap<u64, Vec<String>> = Default::default();
-    forge_replay_engine::replay::replay_each_recycling(session, opts, |r| {
-        let list: Vec<String> = r.payload["messages"]
-            .as_array()
-            .map(|a| a.iter().map(stringify).collect())
-            .unwrap_or_default();
-        if r.reuse.after != 0 {
-            let before = &lists[&r.reuse.after];
-            let n = r.reuse.kept;
-            assert!(
-                n <= before.len() && n <= list.len(),
-                "kept {n} of {}",
-                before.len()
-            );
-            assert_eq!(&list[..n], &before[..n], "request {}", r.index);
-            *kept += n;
-        }
-        lists.insert(r.reuse.token, list);
-        out.push(r.to_json());
-        Ok(Some(r.payload))
-    })
-    .map(|()| out)
-    .map_err(|e| forge_replay_model::error::chain(&e))
 }
